@@ -2,7 +2,7 @@
 // The project's single entry point: `npm test`, `npm run demo`, `npm run bench` and
 // `npm run simulator` all come here. It uses only Node's built-ins, so that it runs on a fresh
 // machine with nothing but Node 20 and npm, and it does every set-up step itself:
-//   1. installs the devDependencies (npm ci, scripts off: isolated-vm cannot compile on Node 20
+//   1. installs the devDependencies (scripts off: isolated-vm cannot compile on Node 20
 //      and nothing we run needs it), once per package-lock.json;
 //   2. fetches a Node 24 binary from the npm registry into a cache (n8n-core needs Node >= 22,
 //      n8n 2.36+ refuses anything below 24);
@@ -58,8 +58,11 @@ function ensureDeps() {
 	const stamp = path.join(ROOT, 'node_modules', '.mgen-install-stamp');
 	const want = sha(lock) + sha(path.join(ROOT, 'package.json'));
 	if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want) return;
-	log('installing devDependencies (npm ci --ignore-scripts)');
-	run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { env: NPM_ENV });
+	// Not `npm ci`: the registry reached here lacks some optional platform packages that the
+	// lockfile names (@unrs/resolver-binding-*), and npm ci refuses such a lockfile outright.
+	// `npm install` still follows the lockfile's versions and skips the absent optionals.
+	log('installing devDependencies (npm install --ignore-scripts, from package-lock.json)');
+	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { env: NPM_ENV });
 	fs.writeFileSync(stamp, want);
 }
 
