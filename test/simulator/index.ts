@@ -1,0 +1,779 @@
+// A faithful HTTP stand-in for the media-generation service (../shared/spec): submit and
+// status endpoints with Bearer auth and the spec's validation, a time-driven task lifecycle,
+// result files on a second origin, callbacks, fault injection and a request log.
+import * as http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+import { MEDIA, actualSize, mediaChunks, type MediaKind } from './media';
+import { ValidationError, validateSubmission, type ValidationConfig } from './validation';
+
+export * from './media';
+export * from './validation';
+
+export type Endpoint = 'submit' | 'status' | 'file' | 'other';
+export type TaskStatus = 'not_started' | 'queued' | 'processing' | 'finished' | 'failed';
+
+export interface SimulatorOptions {
+	apiKey?: string;
+	/** API port, 0 = random. Binds 127.0.0.1 only. */
+	port?: number;
+	/** File host port, 0 = random. File URLs use http://localhost:<filePort>. */
+	filePort?: number;
+	imageModelId?: string;
+	videoModelId?: string;
+	/** Simulated generation time when the prompt sets none. */
+	defaultDurationMs?: number;
+	/** Body of callback POSTs: the status response, the bare task, or other key names. */
+	callbackShape?: 'status' | 'flat' | 'altKeys';
+	/** Retries of a callback POST answered non-2xx or not at all. */
+	callbackRetries?: number;
+	/** Seed of the PRNG behind fault rates. */
+	seed?: number;
+	/** How an unknown task id is answered: HTTP 404, HTTP 400, or HTTP 200 with envelope code 404. */
+	unknownTaskStyle?: '404' | '400' | 'envelope';
+	/** HTTP status for a missing or wrong key. */
+	badKeyStatus?: 401 | 403;
+	/** Name of the 2.0 fast model's audio option (not shown by the spec). */
+	fastAudioField?: string;
+	/** Whether 2.0 fast requires duration and aspect_ratio (not shown by the spec). */
+	fastRequiresDurationAndAspect?: boolean;
+}
+
+export interface RequestLogEntry {
+	origin: 'api' | 'files';
+	endpoint: Endpoint;
+	method: string;
+	path: string;
+	headers: Record<string, string | string[] | undefined>;
+	/** HTTP status answered; 0 while pending or when the connection was dropped. */
+	status: number;
+	taskId?: string;
+	at: number;
+	body?: unknown;
+	fault?: FaultKind;
+}
+
+export interface CallbackLogEntry {
+	taskId: string;
+	url: string;
+	body: unknown;
+	/** HTTP status the receiver answered, or 0 when the POST failed at network level. */
+	status: number;
+	error?: string;
+	/** 1 for the first try. */
+	attempt: number;
+	at: number;
+	forged: boolean;
+}
+
+export interface SimFile {
+	index: number;
+	kind: MediaKind;
+	size: number;
+	url: string;
+}
+
+export interface SimTask {
+	id: string;
+	model: string;
+	kind: MediaKind;
+	input: Record<string, unknown>;
+	prompt: string;
+	callbackUrl?: string;
+	createdAt: number;
+	durationMs: number;
+	outcome: 'finish' | 'fail' | 'never';
+	errorMessage?: string;
+	files: SimFile[];
+	/** Clock time at which it ended (finished or failed), once it has. */
+	endedAt?: number;
+	callbackDone: boolean;
+}
+
+export type FaultKind =
+	| '429'
+	| '500'
+	| '502'
+	| '503'
+	| 'drop'
+	| 'slow'
+	| 'malformed'
+	| 'code'
+	| 'truncate'
+	| 'unknownTask';
+
+export interface FaultRule {
+	endpoint: 'submit' | 'status' | 'file' | 'callback';
+	kind: FaultKind;
+	/** Probability 0..1 per matching request (default 1). */
+	rate?: number;
+	/** Maximum number of applications. */
+	times?: number;
+	/** Seconds, sent as Retry-After with 429 (and 503 when given). */
+	retryAfter?: number;
+	/** For 'slow': delay before the normal answer. */
+	delayMs?: number;
+	/** Submit only: fault before the task is created, or after (accepted, answer lost). */
+	when?: 'before' | 'after';
+	/** Only requests whose prompt or task id contains this. */
+	match?: string;
+}
+
+export interface FaultController {
+	add(rule: FaultRule): string;
+	remove(id: string): void;
+	clear(): void;
+	/** How many times each rule applied. */
+	applied(id: string): number;
+	list(): Array<FaultRule & { id: string; applied: number }>;
+}
+
+export interface Simulator {
+	baseUrl: string;
+	fileBaseUrl: string;
+	apiKey: string;
+	port: number;
+	filePort: number;
+	imageModelId: string;
+	videoModelId: string;
+	requests: RequestLogEntry[];
+	count(endpoint: Endpoint): number;
+	callbacks: CallbackLogEntry[];
+	tasks(): SimTask[];
+	task(id: string): SimTask | undefined;
+	/** Status response `data` of a task as the status endpoint would answer now. */
+	view(id: string): Record<string, unknown> | undefined;
+	faults: FaultController;
+	clock: { now(): number; advance(ms: number): void };
+	/** Posts a callback now: by default the task's real body to its callback_url. */
+	sendCallback(
+		taskId: string,
+		options?: { url?: string; body?: unknown },
+	): Promise<CallbackLogEntry>;
+	/** Resolves when every callback (with its retries) under way has settled. */
+	idle(): Promise<void>;
+	reset(): void;
+	close(): Promise<void>;
+}
+
+export const FILE_VALIDITY_MS = 24 * 60 * 60 * 1000;
+const MAX_BODY = 5 * 1024 * 1024;
+
+/** mulberry32: small seeded PRNG so fault rates are reproducible. */
+function prng(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+/** Reads `[sim:key=value]` and `[sim:key]` markers from a prompt. */
+export function parseMarkers(prompt: string): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const m of prompt.matchAll(/\[sim:([a-z]+)(?:=([^\]]*))?\]/gi))
+		out[m[1].toLowerCase()] = m[2] ?? '';
+	return out;
+}
+
+function json(
+	res: http.ServerResponse,
+	status: number,
+	body: unknown,
+	headers: http.OutgoingHttpHeaders = {},
+) {
+	const text = JSON.stringify(body);
+	res.writeHead(status, {
+		'Content-Type': 'application/json; charset=utf-8',
+		'Content-Length': Buffer.byteLength(text),
+		...headers,
+	});
+	res.end(text);
+}
+
+function envelopeError(code: number, msg: string) {
+	return { code, msg, data: null };
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+	const apiKey = options.apiKey ?? 'sim-test-key';
+	const imageModelId = options.imageModelId ?? 'image-1';
+	const videoModelId = options.videoModelId ?? 'video-1';
+	const defaultDurationMs = options.defaultDurationMs ?? 300;
+	const callbackShape = options.callbackShape ?? 'status';
+	const callbackRetries = options.callbackRetries ?? 3;
+	const unknownTaskStyle = options.unknownTaskStyle ?? '404';
+	const badKeyStatus = options.badKeyStatus ?? 401;
+	const cfg: ValidationConfig = {
+		imageModelId,
+		videoModelId,
+		fastAudioField: options.fastAudioField ?? 'generate_audio',
+		fastRequiresDurationAndAspect: options.fastRequiresDurationAndAspect ?? false,
+	};
+	let random = prng(options.seed ?? 42);
+
+	const requests: RequestLogEntry[] = [];
+	const callbacks: CallbackLogEntry[] = [];
+	const tasks = new Map<string, SimTask>();
+	const timers = new Set<NodeJS.Timeout>();
+	const pending = new Set<Promise<unknown>>();
+	let offset = 0;
+	const clock = {
+		now: () => Date.now() + offset,
+		advance(ms: number) {
+			offset += ms;
+			for (const t of tasks.values()) settle(t);
+		},
+	};
+
+	// ---- faults ----
+	type Rule = FaultRule & { id: string; applied: number };
+	let rules: Rule[] = [];
+	let ruleSeq = 0;
+	const faults: FaultController = {
+		add(rule) {
+			const id = `fault-${++ruleSeq}`;
+			rules.push({ ...rule, id, applied: 0 });
+			return id;
+		},
+		remove(id) {
+			rules = rules.filter((r) => r.id !== id);
+		},
+		clear() {
+			rules = [];
+		},
+		applied: (id) => rules.find((r) => r.id === id)?.applied ?? 0,
+		list: () => rules.map((r) => ({ ...r })),
+	};
+	/** The first rule that fires for this request, counted as applied. */
+	function fault(
+		endpoint: FaultRule['endpoint'],
+		subject: string,
+		when?: 'before' | 'after',
+	): Rule | undefined {
+		for (const r of rules) {
+			if (r.endpoint !== endpoint) continue;
+			if (endpoint === 'submit' && (r.when ?? 'before') !== when) continue;
+			if (r.times !== undefined && r.applied >= r.times) continue;
+			if (r.match !== undefined && !subject.includes(r.match)) continue;
+			if (random() >= (r.rate ?? 1)) continue;
+			r.applied++;
+			return r;
+		}
+		return undefined;
+	}
+	/**
+	 * Answers with the fault, or returns false when the request should proceed normally
+	 * (after the delay, for 'slow').
+	 */
+	async function applyFault(
+		rule: Rule | undefined,
+		res: http.ServerResponse,
+		entry: RequestLogEntry,
+	): Promise<boolean> {
+		if (!rule) return false;
+		entry.fault = rule.kind;
+		switch (rule.kind) {
+			case 'slow':
+				await sleep(rule.delayMs ?? 2000);
+				return false;
+			case 'drop':
+				entry.status = 0;
+				res.socket?.destroy();
+				return true;
+			case '429':
+				json(res, 429, envelopeError(429, 'rate limit exceeded'), {
+					'Retry-After': String(rule.retryAfter ?? 1),
+				});
+				return true;
+			case '500':
+				json(res, 500, envelopeError(500, 'internal server error'));
+				return true;
+			case '502': {
+				// Gateways answer in HTML, not in the service's envelope.
+				const html = '<html><body><h1>502 Bad Gateway</h1></body></html>';
+				res.writeHead(502, {
+					'Content-Type': 'text/html',
+					'Content-Length': Buffer.byteLength(html),
+				});
+				res.end(html);
+				return true;
+			}
+			case '503':
+				json(
+					res,
+					503,
+					envelopeError(503, 'service unavailable'),
+					rule.retryAfter !== undefined ? { 'Retry-After': String(rule.retryAfter) } : {},
+				);
+				return true;
+			case 'malformed': {
+				const text = '{"code":200,"data":{"task_id":';
+				res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': text.length });
+				res.end(text);
+				return true;
+			}
+			case 'code':
+				json(res, 200, envelopeError(500, 'internal error, please retry'));
+				return true;
+			case 'unknownTask':
+				unknownTask(res, entry);
+				return true;
+			case 'truncate':
+				return false; // handled by the file endpoint while streaming
+		}
+	}
+
+	function unknownTask(res: http.ServerResponse, entry: RequestLogEntry) {
+		if (unknownTaskStyle === 'envelope')
+			return json(res, 200, envelopeError(404, 'task not found'));
+		if (unknownTaskStyle === '400')
+			return json(res, 400, envelopeError(400, 'task_id: task not found'));
+		void entry;
+		return json(res, 404, envelopeError(404, 'task not found'));
+	}
+
+	// ---- tasks ----
+	function statusOf(t: SimTask, now = clock.now()): { status: TaskStatus; progress: number } {
+		const e = now - t.createdAt;
+		const d = t.durationMs;
+		if (t.outcome !== 'never' && e >= d)
+			return {
+				status: t.outcome === 'fail' ? 'failed' : 'finished',
+				progress: t.outcome === 'fail' ? Math.min(99, Math.floor((e / Math.max(d, 1)) * 99)) : 100,
+			};
+		if (e < d * 0.1) return { status: 'not_started', progress: 0 };
+		if (e < d * 0.25) return { status: 'queued', progress: 0 };
+		const p = Math.floor(((e - d * 0.25) / (d * 0.75)) * 99);
+		return { status: 'processing', progress: Math.max(0, Math.min(99, p)) };
+	}
+
+	function view(t: SimTask): Record<string, unknown> {
+		const { status, progress } = statusOf(t);
+		const data: Record<string, unknown> = {
+			task_id: t.id,
+			status,
+			progress,
+			created_time: new Date(t.createdAt).toISOString(),
+			error_message: status === 'failed' ? t.errorMessage : null,
+		};
+		if (status === 'finished')
+			data.files = t.files.map((f) => ({ file_url: f.url, file_type: f.kind }));
+		return data;
+	}
+
+	function callbackBody(t: SimTask): unknown {
+		const data = view(t);
+		if (callbackShape === 'flat') return data;
+		if (callbackShape === 'altKeys')
+			return {
+				taskId: data.task_id,
+				state: data.status,
+				progress: data.progress,
+				outputs: ((data.files as Array<{ file_url: string; file_type: string }>) ?? []).map(
+					(f) => ({
+						url: f.file_url,
+						type: f.file_type,
+					}),
+				),
+				error: data.error_message,
+			};
+		return { code: 200, data };
+	}
+
+	/** Marks a task ended once its time has come, and sends its callback once. */
+	function settle(t: SimTask) {
+		if (t.endedAt !== undefined || t.outcome === 'never') return;
+		if (clock.now() - t.createdAt < t.durationMs) return;
+		t.endedAt = t.createdAt + t.durationMs;
+		if (t.callbackUrl && !t.callbackDone) {
+			t.callbackDone = true;
+			track(deliver(t.id, t.callbackUrl, callbackBody(t), false));
+		}
+	}
+
+	function track<T>(p: Promise<T>): Promise<T> {
+		pending.add(p);
+		void p.finally(() => pending.delete(p)).catch(() => undefined);
+		return p;
+	}
+
+	function post(
+		url: string,
+		text: string,
+		slowMs = 0,
+	): Promise<{ status: number; error?: string }> {
+		return new Promise((resolve) => {
+			const run = () => {
+				const req = http.request(
+					url,
+					{
+						method: 'POST',
+						headers: {
+							'Content-Type': 'application/json',
+							'Content-Length': Buffer.byteLength(text),
+							'User-Agent': 'media-generation-simulator',
+						},
+						timeout: 10000,
+					},
+					(res) => {
+						res.resume();
+						res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+						res.on('error', (e) => resolve({ status: res.statusCode ?? 0, error: e.message }));
+					},
+				);
+				req.on('timeout', () => req.destroy(new Error('callback timed out')));
+				req.on('error', (e) => resolve({ status: 0, error: e.message }));
+				req.end(text);
+			};
+			if (slowMs) sleep(slowMs).then(run);
+			else run();
+		});
+	}
+
+	async function deliver(
+		taskId: string,
+		url: string,
+		body: unknown,
+		forged: boolean,
+	): Promise<CallbackLogEntry> {
+		let last: CallbackLogEntry | undefined;
+		const attempts = forged ? 1 : callbackRetries + 1;
+		for (let attempt = 1; attempt <= attempts; attempt++) {
+			const rule = forged ? undefined : fault('callback', taskId);
+			if (rule?.kind === 'drop') {
+				last = {
+					taskId,
+					url,
+					body,
+					status: 0,
+					error: 'dropped by fault rule',
+					attempt,
+					at: Date.now(),
+					forged,
+				};
+				callbacks.push(last);
+				return last;
+			}
+			const text =
+				rule?.kind === 'malformed' ? JSON.stringify(body).slice(0, 20) : JSON.stringify(body);
+			const r = await post(url, text, rule?.kind === 'slow' ? (rule.delayMs ?? 2000) : 0);
+			last = {
+				taskId,
+				url,
+				body,
+				status: r.status,
+				error: r.error,
+				attempt,
+				at: Date.now(),
+				forged,
+			};
+			callbacks.push(last);
+			if (r.status >= 200 && r.status < 300) return last;
+			if (attempt < attempts) await sleep(50 * 2 ** (attempt - 1));
+		}
+		return last!;
+	}
+
+	function createTask(sub: ReturnType<typeof validateSubmission>): SimTask {
+		const prompt = String(sub.input.prompt ?? '');
+		const mk = parseMarkers(prompt);
+		const id = `task_${randomUUID().replace(/-/g, '')}`;
+		const kind = sub.kind;
+		const count = mk.files !== undefined ? Math.max(0, Number(mk.files) | 0) : sub.defaultFiles;
+		const size = actualSize(kind, mk.size !== undefined ? Number(mk.size) : undefined);
+		const token = randomUUID().slice(0, 8);
+		const files: SimFile[] = Array.from({ length: count }, (_, index) => ({
+			index,
+			kind,
+			size,
+			url: `${fileBaseUrl}/files/${id}/${index}-${token}.${MEDIA[kind].ext}`,
+		}));
+		const task: SimTask = {
+			id,
+			model: sub.model,
+			kind,
+			input: sub.input,
+			prompt,
+			callbackUrl: sub.callbackUrl,
+			createdAt: clock.now(),
+			durationMs:
+				mk.duration !== undefined ? Math.max(0, Number(mk.duration) || 0) : defaultDurationMs,
+			outcome: mk.never !== undefined ? 'never' : mk.fail !== undefined ? 'fail' : 'finish',
+			errorMessage: mk.fail !== undefined ? mk.fail || 'generation failed' : undefined,
+			files,
+			callbackDone: false,
+		};
+		tasks.set(id, task);
+		if (task.outcome !== 'never') {
+			const timer = setTimeout(() => {
+				timers.delete(timer);
+				settle(task);
+			}, task.durationMs + 5);
+			timer.unref?.();
+			timers.add(timer);
+		}
+		return task;
+	}
+
+	// ---- HTTP ----
+	function readBody(req: http.IncomingMessage): Promise<Buffer | 'too-large'> {
+		return new Promise((resolve, reject) => {
+			const parts: Buffer[] = [];
+			let size = 0;
+			req.on('data', (c: Buffer) => {
+				size += c.length;
+				if (size <= MAX_BODY) parts.push(c);
+			});
+			req.on('end', () => resolve(size > MAX_BODY ? 'too-large' : Buffer.concat(parts)));
+			req.on('error', reject);
+		});
+	}
+
+	function logEntry(
+		origin: 'api' | 'files',
+		endpoint: Endpoint,
+		req: http.IncomingMessage,
+		res: http.ServerResponse,
+	) {
+		const entry: RequestLogEntry = {
+			origin,
+			endpoint,
+			method: req.method ?? '',
+			path: req.url ?? '',
+			headers: { ...req.headers },
+			status: 0,
+			at: Date.now(),
+		};
+		requests.push(entry);
+		res.on('finish', () => {
+			if (entry.fault !== 'drop') entry.status = res.statusCode;
+		});
+		return entry;
+	}
+
+	async function handleApi(req: http.IncomingMessage, res: http.ServerResponse) {
+		const url = new URL(req.url ?? '/', 'http://x');
+		const statusMatch = /^\/api\/generate\/status\/([^/]*)$/.exec(url.pathname);
+		const endpoint: Endpoint =
+			url.pathname === '/api/generate/submit' ? 'submit' : statusMatch ? 'status' : 'other';
+		const entry = logEntry('api', endpoint, req, res);
+		const raw = await readBody(req);
+
+		const auth = req.headers.authorization;
+		const m = typeof auth === 'string' ? /^Bearer\s+(.+)$/i.exec(auth) : null;
+		if (!m)
+			return json(
+				res,
+				badKeyStatus,
+				envelopeError(badKeyStatus, 'missing API key: send Authorization: Bearer <API_KEY>'),
+			);
+		if (m[1] !== apiKey)
+			return json(res, badKeyStatus, envelopeError(badKeyStatus, 'invalid API key'));
+
+		if (endpoint === 'submit') {
+			if (req.method !== 'POST')
+				return json(res, 405, envelopeError(405, 'method not allowed: use POST'), {
+					Allow: 'POST',
+				});
+			if (raw === 'too-large') return json(res, 413, envelopeError(413, 'body: too large'));
+			let body: unknown;
+			try {
+				body = JSON.parse(raw.toString('utf8'));
+			} catch {
+				return json(res, 400, envelopeError(400, 'body: not valid JSON'));
+			}
+			entry.body = body;
+			const ct = String(req.headers['content-type'] ?? '');
+			if (!/application\/json/i.test(ct))
+				return json(
+					res,
+					400,
+					envelopeError(
+						400,
+						`Content-Type: ${JSON.stringify(ct)} is invalid; send application/json`,
+					),
+				);
+			const subject = JSON.stringify(
+				(body as { input?: { prompt?: unknown } })?.input?.prompt ?? '',
+			);
+			if (await applyFault(fault('submit', subject, 'before'), res, entry)) return;
+			let sub;
+			try {
+				sub = validateSubmission(body, cfg);
+			} catch (e) {
+				if (e instanceof ValidationError) return json(res, 400, envelopeError(400, e.message));
+				throw e;
+			}
+			const task = createTask(sub);
+			entry.taskId = task.id;
+			if (await applyFault(fault('submit', `${subject} ${task.id}`, 'after'), res, entry)) return;
+			return json(res, 200, {
+				code: 200,
+				msg: 'success',
+				data: {
+					task_id: task.id,
+					status: 'not_started',
+					created_time: new Date(task.createdAt).toISOString(),
+				},
+			});
+		}
+		if (endpoint === 'status') {
+			if (req.method !== 'GET')
+				return json(res, 405, envelopeError(405, 'method not allowed: use GET'), { Allow: 'GET' });
+			const id = decodeURIComponent(statusMatch![1]);
+			entry.taskId = id;
+			const task = tasks.get(id);
+			if (await applyFault(fault('status', `${id} ${task?.prompt ?? ''}`), res, entry)) return;
+			if (!task) return unknownTask(res, entry);
+			settle(task);
+			return json(res, 200, { code: 200, msg: 'success', data: view(task) });
+		}
+		return json(res, 404, envelopeError(404, `no such endpoint: ${req.method} ${url.pathname}`));
+	}
+
+	async function handleFile(req: http.IncomingMessage, res: http.ServerResponse) {
+		const url = new URL(req.url ?? '/', 'http://x');
+		const m = /^\/files\/([^/]+)\/(\d+)-([^/.]+)\.(png|mp4|mp3)$/.exec(url.pathname);
+		const entry = logEntry('files', m ? 'file' : 'other', req, res);
+		if (!m) return json(res, 404, envelopeError(404, 'no such file'));
+		const task = tasks.get(m[1]);
+		entry.taskId = m[1];
+		const file = task?.files[Number(m[2])];
+		if (!task || !file || file.url !== `${fileBaseUrl}${url.pathname}`)
+			return json(res, 404, envelopeError(404, 'no such file'));
+		const rule = fault('file', `${task.id} ${task.prompt}`);
+		if (await applyFault(rule, res, entry)) return;
+		settle(task);
+		if (task.endedAt === undefined || statusOf(task).status !== 'finished')
+			return json(res, 404, envelopeError(404, 'no such file'));
+		if (clock.now() >= task.endedAt + FILE_VALIDITY_MS)
+			return json(res, 404, envelopeError(404, 'file expired'));
+		res.writeHead(200, {
+			'Content-Type': MEDIA[file.kind].mime,
+			'Content-Length': file.size,
+			'Content-Disposition': `attachment; filename="${task.id}-${file.index}.${MEDIA[file.kind].ext}"`,
+		});
+		if (req.method === 'HEAD') return res.end();
+		let source: Readable = Readable.from(mediaChunks(file.kind, file.size), { objectMode: false });
+		if (rule?.kind === 'truncate') {
+			const limit = Math.max(1, Math.floor(file.size / 2));
+			let sent = 0;
+			source = Readable.from(
+				(async function* () {
+					for await (const c of mediaChunks(file.kind, file.size)) {
+						const take = Math.min(c.length, limit - sent);
+						if (take > 0) yield c.subarray(0, take);
+						sent += take;
+						if (sent >= limit) break;
+					}
+				})(),
+			);
+			source.on('end', () => setImmediate(() => res.socket?.destroy()));
+		}
+		try {
+			await pipeline(source, res);
+		} catch {
+			// The client went away or the truncation cut the socket: nothing to answer.
+		}
+	}
+
+	function wrap(fn: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<unknown>) {
+		return (req: http.IncomingMessage, res: http.ServerResponse) => {
+			fn(req, res).catch((e) => {
+				if (!res.headersSent)
+					json(res, 500, envelopeError(500, `simulator bug: ${e?.message ?? e}`));
+				else res.destroy();
+			});
+		};
+	}
+
+	const sockets = new Set<import('node:net').Socket>();
+	const listen = (server: http.Server, port: number, host: string) =>
+		new Promise<number>((resolve, reject) => {
+			server.on('connection', (s) => {
+				sockets.add(s);
+				s.on('close', () => sockets.delete(s));
+			});
+			server.once('error', reject);
+			server.listen(port, host, () => {
+				server.off('error', reject);
+				resolve((server.address() as AddressInfo).port);
+			});
+		});
+
+	const api = http.createServer(wrap(handleApi));
+	const files = http.createServer(wrap(handleFile));
+	const port = await listen(api, options.port ?? 0, '127.0.0.1');
+	const filePort = await listen(files, options.filePort ?? 0, '127.0.0.1');
+	// `localhost` may resolve to ::1 first: answer there too when the machine has IPv6.
+	const files6 = http.createServer(wrap(handleFile));
+	let has6 = false;
+	try {
+		await listen(files6, filePort, '::1');
+		has6 = true;
+	} catch {
+		// No IPv6 loopback here: clients fall back to 127.0.0.1.
+	}
+	const baseUrl = `http://127.0.0.1:${port}`;
+	const fileBaseUrl = `http://localhost:${filePort}`;
+
+	const sim: Simulator = {
+		baseUrl,
+		fileBaseUrl,
+		apiKey,
+		port,
+		filePort,
+		imageModelId,
+		videoModelId,
+		requests,
+		count: (endpoint) => requests.filter((r) => r.endpoint === endpoint).length,
+		callbacks,
+		tasks: () => [...tasks.values()],
+		task: (id) => tasks.get(id),
+		view: (id) => {
+			const t = tasks.get(id);
+			return t ? view(t) : undefined;
+		},
+		faults,
+		clock,
+		sendCallback(taskId, opts = {}) {
+			const t = tasks.get(taskId);
+			const url = opts.url ?? t?.callbackUrl;
+			if (!url)
+				return Promise.reject(new Error(`task ${taskId} has no callback_url and none was given`));
+			const body = opts.body !== undefined ? opts.body : t ? callbackBody(t) : undefined;
+			return track(deliver(taskId, url, body, true));
+		},
+		async idle() {
+			while (pending.size) await Promise.allSettled([...pending]);
+		},
+		reset() {
+			requests.length = 0;
+			callbacks.length = 0;
+			tasks.clear();
+			for (const t of timers) clearTimeout(t);
+			timers.clear();
+			rules = [];
+			offset = 0;
+			random = prng(options.seed ?? 42);
+		},
+		async close() {
+			for (const t of timers) clearTimeout(t);
+			timers.clear();
+			const servers = has6 ? [api, files, files6] : [api, files];
+			const closed = servers.map((s) => new Promise<void>((r) => s.close(() => r())));
+			for (const s of sockets) s.destroy();
+			await Promise.all(closed);
+		},
+	};
+	return sim;
+}

@@ -1,0 +1,170 @@
+// Result files of any size with valid signatures, produced as streams from one shared zero
+// buffer so that a gigabyte file costs no more memory than a tiny one.
+import * as zlib from 'node:zlib';
+
+export type MediaKind = 'image' | 'video' | 'audio';
+
+export const MEDIA: Record<MediaKind, { ext: string; mime: string }> = {
+	image: { ext: 'png', mime: 'image/png' },
+	video: { ext: 'mp4', mime: 'video/mp4' },
+	audio: { ext: 'mp3', mime: 'audio/mpeg' },
+};
+
+const ZEROS = Buffer.alloc(64 * 1024);
+
+// zlib.crc32 exists from Node 20.15 / 22.2; the table is the fallback for older runtimes.
+const CRC_TABLE = (() => {
+	const t = new Uint32Array(256);
+	for (let n = 0; n < 256; n++) {
+		let c = n;
+		for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+		t[n] = c >>> 0;
+	}
+	return t;
+})();
+function crc32(buf: Buffer, prev = 0): number {
+	const native = (zlib as unknown as { crc32?: (b: Buffer, v?: number) => number }).crc32;
+	if (native) return native(buf, prev);
+	let c = (prev ^ 0xffffffff) >>> 0;
+	for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xff] ^ (c >>> 8);
+	return (c ^ 0xffffffff) >>> 0;
+}
+
+function u32(n: number): Buffer {
+	const b = Buffer.alloc(4);
+	b.writeUInt32BE(n >>> 0);
+	return b;
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+	const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+	return Buffer.concat([u32(data.length), td, u32(crc32(td))]);
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+// 1x1 RGBA, one transparent pixel: filter byte 0 + 4 zero bytes.
+const PNG_HEAD = Buffer.concat([
+	PNG_SIGNATURE,
+	pngChunk('IHDR', Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0])),
+	pngChunk('IDAT', zlib.deflateSync(Buffer.alloc(5))),
+]);
+const PNG_IEND = pngChunk('IEND', Buffer.alloc(0));
+const PNG_MIN = PNG_HEAD.length + PNG_IEND.length;
+// Private ancillary, safe-to-copy chunk type: decoders skip it.
+const PNG_PAD_TYPE = Buffer.from('paDd', 'ascii');
+const PNG_MAX_CHUNK = 1024 * 1024 * 1024;
+
+// MP4: an ftyp box, then one `free` box holding the padding (64-bit size when it must be).
+const MP4_FTYP = Buffer.concat([
+	u32(24),
+	Buffer.from('ftypisom', 'ascii'),
+	u32(0x200),
+	Buffer.from('isommp41', 'ascii'),
+]);
+
+// MP3: an ID3v2.4 tag (its padding absorbs remainders) and silent MPEG-1 Layer III frames,
+// 128 kbit/s, 44.1 kHz, no padding bit: 417 bytes each.
+const MP3_FRAME = (() => {
+	const f = Buffer.alloc(417);
+	f.set([0xff, 0xfb, 0x90, 0x64]);
+	return f;
+})();
+const ID3_MAX_PADDING = 0x0fffffff;
+
+/** Smallest size each format is produced at; a smaller request gets this size. */
+export function minimumSize(kind: MediaKind): number {
+	if (kind === 'image') return PNG_MIN;
+	if (kind === 'video') return MP4_FTYP.length + 8;
+	return 10 + MP3_FRAME.length * 2;
+}
+
+/**
+ * The exact number of bytes `mediaStream(kind, requested)` yields. PNG padding needs a whole
+ * chunk (12 bytes overhead), so sizes just above the minimum round up by at most 11 bytes.
+ */
+export function actualSize(kind: MediaKind, requested?: number): number {
+	const min = minimumSize(kind);
+	if (requested === undefined || requested <= min) return min;
+	if (kind === 'image' && requested - min < 12) return min + 12;
+	return requested;
+}
+
+function* zeros(n: number): Generator<Buffer> {
+	let left = n;
+	while (left > 0) {
+		const take = Math.min(left, ZEROS.length);
+		yield take === ZEROS.length ? ZEROS : ZEROS.subarray(0, take);
+		left -= take;
+	}
+}
+
+function* png(size: number): Generator<Buffer> {
+	yield PNG_HEAD;
+	let left = size - PNG_MIN;
+	while (left > 0) {
+		let len = Math.min(left - 12, PNG_MAX_CHUNK);
+		// Never leave a remainder too small to hold another chunk.
+		const rest = left - 12 - len;
+		if (rest > 0 && rest < 12) len -= 12;
+		yield Buffer.concat([u32(len), PNG_PAD_TYPE]);
+		let crc = crc32(PNG_PAD_TYPE);
+		for (const z of zeros(len)) {
+			crc = crc32(z, crc);
+			yield z;
+		}
+		yield u32(crc);
+		left -= 12 + len;
+	}
+	yield PNG_IEND;
+}
+
+function* mp4(size: number): Generator<Buffer> {
+	yield MP4_FTYP;
+	const box = size - MP4_FTYP.length;
+	if (box > 0xffffffff) {
+		const head = Buffer.alloc(16);
+		head.writeUInt32BE(1, 0);
+		head.write('free', 4, 'ascii');
+		head.writeBigUInt64BE(BigInt(box), 8);
+		yield head;
+		yield* zeros(box - 16);
+	} else {
+		yield Buffer.concat([u32(box), Buffer.from('free', 'ascii')]);
+		yield* zeros(box - 8);
+	}
+}
+
+function syncsafe(n: number): Buffer {
+	return Buffer.from([(n >> 21) & 0x7f, (n >> 14) & 0x7f, (n >> 7) & 0x7f, n & 0x7f]);
+}
+
+function* mp3(size: number): Generator<Buffer> {
+	const body = size - 10;
+	let frames = Math.floor(body / MP3_FRAME.length);
+	let padding = body - frames * MP3_FRAME.length;
+	if (padding > ID3_MAX_PADDING) padding = ID3_MAX_PADDING; // unreachable: padding < 417
+	frames = (body - padding) / MP3_FRAME.length;
+	yield Buffer.concat([Buffer.from('ID3', 'ascii'), Buffer.from([4, 0, 0]), syncsafe(padding)]);
+	yield* zeros(padding);
+	// Batch frames so a large file is not one tiny write per frame.
+	const batch = Buffer.concat(Array.from({ length: 128 }, () => MP3_FRAME));
+	let left = frames;
+	while (left >= 128) {
+		yield batch;
+		left -= 128;
+	}
+	if (left > 0) yield batch.subarray(0, left * MP3_FRAME.length);
+}
+
+/** Chunks of a valid file of `kind`, `actualSize(kind, requested)` bytes long. */
+export function mediaChunks(kind: MediaKind, requested?: number): Generator<Buffer> {
+	const size = actualSize(kind, requested);
+	if (kind === 'image') return png(size);
+	if (kind === 'video') return mp4(size);
+	return mp3(size);
+}
+
+/** Whole file in memory: for tests that inspect small files. */
+export function mediaBuffer(kind: MediaKind, requested?: number): Buffer {
+	return Buffer.concat([...mediaChunks(kind, requested)]);
+}
