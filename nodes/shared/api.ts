@@ -1,0 +1,268 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import {
+	classifyError,
+	DEFAULT_BACKOFF,
+	isSafeToResubmit,
+	isTransientForRead,
+	retryAfterFromHeaders,
+	retryDelay,
+	scrubSecret,
+	TransportError,
+	type Fault,
+} from './http';
+import {
+	parseStatusResponse,
+	parseSubmitResponse,
+	ResponseShapeError,
+	type SubmittedTask,
+	type Task,
+} from './task';
+
+export const CREDENTIAL_NAME = 'mediaGenerationApi';
+
+export type ApiContext = IExecuteFunctions | IWebhookFunctions;
+
+export interface ApiCredentials {
+	baseUrl: string;
+	apiKey: string;
+}
+
+/** Trims and drops trailing slashes; rejects anything that is not an http(s) address. */
+export function normaliseBaseUrl(raw: unknown): string {
+	const text = typeof raw === 'string' ? raw.trim().replace(/\/+$/, '') : '';
+	if (!/^https?:\/\/[^\s/]+/i.test(text)) {
+		throw new TransportError({
+			kind: 'config',
+			message: `The credential's Base URL "${String(raw ?? '')}" is not an http(s) address (e.g. https://api.example.com)`,
+		});
+	}
+	return text;
+}
+
+const credentialCache = new WeakMap<object, Promise<ApiCredentials>>();
+
+/** The credential, read once per node run (each read decrypts it). */
+export async function getApiCredentials(ctx: ApiContext): Promise<ApiCredentials> {
+	let cached = credentialCache.get(ctx);
+	if (!cached) {
+		cached = ctx.getCredentials(CREDENTIAL_NAME).then((c) => ({
+			baseUrl: normaliseBaseUrl(c.baseUrl),
+			apiKey: typeof c.apiKey === 'string' ? c.apiKey.trim() : '',
+		}));
+		credentialCache.set(ctx, cached);
+		cached.catch(() => credentialCache.delete(ctx));
+	}
+	return await cached;
+}
+
+export function cancelSignalOf(ctx: ApiContext): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+}
+
+export interface ApiResponse {
+	statusCode: number;
+	headers: IDataObject;
+	body: unknown;
+}
+
+function serviceMessage(body: unknown): string {
+	let value = body;
+	if (typeof body === 'string') {
+		try {
+			value = JSON.parse(body);
+		} catch {
+			return body.slice(0, 200);
+		}
+	}
+	if (value && typeof value === 'object') {
+		const record = value as Record<string, unknown>;
+		for (const key of ['message', 'msg', 'error', 'detail', 'error_message']) {
+			const v = record[key];
+			if (typeof v === 'string' && v) return v.slice(0, 300);
+			if (v && typeof v === 'object' && typeof (v as IDataObject).message === 'string') {
+				return ((v as IDataObject).message as string).slice(0, 300);
+			}
+		}
+	}
+	return '';
+}
+
+function httpHint(status: number, path: string): string {
+	if (status === 401 || status === 403) return ' (check the API key in the Media Generation credential)';
+	if (status === 404 && path.includes('/status/')) return ' (the service does not know this task_id)';
+	if (status === 404) return " (check the credential's Base URL)";
+	if (status === 429) return ' (rate limited)';
+	return '';
+}
+
+/**
+ * One authenticated request. Resolves only for 2xx; everything else becomes a TransportError
+ * whose message names what happened and never contains the API key.
+ */
+export async function apiRequest(
+	ctx: ApiContext,
+	request: { method: IHttpRequestMethods; path: string; body?: IDataObject; timeoutMs?: number },
+): Promise<ApiResponse> {
+	const credentials = await getApiCredentials(ctx);
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url: `${credentials.baseUrl}${request.path}`,
+		json: true,
+		ignoreHttpStatusErrors: true,
+		returnFullResponse: true,
+		timeout: request.timeoutMs ?? 60_000,
+		// The key is for this service only: never carry it along a redirect to another host.
+		sendCredentialsOnCrossOriginRedirect: false,
+	};
+	if (request.body) options.body = request.body;
+	const signal = cancelSignalOf(ctx);
+	let response: { statusCode: number; headers?: IDataObject; body: unknown } | undefined;
+	let failure: Fault | undefined;
+	try {
+		response = (await ctx.helpers.httpRequestWithAuthentication.call(
+			ctx,
+			CREDENTIAL_NAME,
+			options,
+		)) as typeof response;
+	} catch (error) {
+		failure = classifyError(error, signal);
+	}
+	if (failure || !response) {
+		const fault = failure ?? { kind: 'malformed' as const, message: 'no response' };
+		fault.message = scrubSecret(`${request.method} ${request.path}: ${fault.message}`, [
+			credentials.apiKey,
+		]);
+		throw new TransportError(fault);
+	}
+	const headers = (response.headers ?? {}) as IDataObject;
+	if (response.statusCode < 200 || response.statusCode >= 300) {
+		const detail = serviceMessage(response.body);
+		throw new TransportError({
+			kind: 'http',
+			statusCode: response.statusCode,
+			retryAfterMs: retryAfterFromHeaders(headers),
+			message: scrubSecret(
+				`The service answered HTTP ${response.statusCode}${httpHint(response.statusCode, request.path)}${detail ? `: ${detail}` : ''}`,
+				[credentials.apiKey],
+			),
+		});
+	}
+	return { statusCode: response.statusCode, headers, body: response.body };
+}
+
+/** Runs a body parser; a ResponseShapeError becomes a TransportError with the right kind. */
+async function parseOrFault<T>(
+	ctx: ApiContext,
+	response: ApiResponse,
+	parse: (body: unknown) => T,
+): Promise<T> {
+	let shapeError: unknown;
+	try {
+		return parse(response.body);
+	} catch (error) {
+		shapeError = error;
+	}
+	const { apiKey } = await getApiCredentials(ctx);
+	const isShape = shapeError instanceof ResponseShapeError;
+	throw new TransportError({
+		kind: isShape ? (shapeError as ResponseShapeError).kind : 'malformed',
+		statusCode: isShape ? (shapeError as ResponseShapeError).code : undefined,
+		retryAfterMs: retryAfterFromHeaders(response.headers),
+		message: scrubSecret(
+			shapeError instanceof Error ? shapeError.message : String(shapeError),
+			[apiKey],
+		),
+	});
+}
+
+export interface RetryOptions {
+	signal?: AbortSignal;
+	/** Retries after the first attempt. */
+	retries?: number;
+	/** Called before each retry (for logging). */
+	onRetry?: (fault: Fault, attempt: number, delayMs: number) => void;
+}
+
+async function withRetries<T>(
+	ctx: ApiContext,
+	attemptOnce: () => Promise<T>,
+	mayRetry: (fault: Fault) => boolean,
+	options: RetryOptions,
+): Promise<T> {
+	const retries = options.retries ?? 5;
+	const signal = options.signal ?? cancelSignalOf(ctx);
+	for (let attempt = 0; ; attempt++) {
+		let fault: Fault;
+		try {
+			return await attemptOnce();
+		} catch (error) {
+			fault = classifyError(error, signal);
+		}
+		// (Errors are thrown outside the catch blocks: the lint rule wants node errors there.)
+		if (fault.kind === 'cancelled' || attempt >= retries || !mayRetry(fault)) {
+			throw new TransportError({
+				...fault,
+				message: attempt > 0 ? `${fault.message} (after ${attempt + 1} attempts)` : fault.message,
+			});
+		}
+		const delay = retryDelay(attempt + 1, fault, DEFAULT_BACKOFF);
+		options.onRetry?.(fault, attempt + 1, delay);
+		const slept = await sleep(delay, signal).then(
+			() => true,
+			() => false,
+		);
+		if (!slept) throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
+	}
+}
+
+/** Reads a task's status: authenticated, retried on transient faults (429, 5xx, drops, garbage). */
+export async function getTaskStatus(
+	ctx: ApiContext,
+	taskId: string,
+	opts: RetryOptions = {},
+): Promise<Task> {
+	const path = `/api/generate/status/${encodeURIComponent(taskId)}`;
+	return await withRetries(
+		ctx,
+		async () => {
+			const response = await apiRequest(ctx, { method: 'GET', path, timeoutMs: 30_000 });
+			return await parseOrFault(ctx, response, parseStatusResponse);
+		},
+		isTransientForRead,
+		opts,
+	);
+}
+
+/**
+ * Submits one task. Repeated only while the service cannot have accepted it (429, connection
+ * refused). Any other failure is thrown with a Fault the caller reports as "may have been
+ * accepted": re-sending would risk a second, billed task.
+ */
+export async function submitTask(
+	ctx: ApiContext,
+	body: IDataObject,
+	opts: RetryOptions = {},
+): Promise<SubmittedTask> {
+	return await withRetries(
+		ctx,
+		async () => {
+			const response = await apiRequest(ctx, {
+				method: 'POST',
+				path: '/api/generate/submit',
+				body,
+				timeoutMs: 60_000,
+			});
+			return await parseOrFault(ctx, response, parseSubmitResponse);
+		},
+		isSafeToResubmit,
+		{ retries: 4, ...opts },
+	);
+}

@@ -1,0 +1,208 @@
+/**
+ * Classification of what went wrong with one HTTP exchange, and the retry rules built on it.
+ * Pure: no n8n context needed, so the rules are unit-tested directly.
+ */
+
+export type FaultKind =
+	/** Nothing reached the service (connection refused, unknown host): always safe to repeat. */
+	| 'refused'
+	/** The connection broke or the answer never came: the request may have been processed. */
+	| 'network'
+	| 'timeout'
+	/** The service answered with an HTTP status other than 2xx. */
+	| 'http'
+	/** HTTP 2xx, but the envelope's `code` says error. */
+	| 'envelope'
+	/** HTTP 2xx, but the body is not what the spec describes. */
+	| 'malformed'
+	/** A download ended before Content-Length bytes arrived. */
+	| 'truncated'
+	/** The user cancelled the execution. */
+	| 'cancelled'
+	/** The node's own settings are unusable (credential's Base URL, ...). */
+	| 'config';
+
+export interface Fault {
+	kind: FaultKind;
+	message: string;
+	statusCode?: number;
+	/** From a Retry-After header, when one came with the answer. */
+	retryAfterMs?: number;
+	/** Low-level code (ECONNRESET, ...) when there was one. */
+	code?: string;
+}
+
+/** An Error carrying a Fault; what transport functions throw (wrapped by the operations). */
+export class TransportError extends Error {
+	readonly fault: Fault;
+
+	constructor(fault: Fault) {
+		super(fault.message);
+		this.name = 'TransportError';
+		this.fault = fault;
+	}
+}
+
+const REFUSED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'ERR_TIMEOUT']);
+const CANCEL_CODES = new Set(['ERR_CANCELED', 'ABORT_ERR']);
+
+/** Parses Retry-After (seconds or an HTTP date) into milliseconds, bounded to one hour. */
+export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
+	const raw = Array.isArray(value) ? value[0] : value;
+	if (typeof raw === 'number' && Number.isFinite(raw)) return Math.min(3_600_000, Math.max(0, raw * 1000));
+	if (typeof raw !== 'string' || raw.trim() === '') return undefined;
+	const text = raw.trim();
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.min(3_600_000, Number(text) * 1000);
+	const date = Date.parse(text);
+	if (Number.isNaN(date)) return undefined;
+	return Math.min(3_600_000, Math.max(0, date - now));
+}
+
+function headerValue(headers: unknown, name: string): unknown {
+	if (!headers || typeof headers !== 'object') return undefined;
+	const record = headers as Record<string, unknown>;
+	const key = Object.keys(record).find((k) => k.toLowerCase() === name);
+	return key === undefined ? undefined : record[key];
+}
+
+export function retryAfterFromHeaders(headers: unknown): number | undefined {
+	return parseRetryAfter(headerValue(headers, 'retry-after'));
+}
+
+export { headerValue };
+
+/** Walks an error and its causes for the low-level code and a response, if any. */
+function digest(error: unknown): { code?: string; message: string; status?: number; headers?: unknown; aborted: boolean } {
+	let code: string | undefined;
+	let status: number | undefined;
+	let headers: unknown;
+	let aborted = false;
+	const messages: string[] = [];
+	let current: unknown = error;
+	for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+		const e = current as {
+			code?: unknown;
+			message?: unknown;
+			name?: unknown;
+			response?: { status?: unknown; headers?: unknown };
+			cause?: unknown;
+		};
+		if (!code && typeof e.code === 'string') code = e.code;
+		if (e.name === 'AbortError' || e.name === 'CanceledError') aborted = true;
+		if (typeof e.message === 'string' && e.message) messages.push(e.message);
+		if (status === undefined && e.response && typeof e.response.status === 'number') {
+			status = e.response.status;
+			headers = e.response.headers;
+		}
+		current = e.cause;
+	}
+	return { code, status, headers, aborted, message: messages[messages.length - 1] ?? String(error) };
+}
+
+/**
+ * Turns anything a request threw into a Fault. `signal` tells a user cancellation apart from a
+ * timeout (both surface as aborted requests).
+ */
+export function classifyError(error: unknown, signal?: AbortSignal): Fault {
+	if (error instanceof TransportError) return error.fault;
+	const d = digest(error);
+	if (signal?.aborted || (d.code && CANCEL_CODES.has(d.code)) || d.aborted) {
+		if (signal?.aborted || !(d.code && TIMEOUT_CODES.has(d.code))) {
+			return { kind: 'cancelled', message: 'The execution was cancelled', code: d.code };
+		}
+	}
+	if (d.status !== undefined) {
+		return {
+			kind: 'http',
+			statusCode: d.status,
+			retryAfterMs: retryAfterFromHeaders(d.headers),
+			message: `HTTP ${d.status}`,
+			code: d.code,
+		};
+	}
+	if (d.code && REFUSED_CODES.has(d.code)) {
+		return { kind: 'refused', code: d.code, message: `could not connect (${d.code})` };
+	}
+	if ((d.code && TIMEOUT_CODES.has(d.code)) || /timeout/i.test(d.message)) {
+		return { kind: 'timeout', code: d.code, message: `no answer in time (${d.code ?? 'timeout'})` };
+	}
+	return {
+		kind: 'network',
+		code: d.code,
+		message: `the connection failed (${d.code ?? d.message.slice(0, 120)})`,
+	};
+}
+
+/** Whether a status read or a download may be repeated after this fault. */
+export function isTransientForRead(fault: Fault): boolean {
+	switch (fault.kind) {
+		case 'refused':
+		case 'network':
+		case 'timeout':
+		case 'malformed':
+		case 'truncated':
+			return true;
+		case 'http':
+			return fault.statusCode === 429 || fault.statusCode === 408 || (fault.statusCode ?? 0) >= 500;
+		case 'envelope':
+			// The envelope's code mirrors HTTP statuses in practice: same rule.
+			return fault.statusCode === 429 || (fault.statusCode ?? 0) >= 500;
+		default:
+			return false;
+	}
+}
+
+/**
+ * Whether a submission may be repeated after this fault. Only when the service cannot have
+ * accepted it: a 429 (rejected before processing) or a connection that never opened. Anything
+ * after the request left (5xx, drop, timeout, garbled answer) may hide an accepted, billed task.
+ */
+export function isSafeToResubmit(fault: Fault): boolean {
+	if (fault.kind === 'refused') return true;
+	if (fault.kind === 'http' || fault.kind === 'envelope') return fault.statusCode === 429;
+	return false;
+}
+
+/** Whether the service may have created (and billed) a task despite this fault. */
+export function submitMayHaveBeenAccepted(fault: Fault): boolean {
+	if (fault.kind === 'refused' || fault.kind === 'cancelled') return false;
+	if (fault.kind === 'http' || fault.kind === 'envelope') {
+		// 4xx other than 408 are rejections; 408, 5xx and odd codes are ambiguous.
+		const status = fault.statusCode ?? 0;
+		return status === 408 || status >= 500 || status < 400;
+	}
+	return true;
+}
+
+export interface BackoffOptions {
+	baseMs: number;
+	maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 500, maxMs: 15_000 };
+
+/**
+ * Delay before retry number `attempt` (1-based): exponential with "equal jitter", never shorter
+ * than a Retry-After the service sent. `random` is injectable for tests.
+ */
+export function retryDelay(
+	attempt: number,
+	fault: Fault,
+	options: BackoffOptions = DEFAULT_BACKOFF,
+	random: () => number = Math.random,
+): number {
+	const exp = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, attempt - 1));
+	const jittered = exp / 2 + (random() * exp) / 2;
+	return Math.round(Math.max(jittered, fault.retryAfterMs ?? 0));
+}
+
+/** Removes a secret from any text before it reaches an error, a log line or an output item. */
+export function scrubSecret(text: string, secrets: Array<string | undefined>): string {
+	let result = text;
+	for (const secret of secrets) {
+		if (!secret || secret.length < 4) continue;
+		result = result.split(secret).join('***');
+	}
+	return result.replace(/(Bearer\s+)[^\s"',}]+/gi, '$1***');
+}

@@ -1,0 +1,131 @@
+/**
+ * When to read a task's status next: a pure function of what has been seen so far, so that it is
+ * unit-tested and benchmarked without HTTP.
+ *
+ * The service gives no duration estimate, only `progress` (an integer percentage in practice).
+ * Fixed polling pays one request per interval; here:
+ *  - without usable progress, the delay grows with the time already waited (a fixed fraction
+ *    of it), so the lag after the finish stays a bounded share of the task's duration;
+ *  - when progress rises steadily, the finish is extrapolated and the next read is aimed just
+ *    after it, capped so that a wrong extrapolation costs at most one capped wait;
+ *  - an early read that still sees the task running re-aims with the fresher sample.
+ */
+
+export interface PollObservation {
+	/** Milliseconds since the origin (the submission, or the task's creation when known). */
+	at: number;
+	/** Progress percentage reported at that time, when the service sent one. */
+	progress?: number;
+}
+
+export interface PollScheduleOptions {
+	/** Delay before the first read after a submission. */
+	firstDelayMs: number;
+	/** Never read more often than this. */
+	minDelayMs: number;
+	/** Never wait longer than this between reads. */
+	maxDelayMs: number;
+	/** Without a prediction, wait this fraction of the time elapsed so far. */
+	backoffRatio: number;
+	/** Aim this fraction of the predicted duration after the predicted finish. */
+	marginRatio: number;
+	/** Progress at which one sample is precise enough to aim at (integer rounding ≈ 1/p). */
+	confidentProgress: number;
+}
+
+export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
+	firstDelayMs: 2_000,
+	minDelayMs: 1_000,
+	maxDelayMs: 30_000,
+	backoffRatio: 0.2,
+	marginRatio: 0.03,
+	confidentProgress: 10,
+};
+
+export interface PollState {
+	/** Milliseconds since the origin, now. */
+	now: number;
+	/** Reads made so far, oldest first. */
+	observations: PollObservation[];
+	/** Whether `at` is measured from the moment the task started (submission/creation). */
+	originKnown?: boolean;
+	/** The service asked to wait at least this long (Retry-After). */
+	retryAfterMs?: number;
+}
+
+export interface Prediction {
+	/** Predicted finish, ms since the origin. */
+	finishAt: number;
+	/** Whether the samples agree enough to aim straight at the finish. */
+	confident: boolean;
+}
+
+const hasProgress = (o: PollObservation): o is Required<PollObservation> =>
+	typeof o.progress === 'number' && Number.isFinite(o.progress);
+
+/**
+ * Extrapolates the finish from progress samples. The anchor is the last moment progress was
+ * still 0 (or the origin): progress that starts late (queueing) then does not skew the rate.
+ */
+export function predictFinish(
+	observations: PollObservation[],
+	originKnown: boolean,
+	options: PollScheduleOptions = DEFAULT_POLL_SCHEDULE,
+): Prediction | undefined {
+	const samples = observations.filter(hasProgress);
+	if (samples.length === 0) return undefined;
+	const last = samples[samples.length - 1];
+	if (last.progress <= 0 || last.progress >= 100) return undefined;
+
+	// Integer progress: the true value lies within about half a unit; use the middle.
+	const p = last.progress + 0.5;
+	const zeros = samples.filter((s) => s.progress <= 0);
+	let anchor: { at: number; progress: number } | undefined;
+	if (zeros.length > 0) anchor = { at: zeros[zeros.length - 1].at, progress: 0 };
+	else if (originKnown) anchor = { at: 0, progress: 0 };
+
+	const estimates: number[] = [];
+	if (anchor && last.at > anchor.at) {
+		estimates.push(last.at + ((100 - p) * (last.at - anchor.at)) / (p - anchor.progress));
+	}
+	// A second estimate from the earliest non-zero sample, when far enough apart to be precise.
+	const firstNonZero = samples.find((s) => s.progress > 0);
+	if (firstNonZero && firstNonZero !== last && last.progress - firstNonZero.progress >= 5) {
+		const rate = (last.progress - firstNonZero.progress) / (last.at - firstNonZero.at);
+		if (rate > 0) estimates.push(last.at + (100 - p) / rate);
+	}
+	if (estimates.length === 0) return undefined;
+
+	const finishAt = Math.max(...estimates);
+	const spread = estimates.length > 1 ? Math.abs(estimates[0] - estimates[1]) / finishAt : 0;
+	// Steady when the samples agree; a single sample is trusted only once precise enough.
+	const confident =
+		spread <= 0.15 && (estimates.length > 1 || last.progress >= options.confidentProgress);
+	return { finishAt, confident };
+}
+
+/** Milliseconds to wait before the next status read. */
+export function nextPollDelay(
+	state: PollState,
+	options: PollScheduleOptions = DEFAULT_POLL_SCHEDULE,
+): number {
+	const { now, observations } = state;
+	const floor = Math.max(options.minDelayMs, state.retryAfterMs ?? 0);
+	const clamp = (ms: number) => Math.round(Math.max(floor, Math.min(options.maxDelayMs, ms)));
+
+	if (observations.length === 0) return clamp(options.firstDelayMs - now);
+
+	const backoff = now * options.backoffRatio;
+	const prediction = predictFinish(observations, state.originKnown ?? true, options);
+	if (!prediction) return clamp(backoff);
+
+	const target = prediction.finishAt * (1 + options.marginRatio);
+	const untilTarget = target - now;
+	if (untilTarget <= 0) {
+		// Overdue: the task runs longer than predicted; keep the lag a small share of the time.
+		return clamp(now * options.marginRatio * 2);
+	}
+	if (prediction.confident) return clamp(untilTarget);
+	// Not yet trustworthy: go halfway (or the usual backoff, if longer) to refine the estimate.
+	return clamp(Math.max(backoff, untilTarget / 2));
+}
