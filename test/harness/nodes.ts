@@ -1,0 +1,191 @@
+// Test-only node types that stand in for the few n8n built-in nodes our workflows rely on.
+// They are registered in the harness under n8n's own type names so that the repository's
+// example workflows (exported from n8n) run unchanged. They are never shipped.
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/**
+ * Equivalent of n8n's Manual Trigger for manual executions: emits one empty item. (n8n's own
+ * node is a trigger whose manual function emits the same; an execute() start node is what
+ * WorkflowExecute runs for it in manual mode.) Pass `items` to runWorkflow to pin other items
+ * on it, the way a user pins data on a trigger in the editor.
+ */
+export class HarnessManualTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'When clicking ‘Execute workflow’ (harness)',
+		name: 'n8n-nodes-base.manualTrigger',
+		group: ['trigger'],
+		version: 1,
+		description: 'Test-only stand-in for n8n’s Manual Trigger',
+		defaults: { name: 'When clicking ‘Execute workflow’' },
+		inputs: [],
+		outputs: ['main'],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [[{ json: {}, pairedItem: { item: 0 } }]];
+	}
+}
+
+/**
+ * Emits the items given as JSON in its `items` parameter (an array of objects), each paired
+ * with the first input item. A Code-free stand-in for n8n's Set / Code nodes.
+ */
+export class HarnessItems implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Items (harness)',
+		name: 'harness.items',
+		group: ['transform'],
+		version: 1,
+		description: 'Test-only: emits the items given as JSON',
+		defaults: { name: 'Items' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [
+			{ displayName: 'Items', name: 'items', type: 'json', default: '[]' },
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const raw = this.getNodeParameter('items', 0) as unknown;
+		const parsed = typeof raw === 'string' ? (JSON.parse(raw) as unknown) : raw;
+		if (!Array.isArray(parsed)) {
+			throw new NodeOperationError(this.getNode(), 'Parameter "items" must be a JSON array');
+		}
+		return [parsed.map((json: IDataObject) => ({ json, pairedItem: { item: 0 } }))];
+	}
+}
+
+/** Equivalent of n8n's No Operation node: passes its input through. */
+export class HarnessNoOp implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'No Operation (harness)',
+		name: 'n8n-nodes-base.noOp',
+		group: ['organization'],
+		version: 1,
+		description: 'Test-only stand-in for n8n’s No Operation node',
+		defaults: { name: 'No Operation, do nothing' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData()];
+	}
+}
+
+/**
+ * Test-only: waits `ms` milliseconds (parameter) honouring the execution's cancel signal, then
+ * passes its input through. Proves the harness's cancellation without product nodes.
+ */
+export class HarnessSleep implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Sleep (harness)',
+		name: 'harness.sleep',
+		group: ['organization'],
+		version: 1,
+		description: 'Test-only: waits, then passes items through',
+		defaults: { name: 'Sleep' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [{ displayName: 'Milliseconds', name: 'ms', type: 'number', default: 1000 }],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const ms = this.getNodeParameter('ms', 0) as number;
+		const signal = this.getExecutionCancelSignal();
+		await new Promise<void>((resolve, reject) => {
+			const timer = setTimeout(resolve, ms);
+			signal?.addEventListener('abort', () => {
+				clearTimeout(timer);
+				reject(new NodeOperationError(this.getNode(), 'Sleep cancelled'));
+			});
+		});
+		return [this.getInputData()];
+	}
+}
+
+/**
+ * Test-only: turns its `text` parameter into a binary property `data` through n8n's
+ * prepareBinaryData (a Readable stream), so the harness's binary store is exercised without
+ * product nodes.
+ */
+export class HarnessBinary implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Binary (harness)',
+		name: 'harness.binary',
+		group: ['transform'],
+		version: 1,
+		description: 'Test-only: writes text as binary data',
+		defaults: { name: 'Binary' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [
+			{ displayName: 'Text', name: 'text', type: 'string', default: '' },
+			{ displayName: 'File Name', name: 'fileName', type: 'string', default: 'file.txt' },
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const { Readable } = await import('node:stream');
+		const out: INodeExecutionData[] = [];
+		for (let i = 0; i < this.getInputData().length; i++) {
+			const text = this.getNodeParameter('text', i) as string;
+			const fileName = this.getNodeParameter('fileName', i) as string;
+			const data = await this.helpers.prepareBinaryData(
+				Readable.from([Buffer.from(text)]),
+				fileName,
+				'text/plain',
+			);
+			out.push({ json: { fileName }, binary: { data }, pairedItem: { item: i } });
+		}
+		return [out];
+	}
+}
+
+/**
+ * Test-only: GETs its `url` parameter with this.helpers.httpRequestWithAuthentication and the
+ * package's credential, and outputs the JSON answer. Proves the harness applies credentials
+ * exactly as n8n does, independently of the product nodes.
+ */
+export class HarnessHttpProbe implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'HTTP Probe (harness)',
+		name: 'harness.httpProbe',
+		group: ['transform'],
+		version: 1,
+		description: 'Test-only: authenticated GET',
+		defaults: { name: 'HTTP Probe' },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: 'mediaGenerationApi', required: true }],
+		properties: [{ displayName: 'URL', name: 'url', type: 'string', default: '' }],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const url = this.getNodeParameter('url', 0) as string;
+		const json = (await this.helpers.httpRequestWithAuthentication.call(this, 'mediaGenerationApi', {
+			method: 'GET',
+			url,
+			json: true,
+		})) as IDataObject;
+		return [[{ json, pairedItem: { item: 0 } }]];
+	}
+}
+
+export const HARNESS_NODE_TYPES: INodeType[] = [
+	new HarnessHttpProbe(),
+	new HarnessManualTrigger(),
+	new HarnessItems(),
+	new HarnessNoOp(),
+	new HarnessSleep(),
+	new HarnessBinary(),
+];
