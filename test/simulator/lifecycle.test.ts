@@ -1,0 +1,367 @@
+// Contract: auth, the task lifecycle, result files (valid bytes, sizes, streaming, expiry,
+// separate origin) and the request log.
+import axios from 'axios';
+import * as zlib from 'node:zlib';
+
+import { client, type Client } from './client';
+import { FILE_VALIDITY_MS, startSimulator, type Simulator } from './index';
+
+let sim: Simulator;
+let api: Client;
+beforeAll(async () => {
+	sim = await startSimulator({ defaultDurationMs: 100 });
+	api = client(sim);
+});
+afterEach(() => sim.reset());
+afterAll(() => sim.close());
+
+const download = (url: string) =>
+	axios.get<Buffer>(url, { responseType: 'arraybuffer', validateStatus: () => true }).then((r) => ({
+		...r,
+		data: Buffer.from(r.data),
+	}));
+
+async function finishedFiles(model: string, input: Record<string, unknown>) {
+	const id = await api.create(model, input);
+	const seen = await api.pollToEnd(id);
+	const last = seen[seen.length - 1];
+	expect(last.status).toBe('finished');
+	return last.files as Array<{ file_url: string; file_type: string }>;
+}
+
+/** Walks the PNG chunk list, checking every CRC; returns the chunk types. */
+function pngChunks(b: Buffer): string[] {
+	expect(b.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+	const types: string[] = [];
+	let o = 8;
+	while (o < b.length) {
+		const len = b.readUInt32BE(o);
+		const type = b.toString('ascii', o + 4, o + 8);
+		const crc = zlib.crc32(b.subarray(o + 4, o + 8 + len));
+		expect({ type, crc: b.readUInt32BE(o + 8 + len) }).toEqual({ type, crc });
+		types.push(type);
+		o += 12 + len;
+	}
+	expect(o).toBe(b.length);
+	return types;
+}
+
+/** Walks the top-level MP4 boxes; returns their types. */
+function mp4Boxes(b: Buffer): string[] {
+	const types: string[] = [];
+	let o = 0;
+	while (o < b.length) {
+		let size = b.readUInt32BE(o);
+		if (size === 1) size = Number(b.readBigUInt64BE(o + 8));
+		types.push(b.toString('ascii', o + 4, o + 8));
+		expect(size).toBeGreaterThanOrEqual(8);
+		o += size;
+	}
+	expect(o).toBe(b.length);
+	return types;
+}
+
+/** Checks the ID3v2 tag, then that MPEG frames of 417 bytes follow to the end. */
+function mp3Frames(b: Buffer): number {
+	expect(b.toString('ascii', 0, 3)).toBe('ID3');
+	const tag = 10 + ((b[6] << 21) | (b[7] << 14) | (b[8] << 7) | b[9]);
+	let frames = 0;
+	for (let o = tag; o < b.length; o += 417) {
+		expect([b[o], b[o + 1] & 0xe0]).toEqual([0xff, 0xe0]); // frame sync
+		frames++;
+	}
+	expect(tag + frames * 417).toBe(b.length);
+	return frames;
+}
+
+describe('authentication (API origin)', () => {
+	it.each([
+		['no Authorization header', {}],
+		['a wrong key', { Authorization: 'Bearer not-the-key' }],
+		[
+			'a non-Bearer scheme',
+			{ Authorization: `Basic ${Buffer.from('u:sim-test-key').toString('base64')}` },
+		],
+		['an empty Bearer', { Authorization: 'Bearer ' }],
+	])(
+		'%s gets 401 with a JSON error, on submit and status',
+		async (_, headers: Record<string, string>) => {
+			const plain = {
+				validateStatus: () => true,
+				headers: { 'Content-Type': 'application/json', ...headers },
+			};
+			const s = await axios.post(
+				`${sim.baseUrl}/api/generate/submit`,
+				{ model: 'image-1', input: { prompt: 'x' } },
+				plain,
+			);
+			const g = await axios.get(`${sim.baseUrl}/api/generate/status/anything`, plain);
+			for (const r of [s, g]) {
+				expect(r.status).toBe(401);
+				expect(r.headers['content-type']).toMatch(/application\/json/);
+				expect(r.data).toMatchObject({
+					code: 401,
+					data: null,
+					msg: expect.stringMatching(/API key/),
+				});
+			}
+			expect(sim.tasks()).toHaveLength(0);
+		},
+	);
+	it('auth is checked before validation: an invalid body with a wrong key still gets 401', async () => {
+		const r = await api.submit({ model: 'nope' }, { Authorization: 'Bearer wrong' });
+		expect(r.status).toBe(401);
+	});
+	it('the status can be 403 instead, for clients that must cope with either', async () => {
+		const s403 = await startSimulator({ badKeyStatus: 403 });
+		try {
+			const r = await client(s403).status('x', { Authorization: 'Bearer wrong' });
+			expect([r.status, r.data.code]).toEqual([403, 403]);
+		} finally {
+			await s403.close();
+		}
+	});
+	it('a custom key is honoured', async () => {
+		const other = await startSimulator({ apiKey: 'k-123' });
+		try {
+			expect(other.apiKey).toBe('k-123');
+			expect((await client(other).status('x')).status).toBe(404);
+			expect((await api.status('x', { Authorization: 'Bearer k-123' })).status).toBe(401);
+		} finally {
+			await other.close();
+		}
+	});
+});
+
+describe('unknown tasks and endpoints', () => {
+	it('an unknown task id gets 404 { code: 404, msg: "task not found" }', async () => {
+		const r = await api.status('task_does_not_exist');
+		expect([r.status, r.data]).toEqual([404, { code: 404, msg: 'task not found', data: null }]);
+	});
+	it.each([
+		['400', 400, 400],
+		['envelope', 200, 404],
+	] as const)('style %s answers HTTP %i with envelope code %i', async (style, http, code) => {
+		const other = await startSimulator({ unknownTaskStyle: style });
+		try {
+			const r = await client(other).status('nope');
+			expect([r.status, r.data.code, r.data.data]).toEqual([http, code, null]);
+		} finally {
+			await other.close();
+		}
+	});
+	it('other paths get 404 JSON, wrong methods 405', async () => {
+		const auth = { headers: { Authorization: `Bearer ${sim.apiKey}` }, validateStatus: () => true };
+		expect((await axios.get(`${sim.baseUrl}/api/v2/whatever`, auth)).status).toBe(404);
+		expect((await axios.get(`${sim.baseUrl}/api/generate/submit`, auth)).status).toBe(405);
+		expect((await axios.delete(`${sim.baseUrl}/api/generate/status/x`, auth)).status).toBe(405);
+	});
+});
+
+describe('task lifecycle', () => {
+	it('not_started at submission, then intermediate statuses with rising progress, then finished with files', async () => {
+		const id = await api.create('image-1', { prompt: 'a fox [sim:duration=800]', n: 2 });
+		const seen = await api.pollToEnd(id, 10);
+		const statuses = [...new Set(seen.map((s) => s.status))];
+		expect(statuses).toEqual(['not_started', 'queued', 'processing', 'finished']);
+		const progress = seen.map((s) => s.progress);
+		expect(progress).toEqual([...progress].sort((a, b) => a - b));
+		const during = seen.filter((s) => s.status === 'processing').map((s) => s.progress);
+		expect(Math.max(...during)).toBeGreaterThan(Math.min(...during));
+		expect(Math.max(...during)).toBeLessThanOrEqual(99);
+		for (const s of seen.filter((x) => x.status !== 'finished')) {
+			expect(s.files).toBeUndefined();
+			expect(s.error_message).toBeNull();
+		}
+		const last = seen[seen.length - 1];
+		expect(last).toMatchObject({
+			task_id: id,
+			status: 'finished',
+			progress: 100,
+			error_message: null,
+		});
+		expect(last.files).toHaveLength(2);
+		expect(last.files[0]).toEqual({
+			file_url: expect.stringMatching(/\.png$/),
+			file_type: 'image',
+		});
+		expect(new Date(last.created_time).toISOString()).toBe(last.created_time);
+	});
+	it('[sim:fail=...] ends failed with that error_message and no files', async () => {
+		const id = await api.create('video-1', {
+			prompt: 'x [sim:fail=Content policy violation] [sim:duration=50]',
+		});
+		const last = (await api.pollToEnd(id)).pop()!;
+		expect(last).toMatchObject({ status: 'failed', error_message: 'Content policy violation' });
+		expect(last.files).toBeUndefined();
+		expect(last.progress).toBeLessThan(100);
+	});
+	it('[sim:never] is still processing long after the default duration', async () => {
+		const id = await api.create('image-1', { prompt: 'x [sim:never]' });
+		await new Promise((r) => setTimeout(r, 300));
+		const r = await api.status(id);
+		expect(r.data.data.status).toBe('processing');
+		sim.clock.advance(7 * 24 * 3600 * 1000);
+		expect((await api.status(id)).data.data.status).toBe('processing');
+	});
+	it('status follows elapsed time, not the number of polls', async () => {
+		const id = await api.create('image-1', { prompt: 'x [sim:duration=60000]' });
+		for (let i = 0; i < 5; i++) expect((await api.status(id)).data.data.status).toBe('not_started');
+		sim.clock.advance(60000);
+		expect((await api.status(id)).data.data.status).toBe('finished');
+	});
+	it.each([
+		['image-1', { n: 3 }, 3],
+		['image-1', {}, 1],
+		['image-1', { n: 3, prompt: 'x [sim:files=1]' }, 1],
+		['generate-music', { prompt: 'x [sim:files=2]' }, 2],
+	])('%s %p gives %i file(s)', async (model, extra, n) => {
+		const files = await finishedFiles(model, { prompt: 'x', ...extra });
+		expect(files).toHaveLength(n);
+	});
+});
+
+describe('result files', () => {
+	it('image → valid PNG, tiny by default, with every chunk CRC correct', async () => {
+		const [f] = await finishedFiles('image-1', { prompt: 'x' });
+		const r = await download(f.file_url);
+		expect(r.status).toBe(200);
+		expect(r.headers['content-type']).toBe('image/png');
+		expect(r.data.length).toBeLessThan(200);
+		expect(pngChunks(r.data)).toEqual(['IHDR', 'IDAT', 'IEND']);
+		// The pixel data decompresses: one filter byte and one RGBA pixel.
+		expect(zlib.inflateSync(r.data.subarray(8 + 25 + 8, r.data.length - 12 - 4))).toHaveLength(5);
+	});
+	it.each([100, 12345, 3 * 1024 * 1024 + 7])(
+		'PNG of %i bytes has exactly that size and stays valid',
+		async (size) => {
+			const [f] = await finishedFiles('image-1', { prompt: `x [sim:size=${size}]` });
+			const r = await download(f.file_url);
+			expect(r.data.length).toBe(size);
+			expect(Number(r.headers['content-length'])).toBe(size);
+			const types = pngChunks(r.data);
+			expect(types[0]).toBe('IHDR');
+			expect(types[types.length - 1]).toBe('IEND');
+		},
+	);
+	it.each(['vidmodel-1.5-pro', 'vidmodel-2.0-fast/image-to-video', 'video-1'])(
+		'%s → MP4 starting with an ftyp box, boxes spanning the whole file',
+		async (model) => {
+			const input =
+				model === 'vidmodel-1.5-pro'
+					? { prompt: 'x [sim:size=5000]', aspect_ratio: '1:1', duration: 4 }
+					: model === 'video-1'
+						? { prompt: 'x [sim:size=5000]' }
+						: { prompt: 'x [sim:size=5000]', image_urls: ['https://e.com/a.png'] };
+			const [f] = await finishedFiles(model, input);
+			expect(f).toEqual({ file_url: expect.stringMatching(/\.mp4$/), file_type: 'video' });
+			const r = await download(f.file_url);
+			expect(r.headers['content-type']).toBe('video/mp4');
+			expect(r.data.length).toBe(5000);
+			expect(r.data.toString('ascii', 4, 12)).toBe('ftypisom');
+			expect(mp4Boxes(r.data)).toEqual(['ftyp', 'free']);
+		},
+	);
+	it.each([undefined, 1000, 1024 * 1024])(
+		'music → MP3 (ID3 tag then MPEG frames), size %p',
+		async (size) => {
+			const prompt = size ? `x [sim:size=${size}]` : 'x';
+			const [f] = await finishedFiles('generate-music', { prompt });
+			expect(f).toEqual({ file_url: expect.stringMatching(/\.mp3$/), file_type: 'audio' });
+			const r = await download(f.file_url);
+			expect(r.headers['content-type']).toBe('audio/mpeg');
+			if (size) expect(r.data.length).toBe(size);
+			expect(mp3Frames(r.data)).toBeGreaterThanOrEqual(size ? Math.floor((size - 10) / 417) : 2);
+		},
+	);
+	it('a 512 MB file streams without being held in memory (measured, printed)', async () => {
+		// Garbage chunks not yet collected make RSS wobble by up to ~100 MB whatever the size
+		// (1 GB measured at +50..90 MB): a file big enough to stand out of that noise is used.
+		const size = 512 * 1024 * 1024;
+		const [f] = await finishedFiles('video-1', { prompt: `x [sim:size=${size}]` });
+		global.gc?.();
+		const before = process.memoryUsage().rss;
+		let peak = before;
+		let bytes = 0;
+		let head = Buffer.alloc(0);
+		const r = await axios.get(f.file_url, { responseType: 'stream' });
+		expect(Number(r.headers['content-length'])).toBe(size);
+		await new Promise<void>((resolve, reject) => {
+			r.data.on('data', (c: Buffer) => {
+				if (head.length < 12) head = Buffer.concat([head, c.subarray(0, 12)]);
+				bytes += c.length;
+				if ((bytes & 0xfffff) < c.length) peak = Math.max(peak, process.memoryUsage().rss);
+			});
+			r.data.on('end', resolve);
+			r.data.on('error', reject);
+		});
+		expect(bytes).toBe(size);
+		expect(head.toString('ascii', 4, 8)).toBe('ftyp');
+		const growthMb = (peak - before) / 1024 / 1024;
+		process.stdout.write(
+			`[figure] 512 MB file streamed: peak RSS growth ${growthMb.toFixed(1)} MB\n`,
+		);
+		// Holding the file anywhere (server or client side) would grow RSS by 512 MB.
+		expect(growthMb).toBeLessThan(256);
+	});
+	it('files are served on another origin than the API, without auth, and the log records whether a key arrived', async () => {
+		const [f] = await finishedFiles('image-1', { prompt: 'x' });
+		expect(new URL(f.file_url).origin).toBe(sim.fileBaseUrl);
+		expect(new URL(f.file_url).origin).not.toBe(new URL(sim.baseUrl).origin);
+		expect((await download(f.file_url)).status).toBe(200);
+		await axios.get(f.file_url, { headers: { Authorization: 'Bearer leaked' } });
+		const fileHits = sim.requests.filter((e) => e.origin === 'files');
+		expect(fileHits.map((e) => e.headers.authorization)).toEqual([undefined, 'Bearer leaked']);
+		expect(fileHits.every((e) => e.status === 200 && e.endpoint === 'file')).toBe(true);
+	});
+	it('a file expires 24 hours after generation (moved clock) and then gets 404', async () => {
+		const [f] = await finishedFiles('image-1', { prompt: 'x' });
+		sim.clock.advance(FILE_VALIDITY_MS - 5000);
+		expect((await download(f.file_url)).status).toBe(200);
+		sim.clock.advance(10000);
+		const r = await download(f.file_url);
+		expect(r.status).toBe(404);
+		expect(JSON.parse(r.data.toString()).msg).toBe('file expired');
+	});
+	it('unknown or tampered file URLs get 404', async () => {
+		const [f] = await finishedFiles('image-1', { prompt: 'x' });
+		expect((await download(f.file_url.replace(/-[^-/]+\.png$/, '-deadbeef.png'))).status).toBe(404);
+		expect((await download(`${sim.fileBaseUrl}/files/task_nope/0-abc.png`)).status).toBe(404);
+	});
+});
+
+describe('request log', () => {
+	it('records every request on both origins in order, with endpoint, status, task id, headers and body', async () => {
+		await api.status('missing');
+		const id = await api.create('image-1', { prompt: 'x [sim:duration=0]' });
+		const r = await api.status(id);
+		await download(r.data.data.files[0].file_url);
+		await api.submit({ model: 'image-1', input: {} });
+		expect(sim.requests.map((e) => [e.origin, e.endpoint, e.method, e.status])).toEqual([
+			['api', 'status', 'GET', 404],
+			['api', 'submit', 'POST', 200],
+			['api', 'status', 'GET', 200],
+			['files', 'file', 'GET', 200],
+			['api', 'submit', 'POST', 400],
+		]);
+		expect(sim.requests[1]).toMatchObject({
+			taskId: id,
+			body: { model: 'image-1', input: { prompt: 'x [sim:duration=0]' } },
+		});
+		expect(sim.requests[2].taskId).toBe(id);
+		expect(sim.requests[2].headers.authorization).toBe(`Bearer ${sim.apiKey}`);
+		expect(sim.requests[2].path).toBe(`/api/generate/status/${id}`);
+		expect([
+			sim.count('submit'),
+			sim.count('status'),
+			sim.count('file'),
+			sim.count('other'),
+		]).toEqual([2, 2, 1, 0]);
+	});
+	it('reset() clears log, tasks and faults', async () => {
+		await api.create('image-1', { prompt: 'x' });
+		sim.faults.add({ endpoint: 'status', kind: '500' });
+		sim.reset();
+		expect([sim.requests.length, sim.tasks().length, sim.faults.list().length]).toEqual([0, 0, 0]);
+	});
+});
