@@ -27,8 +27,19 @@ export interface ModelDefinition {
 	 * nothing the user did not choose is sent.
 	 */
 	properties: INodeProperties[];
-	/** Validates the complete `input` (after "Additional Input Fields" JSON is merged in). */
-	schema: z.ZodType<IDataObject>;
+	/**
+	 * Validates the complete `input` (after "Additional Input Fields" JSON is merged in) and
+	 * returns it with values from expressions coerced ("8" → 8). Issue messages follow the
+	 * convention of rules.ts (the text of what the field allows).
+	 */
+	schema: z.ZodType<IDataObject, z.ZodTypeDef, unknown>;
 	/** Returns `input` exactly as the user set it for one item (no defaults invented). */
 	toInput(getParam: ParamReader): IDataObject;
+	/**
+	 * Panel names of `input` keys whose name differs from the field the user filled in
+	 * (e.g. `image_urls[0]` → "Start Frame URL"), quoted in error messages.
+	 */
+	labels?: Record<string, string>;
+	/** Hint under this model's "Additional Input Fields". */
+	additionalFieldsHint?: string;
 }

@@ -1,0 +1,203 @@
+import type {
+	IDataObject,
+	IDisplayOptions,
+	IExecuteFunctions,
+	INodeProperties,
+} from 'n8n-workflow';
+import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
+
+import { generateMusic } from './generateMusic';
+import { imageById } from './imageById';
+import { describeValue, formatIssues, isModelId, listText, MODEL_ID_ALLOWED } from './rules';
+import type { MediaKind, ModelDefinition, ParamReader } from './types';
+import { videoById } from './videoById';
+import { vidmodel15Pro } from './vidmodel15Pro';
+import { vidmodel20FastImageToVideo } from './vidmodel20FastImageToVideo';
+
+export type { MediaKind, ModelDefinition, ParamReader } from './types';
+export { checkReferenceImages } from './referenceImages';
+
+/** Every model; the first of each kind is that resource's default in the Model dropdown. */
+export const MODELS: ModelDefinition[] = [
+	vidmodel15Pro,
+	vidmodel20FastImageToVideo,
+	videoById,
+	imageById,
+	generateMusic,
+];
+
+export const ADDITIONAL_FIELDS = 'additionalInputFields';
+const ADDITIONAL_LABEL = 'Additional Input Fields';
+
+export function getModel(key: string): ModelDefinition {
+	const model = MODELS.find((m) => m.key === key);
+	if (!model) throw new UnexpectedError(`Unknown model "${key}"`);
+	return model;
+}
+
+export function modelsOf(kind: MediaKind): ModelDefinition[] {
+	return MODELS.filter((m) => m.kind === kind);
+}
+
+function withModel(property: INodeProperties, kind: MediaKind, models: string[]): INodeProperties {
+	const show: IDisplayOptions['show'] = {
+		...(property.displayOptions?.show ?? {}),
+		resource: [kind],
+		operation: ['generate'],
+		model: models,
+	};
+	return { ...property, displayOptions: { ...property.displayOptions, show } };
+}
+
+export function generateProperties(kind: MediaKind): INodeProperties[] {
+	const models = modelsOf(kind);
+	if (models.length === 0) return [];
+	const byId = models.filter((m) => m.modelId === undefined).map((m) => m.key);
+	const firstModel = models[0].key;
+	const properties: INodeProperties[] = [
+		{
+			displayName: 'Model',
+			name: 'model',
+			type: 'options',
+			noDataExpression: true,
+			options: models.map((m) => ({
+				name: m.displayName,
+				value: m.key,
+				description: m.description,
+			})),
+			default: firstModel,
+			displayOptions: { show: { resource: [kind], operation: ['generate'] } },
+		},
+	];
+	if (byId.length > 0) {
+		properties.push(
+			withModel(
+				{
+					displayName: 'Model ID',
+					name: 'modelId',
+					type: 'string',
+					required: true,
+					default: '',
+					description: 'Identifier of the model as the service names it, sent as model',
+				},
+				kind,
+				byId,
+			),
+		);
+	}
+	for (const model of models) {
+		for (const property of model.properties)
+			properties.push(withModel(property, kind, [model.key]));
+		properties.push(
+			withModel(
+				{
+					displayName: ADDITIONAL_LABEL,
+					name: ADDITIONAL_FIELDS,
+					type: 'json',
+					default: '{}',
+					description:
+						'JSON object of further input fields, such as options this panel does not show yet. Merged last and validated with the fields above.',
+					...(model.additionalFieldsHint ? { hint: model.additionalFieldsHint } : {}),
+				},
+				kind,
+				[model.key],
+			),
+		);
+	}
+	return properties;
+}
+
+type Validation = { ok: true; model: string; input: IDataObject } | { ok: false; errors: string[] };
+
+function parseAdditional(value: unknown, modelName: string): IDataObject | string {
+	const allowed = 'a JSON object such as {"field": "value"}';
+	let parsed = value;
+	if (value === undefined || value === null) return {};
+	if (typeof value === 'string') {
+		if (value.trim() === '') return {};
+		try {
+			parsed = JSON.parse(value);
+		} catch (error) {
+			return `"${ADDITIONAL_LABEL}" is not valid JSON (${(error as Error).message}) for model ${modelName}; allowed: ${allowed}`;
+		}
+	}
+	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+		return `"${ADDITIONAL_LABEL}" is ${describeValue(parsed)} for model ${modelName}; allowed: ${allowed}`;
+	}
+	return parsed as IDataObject;
+}
+
+function validateWith(model: ModelDefinition, read: ParamReader): Validation {
+	const errors: string[] = [];
+	let modelId = model.modelId;
+	let modelName = model.modelId ?? model.displayName;
+	if (modelId === undefined) {
+		const typed = read('modelId', '');
+		if (isModelId(typed)) {
+			modelId = typed.trim();
+			modelName = modelId;
+		} else {
+			errors.push(
+				`"modelId" (Model ID) is ${describeValue(typed)} for ${model.displayName}; allowed: ${MODEL_ID_ALLOWED}`,
+			);
+		}
+	}
+	const input = model.toInput(read);
+	const extra = parseAdditional(read(ADDITIONAL_FIELDS, '{}'), modelName);
+	if (typeof extra === 'string') errors.push(extra);
+	// Additional fields come last: they may add fields or replace a panel value, and the
+	// merged whole is validated, so a replacement is held to the same rules.
+	const merged: IDataObject = typeof extra === 'string' ? input : { ...input, ...extra };
+	const result = model.schema.safeParse(merged);
+	if (!result.success)
+		errors.push(...formatIssues(result.error.issues, merged, modelName, model.labels));
+	if (errors.length > 0 || !result.success || modelId === undefined) return { ok: false, errors };
+	return { ok: true, model: modelId, input: result.data };
+}
+
+export function validateSubmission(modelKey: string, params: Record<string, unknown>): Validation {
+	const model = MODELS.find((m) => m.key === modelKey);
+	if (!model) {
+		return {
+			ok: false,
+			errors: [
+				`"model" is ${describeValue(modelKey)}; allowed: ${listText(MODELS.map((m) => m.key))}`,
+			],
+		};
+	}
+	return validateWith(model, (name, fallback) =>
+		params[name] === undefined ? fallback : params[name],
+	);
+}
+
+export function buildSubmission(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	kind: MediaKind,
+): { model: string; modelKey: string; input: IDataObject } {
+	const node = ctx.getNode();
+	const key = ctx.getNodeParameter('model', itemIndex, '') as string;
+	const model = modelsOf(kind).find((m) => m.key === key);
+	if (!model) {
+		throw new NodeOperationError(
+			node,
+			`Item ${itemIndex}: "model" is ${describeValue(key)} for resource ${kind}; allowed: ${listText(modelsOf(kind).map((m) => m.key))}`,
+			{ itemIndex },
+		);
+	}
+	// getNodeParameter throws for a parameter that is absent without a fallback: null stands
+	// for "not set" and is read back as undefined.
+	const read: ParamReader = (name, fallback) => {
+		const value = ctx.getNodeParameter(name, itemIndex, fallback === undefined ? null : fallback);
+		return value === null ? undefined : value;
+	};
+	const result = validateWith(model, read);
+	if (!result.ok) {
+		// Every problem of the item in one message: fixing them one run at a time costs runs.
+		throw new NodeOperationError(node, `Item ${itemIndex}: ${result.errors.join(' | ')}`, {
+			itemIndex,
+			description: result.errors.join('\n'),
+		});
+	}
+	return { model: result.model, modelKey: model.key, input: result.input };
+}

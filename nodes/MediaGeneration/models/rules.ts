@@ -1,0 +1,235 @@
+import type { IDataObject } from 'n8n-workflow';
+import { z } from 'zod';
+
+/*
+ * Building blocks for the models' zod schemas. Convention: the message of every issue a field
+ * schema raises is the text of what that field allows ("4, 8, 12"); formatIssues() adds the
+ * field name, the value given and the model, so each rule states its allowed values once.
+ * Issues flagged with params.sentence carry a complete sentence instead (rules that are not
+ * about one field's value, such as fields that must not be combined).
+ */
+
+const only = (message: string) => ({ errorMap: () => ({ message }) });
+
+/** "8" from an expression means 8; anything else is left for the schema to reject. */
+export function coerceNumber(value: unknown): unknown {
+	if (typeof value === 'string' && /^\s*[+-]?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+	return value;
+}
+
+/** "true"/"false" from an expression mean the booleans. */
+export function coerceBoolean(value: unknown): unknown {
+	if (typeof value === 'string') {
+		const v = value.trim().toLowerCase();
+		if (v === 'true') return true;
+		if (v === 'false') return false;
+	}
+	return value;
+}
+
+export function listText(values: readonly (string | number)[]): string {
+	return values.join(', ');
+}
+
+/** A string from a fixed list. */
+export function oneOf<T extends string>(values: readonly [T, ...T[]]) {
+	return z.enum(values, only(listText(values)));
+}
+
+/** An integer from a fixed list ("8" is accepted as 8). */
+export function integerOneOf(values: readonly number[]) {
+	const allowed = listText(values);
+	return z.preprocess(
+		coerceNumber,
+		z
+			.number(only(allowed))
+			.int(allowed)
+			.refine((v) => values.includes(v), allowed),
+	);
+}
+
+/** An integer within min..max inclusive (max optional). */
+export function integerRange(min: number, max?: number) {
+	const allowed =
+		max === undefined ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+	let n = z.number(only(allowed)).int(allowed).min(min, allowed);
+	if (max !== undefined) n = n.max(max, allowed);
+	return z.preprocess(coerceNumber, n);
+}
+
+export function bool() {
+	return z.preprocess(coerceBoolean, z.boolean(only('true or false')));
+}
+
+/** Text that is not blank, optionally with a maximum length. */
+export function text(maxLength?: number) {
+	const allowed =
+		maxLength === undefined
+			? 'non-empty text'
+			: `non-empty text of up to ${maxLength.toLocaleString('en-US')} characters`;
+	return z
+		.string(only(allowed))
+		.refine((v) => v.trim().length > 0, allowed)
+		.refine((v) => maxLength === undefined || v.length <= maxLength, allowed);
+}
+
+export function isHttpUrl(value: string): boolean {
+	if (!/^https?:\/\//i.test(value) || /\s/.test(value)) return false;
+	try {
+		const url = new URL(value);
+		return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+	} catch {
+		return false;
+	}
+}
+
+const HTTP_URL = 'a public http(s) URL';
+
+export function httpUrl() {
+	return z.string(only(HTTP_URL)).refine(isHttpUrl, HTTP_URL);
+}
+
+/** A list of http(s) URLs with min..max items. */
+export function httpUrlList(min: number, max: number) {
+	const allowed =
+		min === max
+			? `a list of exactly ${min} http(s) URLs`
+			: `a list of ${min} to ${max} http(s) URLs`;
+	return z.array(httpUrl(), only(allowed)).min(min, allowed).max(max, allowed);
+}
+
+const RATIO = 'a ratio W:H of two positive integers, such as 16:9';
+
+/** An aspect ratio written W:H. */
+export function ratio() {
+	return z.string(only(RATIO)).regex(/^[1-9]\d*:[1-9]\d*$/, RATIO);
+}
+
+/** The model identifier typed by the user for models the spec gives no identifier for. */
+export const MODEL_ID_ALLOWED = 'the identifier of a model of the service, without spaces';
+
+export function isModelId(value: unknown): value is string {
+	return typeof value === 'string' && value.trim().length > 0 && !/\s/.test(value.trim());
+}
+
+/**
+ * The schema of a model's whole `input`: the fields of `shape` (unknown keys pass through, as
+ * "Additional Input Fields" may add options the spec does not name) plus `check` for rules
+ * spanning several keys. Both always run, so one message lists every problem of an item
+ * (a plain zod superRefine is skipped as soon as one field is invalid).
+ */
+export function inputSchema(
+	shape: z.ZodRawShape,
+	check?: (input: Record<string, unknown>, ctx: z.RefinementCtx) => void,
+): z.ZodType<IDataObject, z.ZodTypeDef, unknown> {
+	const fields = z.object(shape).passthrough();
+	return z.unknown().transform((input, ctx): IDataObject => {
+		if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+			sentence(ctx, [], 'input must be an object');
+			return z.NEVER;
+		}
+		const result = fields.safeParse(input);
+		if (!result.success) {
+			for (const issue of result.error.issues) {
+				const { path, message } = issue;
+				const params = (issue as { params?: Record<string, unknown> }).params;
+				ctx.addIssue({ code: z.ZodIssueCode.custom, path, message, params });
+			}
+		}
+		check?.(input as Record<string, unknown>, ctx);
+		return result.success ? (result.data as IDataObject) : z.NEVER;
+	});
+}
+
+/** Adds an issue whose message is a complete sentence, not the text of allowed values. */
+export function sentence(ctx: z.RefinementCtx, path: (string | number)[], message: string) {
+	ctx.addIssue({ code: z.ZodIssueCode.custom, path, message, params: { sentence: true } });
+}
+
+/** How a value given by the user is quoted in an error message. */
+export function describeValue(value: unknown): string {
+	if (value === undefined || value === null) return 'missing';
+	if (value === '') return 'empty';
+	if (typeof value === 'string') {
+		if (value.trim() === '') return 'blank';
+		if (value.length > 120) {
+			return `a text of ${value.length.toLocaleString('en-US')} characters`;
+		}
+		return JSON.stringify(value);
+	}
+	if (Array.isArray(value)) {
+		return `a list of ${value.length} item${value.length === 1 ? '' : 's'}`;
+	}
+	if (typeof value === 'object') {
+		const json = JSON.stringify(value);
+		return json.length > 120 ? 'an object' : json;
+	}
+	return String(value);
+}
+
+export function pathText(path: (string | number)[]): string {
+	return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+function valueAt(input: unknown, path: (string | number)[]): unknown {
+	let v = input;
+	for (const p of path) {
+		if (v === null || typeof v !== 'object') return undefined;
+		v = (v as Record<string | number, unknown>)[p];
+	}
+	return v;
+}
+
+/**
+ * Turns zod issues into messages naming the field, the value given and what is allowed:
+ * `"duration" is 10 for model vidmodel-1.5-pro; allowed: 4, 8, 12`.
+ */
+export function formatIssues(
+	issues: z.ZodIssue[],
+	input: IDataObject,
+	modelName: string,
+	labels: Record<string, string> = {},
+): string[] {
+	const out: string[] = [];
+	for (const issue of issues) {
+		const params = (issue as { params?: { sentence?: boolean } }).params;
+		if (params?.sentence) {
+			out.push(issue.message);
+			continue;
+		}
+		const field = pathText(issue.path);
+		const label = labels[field] ? ` (${labels[field]})` : '';
+		const value = describeValue(valueAt(input, issue.path));
+		const message = `"${field}"${label} is ${value} for model ${modelName}; allowed: ${issue.message}`;
+		// zod may report one field twice (type and refinement): say it once.
+		if (!out.includes(message)) out.push(message);
+	}
+	return out;
+}
+
+/** Sets `key` only when the user chose a value: unset, blank and empty lists are not sent. */
+export function setIfChosen(target: IDataObject, key: string, value: unknown): void {
+	if (isChosen(value)) target[key] = value as IDataObject[string];
+}
+
+export function isChosen(value: unknown): boolean {
+	if (value === undefined || value === null) return false;
+	if (typeof value === 'string' && value.trim() === '') return false;
+	if (Array.isArray(value) && value.length === 0) return false;
+	return true;
+}
+
+/**
+ * URLs from a multiple-values field (array) or from an expression that gave one string; a
+ * string is split on whitespace, which no URL contains. Blank entries are dropped.
+ */
+export function urlList(value: unknown): unknown {
+	if (value === undefined || value === null) return undefined;
+	if (typeof value === 'string') return value.split(/\s+/).filter((s) => s.length > 0);
+	if (Array.isArray(value)) {
+		return value
+			.map((v: unknown) => (typeof v === 'string' ? v.trim() : v))
+			.filter((v) => v !== '');
+	}
+	return value;
+}

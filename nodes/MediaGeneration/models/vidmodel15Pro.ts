@@ -1,0 +1,125 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	bool,
+	httpUrlList,
+	inputSchema,
+	integerOneOf,
+	oneOf,
+	setIfChosen,
+	text,
+	urlList,
+} from './rules';
+import type { ModelDefinition } from './types';
+
+/** The identifier sent as `model`, also the value of the node's Model option. */
+export const MODEL_ID = 'vidmodel-1.5-pro';
+export const ASPECT_RATIOS = ['1:1', '21:9', '4:3', '3:4', '16:9', '9:16'] as const;
+export const DURATIONS = [4, 8, 12] as const;
+export const RESOLUTIONS = [
+	{ value: '480p', name: '480p (Standard)' },
+	{ value: '720p', name: '720p (High)' },
+	{ value: '1080p', name: '1080p (Ultra)' },
+] as const;
+
+const RESOLUTION_VALUES = RESOLUTIONS.map((r) => r.value) as ['480p', '720p', '1080p'];
+
+export const vidmodel15Pro: ModelDefinition = {
+	key: MODEL_ID,
+	kind: 'video',
+	displayName: 'Vidmodel 1.5 Pro',
+	description: 'Text-to-video, or image-to-video with up to 2 reference images',
+	modelId: MODEL_ID,
+	properties: [
+		{
+			displayName: 'Prompt',
+			name: 'prompt',
+			type: 'string',
+			typeOptions: { rows: 4 },
+			required: true,
+			default: '',
+			description: 'Description of the video to generate',
+		},
+		{
+			displayName: 'Aspect Ratio',
+			name: 'aspectRatio',
+			type: 'options',
+			required: true,
+			options: ASPECT_RATIOS.map((r) => ({ name: r, value: r })),
+			// No default: the spec shows none, so the user must choose.
+			default: '',
+		},
+		{
+			displayName: 'Duration',
+			name: 'duration',
+			type: 'options',
+			required: true,
+			options: DURATIONS.map((d) => ({ name: `${d} Seconds`, value: d })),
+			default: '',
+			description: 'Length of the video in seconds',
+		},
+		{
+			displayName: 'Options',
+			name: 'vidmodel15ProOptions',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			options: [
+				{
+					displayName: 'Fixed Lens',
+					name: 'fixedLens',
+					type: 'boolean',
+					default: false,
+					description: 'Whether the camera lens is kept fixed',
+				},
+				{
+					displayName: 'Generate Audio',
+					name: 'generateAudio',
+					type: 'boolean',
+					default: false,
+					description: 'Whether an audio track is generated',
+				},
+				{
+					displayName: 'Reference Image URLs',
+					name: 'imageUrls',
+					type: 'string',
+					typeOptions: { multipleValues: true, multipleValueButtonText: 'Add Image URL' },
+					default: [],
+					placeholder: 'https://example.com/frame.png',
+					description:
+						'Up to 2 public URLs of JPEG, PNG or WebP images of at most 10 MB each, for image-to-video. URLs of files already uploaded, not file content.',
+				},
+				{
+					displayName: 'Resolution',
+					name: 'resolution',
+					type: 'options',
+					options: RESOLUTIONS.map((r) => ({ name: r.name, value: r.value })),
+					default: '',
+				},
+			],
+		},
+	],
+	schema: inputSchema({
+		prompt: text(),
+		aspect_ratio: oneOf(ASPECT_RATIOS),
+		duration: integerOneOf(DURATIONS),
+		image_urls: httpUrlList(0, 2).optional(),
+		resolution: oneOf(RESOLUTION_VALUES).optional(),
+		fixed_lens: bool().optional(),
+		generate_audio: bool().optional(),
+	}),
+	toInput(p) {
+		const o = (p('vidmodel15ProOptions', {}) ?? {}) as IDataObject;
+		// Required fields are always passed on, even when empty, so the schema names them.
+		const input: IDataObject = {
+			prompt: p('prompt') as string,
+			aspect_ratio: p('aspectRatio') as string,
+			duration: p('duration') as number,
+		};
+		setIfChosen(input, 'image_urls', urlList(o.imageUrls));
+		setIfChosen(input, 'resolution', o.resolution);
+		setIfChosen(input, 'fixed_lens', o.fixedLens);
+		setIfChosen(input, 'generate_audio', o.generateAudio);
+		return input;
+	},
+};

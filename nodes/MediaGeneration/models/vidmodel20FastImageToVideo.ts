@@ -1,0 +1,129 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	httpUrlList,
+	inputSchema,
+	integerRange,
+	isChosen,
+	oneOf,
+	sentence,
+	setIfChosen,
+	text,
+} from './rules';
+import type { ModelDefinition } from './types';
+
+/** The identifier sent as `model`, also the value of the node's Model option. */
+export const MODEL_ID = 'vidmodel-2.0-fast/image-to-video';
+export const ASPECT_RATIOS = ['auto', '21:9', '16:9', '4:3', '1:1', '3:4', '9:16'] as const;
+export const RESOLUTIONS = ['480p', '720p'] as const;
+export const MIN_DURATION = 4;
+export const MAX_DURATION = 15;
+export const MAX_PROMPT = 20000;
+
+export const vidmodel20FastImageToVideo: ModelDefinition = {
+	key: MODEL_ID,
+	kind: 'video',
+	displayName: 'Vidmodel 2.0 Fast (Image to Video)',
+	description: 'Image-to-video from a start frame and an optional end frame',
+	modelId: MODEL_ID,
+	properties: [
+		{
+			displayName: 'Prompt',
+			name: 'prompt',
+			type: 'string',
+			typeOptions: { rows: 4 },
+			required: true,
+			default: '',
+			description: 'Description of the video to generate, up to 20,000 characters',
+		},
+		{
+			displayName: 'Start Frame URL',
+			name: 'startFrameUrl',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://example.com/start.png',
+			description: 'Public, directly downloadable URL of the image the video starts from',
+		},
+		{
+			displayName: 'Options',
+			name: 'vidmodel20FastOptions',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			options: [
+				{
+					displayName: 'Aspect Ratio',
+					name: 'aspectRatio',
+					type: 'options',
+					options: ASPECT_RATIOS.map((r) => ({ name: r === 'auto' ? 'Auto' : r, value: r })),
+					default: '',
+				},
+				{
+					displayName: 'Duration (Seconds)',
+					name: 'duration',
+					type: 'number',
+					typeOptions: { minValue: MIN_DURATION, maxValue: MAX_DURATION, numberPrecision: 0 },
+					default: MIN_DURATION,
+					description: 'Whole seconds from 4 to 15; billing depends on duration and resolution',
+				},
+				{
+					displayName: 'End Frame URL',
+					name: 'endFrameUrl',
+					type: 'string',
+					default: '',
+					placeholder: 'https://example.com/end.png',
+					description: 'Public, directly downloadable URL of the image the video ends on',
+				},
+				{
+					displayName: 'Resolution',
+					name: 'resolution',
+					type: 'options',
+					options: RESOLUTIONS.map((r) => ({ name: r, value: r })),
+					default: '',
+				},
+			],
+		},
+	],
+	labels: {
+		image_urls: 'Start Frame URL and End Frame URL',
+		'image_urls[0]': 'Start Frame URL',
+		'image_urls[1]': 'End Frame URL',
+	},
+	additionalFieldsHint:
+		'The spec does not name this model\'s audio option: once you know its name, pass it here, e.g. {"option_name": true}. Reference-media fields (reference_*) cannot be combined with the frames.',
+	schema: inputSchema(
+		{
+			prompt: text(MAX_PROMPT),
+			image_urls: httpUrlList(1, 2),
+			duration: integerRange(MIN_DURATION, MAX_DURATION).optional(),
+			resolution: oneOf(RESOLUTIONS).optional(),
+			aspect_ratio: oneOf(ASPECT_RATIOS).optional(),
+		},
+		(input, ctx) => {
+			for (const key of Object.keys(input)) {
+				if (/^reference/i.test(key)) {
+					sentence(
+						ctx,
+						[key],
+						`"${key}" cannot be combined with image_urls (start and end frames) for model ${MODEL_ID}; remove it from Additional Input Fields`,
+					);
+				}
+			}
+		},
+	),
+	toInput(p) {
+		const o = (p('vidmodel20FastOptions', {}) ?? {}) as IDataObject;
+		// The start frame is always first, so a lone end frame cannot become the start.
+		const frames: unknown[] = [p('startFrameUrl') ?? ''];
+		if (isChosen(o.endFrameUrl)) frames.push(o.endFrameUrl);
+		const input: IDataObject = {
+			prompt: p('prompt') as string,
+			image_urls: frames.map((f) => (typeof f === 'string' ? f.trim() : f)) as string[],
+		};
+		setIfChosen(input, 'duration', o.duration);
+		setIfChosen(input, 'resolution', o.resolution);
+		setIfChosen(input, 'aspect_ratio', o.aspectRatio);
+		return input;
+	},
+};
