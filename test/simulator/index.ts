@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
 
 import { MEDIA, actualSize, mediaChunks, type MediaKind } from './media';
 import { ValidationError, validateSubmission, type ValidationConfig } from './validation';
@@ -663,26 +664,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			'Content-Disposition': `attachment; filename="${task.id}-${file.index}.${MEDIA[file.kind].ext}"`,
 		});
 		if (req.method === 'HEAD') return res.end();
-		let source: Readable = Readable.from(mediaChunks(file.kind, file.size), { objectMode: false });
 		if (rule?.kind === 'truncate') {
+			// Half the bytes, then the socket is cut without end(): the client sees a premature
+			// close against the promised Content-Length.
 			const limit = Math.max(1, Math.floor(file.size / 2));
 			let sent = 0;
-			source = Readable.from(
-				(async function* () {
-					for await (const c of mediaChunks(file.kind, file.size)) {
-						const take = Math.min(c.length, limit - sent);
-						if (take > 0) yield c.subarray(0, take);
-						sent += take;
-						if (sent >= limit) break;
-					}
-				})(),
-			);
-			source.on('end', () => setImmediate(() => res.socket?.destroy()));
+			for (const c of mediaChunks(file.kind, file.size)) {
+				const take = Math.min(c.length, limit - sent);
+				if (take > 0 && !res.write(c.subarray(0, take))) await once(res, 'drain');
+				sent += take;
+				if (sent >= limit) break;
+			}
+			await new Promise((r) => setTimeout(r, 20));
+			res.destroy();
+			return;
 		}
 		try {
-			await pipeline(source, res);
+			await pipeline(Readable.from(mediaChunks(file.kind, file.size)), res);
 		} catch {
-			// The client went away or the truncation cut the socket: nothing to answer.
+			// The client went away: nothing left to answer.
 		}
 	}
 
