@@ -132,7 +132,7 @@ function validateWith(model: ModelDefinition, read: ParamReader): Validation {
 	let modelId = model.modelId;
 	let modelName = model.modelId ?? model.displayName;
 	if (modelId === undefined) {
-		const typed = read('modelId', '');
+		const typed = read('modelId');
 		if (isModelId(typed)) {
 			modelId = typed.trim();
 			modelName = modelId;

@@ -148,7 +148,8 @@ export function sentence(ctx: z.RefinementCtx, path: (string | number)[], messag
 
 /** How a value given by the user is quoted in an error message. */
 export function describeValue(value: unknown): string {
-	if (value === undefined || value === null) return 'missing';
+	if (value === undefined) return 'missing';
+	if (value === null) return 'null';
 	if (value === '') return 'empty';
 	if (typeof value === 'string') {
 		if (value.trim() === '') return 'blank';
