@@ -376,7 +376,9 @@ function defaultStartNode(workflow: WorkflowJson): string {
 			(c.main ?? []).flatMap((out) => (out ?? []).map((conn) => conn.node)),
 		),
 	);
-	const first = workflow.nodes.find((n) => !targets.has(n.name) && !n.disabled);
+	const first = workflow.nodes.find(
+		(n) => !targets.has(n.name) && !n.disabled && n.type !== 'n8n-nodes-base.stickyNote',
+	);
 	if (!first) throw new Error('Harness: no start node found');
 	return first.name;
 }

@@ -181,7 +181,28 @@ export class HarnessHttpProbe implements INodeType {
 	}
 }
 
+/** n8n's Sticky Note: documentation on the canvas, never executed. Examples carry some. */
+export class HarnessStickyNote implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Sticky Note (harness)',
+		name: 'n8n-nodes-base.stickyNote',
+		group: ['input'],
+		version: [1, 2],
+		description: 'Test-only stand-in for n8n’s Sticky Note',
+		defaults: { name: 'Sticky Note' },
+		inputs: [],
+		outputs: [],
+		properties: [
+			{ displayName: 'Content', name: 'content', type: 'string', default: '' },
+			{ displayName: 'Height', name: 'height', type: 'number', default: 160 },
+			{ displayName: 'Width', name: 'width', type: 'number', default: 240 },
+			{ displayName: 'Color', name: 'color', type: 'number', default: 1 },
+		],
+	};
+}
+
 export const HARNESS_NODE_TYPES: INodeType[] = [
+	new HarnessStickyNote(),
 	new HarnessHttpProbe(),
 	new HarnessManualTrigger(),
 	new HarnessItems(),

@@ -1,0 +1,142 @@
+// Shared set-up of the engine tests: one simulator per test file, workflows of Manual Trigger →
+// Media Generation built through the harness, and the checks every test repeats.
+import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+
+import {
+	MANUAL_TRIGGER_TYPE,
+	MEDIA_GENERATION_TYPE,
+	chain,
+	connect,
+	mediaCredentials,
+	runWorkflow,
+	startWorkflow,
+	type NodeSpec,
+	type RunOptions,
+	type RunResult,
+	type WorkflowJson,
+} from '../harness';
+import { mediaBuffer, startSimulator, type SimTask, type Simulator } from '../simulator';
+
+export const TRIGGER = 'Start';
+export const NODE = 'Media Generation';
+
+/** Starts a simulator for the file; resets its log, tasks and faults after each test. */
+export function useSimulator(options: Parameters<typeof startSimulator>[0] = {}): () => Simulator {
+	let sim: Simulator | undefined;
+	beforeAll(async () => {
+		sim = await startSimulator(options);
+	});
+	afterEach(() => sim?.reset());
+	afterAll(async () => {
+		await sim?.close();
+	});
+	return () => {
+		if (!sim) throw new Error('simulator not started');
+		return sim;
+	};
+}
+
+export function credentialsFor(sim: Simulator, apiKey = sim.apiKey): RunOptions['credentials'] {
+	return { mediaGenerationApi: { apiKey, baseUrl: sim.baseUrl } };
+}
+
+export type NodeSettings = NonNullable<NodeSpec['settings']>;
+
+/** A Media Generation node with the package's credential. */
+export function mediaNode(parameters: IDataObject, settings: NodeSettings = {}, name = NODE): NodeSpec {
+	return {
+		name,
+		type: MEDIA_GENERATION_TYPE,
+		parameters: parameters as INode['parameters'],
+		credentials: mediaCredentials(),
+		settings,
+	};
+}
+
+/** Manual Trigger → Media Generation. */
+export function mediaWorkflow(parameters: IDataObject, settings: NodeSettings = {}): WorkflowJson {
+	return chain({ name: TRIGGER, type: MANUAL_TRIGGER_TYPE }, mediaNode(parameters, settings));
+}
+
+/**
+ * Manual Trigger → Media Generation (On Error: continue using error output) with a No
+ * Operation node on each output, as a user wires it.
+ */
+export function errorOutputWorkflow(parameters: IDataObject): WorkflowJson {
+	const wf = chain(
+		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+		mediaNode(parameters, { onError: 'continueErrorOutput' }),
+		{ name: 'Succeeded', type: 'n8n-nodes-base.noOp' },
+	);
+	wf.nodes.push({
+		id: 'failed-noop',
+		name: 'Failed',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [440, 200],
+		parameters: {},
+	});
+	connect(wf.connections, NODE, 'Failed', 1);
+	return wf;
+}
+
+export async function run(
+	sim: Simulator,
+	workflow: WorkflowJson,
+	options: RunOptions = {},
+): Promise<RunResult> {
+	return await runWorkflow(workflow, { credentials: credentialsFor(sim), ...options });
+}
+
+export function start(sim: Simulator, workflow: WorkflowJson, options: RunOptions = {}) {
+	return startWorkflow(workflow, { credentials: credentialsFor(sim), ...options });
+}
+
+/** The bytes the simulator serves for a task's file. */
+export function servedBytes(task: SimTask, index = 0): Buffer {
+	const file = task.files[index];
+	return mediaBuffer(file.kind, file.size);
+}
+
+/** What the checks below read from a simulator: the live one or a snapshot of it. */
+export type SimView = Pick<Simulator, 'apiKey' | 'requests' | 'task'>;
+
+/** A copy of the simulator's log and tasks, which outlives its reset after each test. */
+export function snapshot(sim: Simulator): SimView {
+	const tasks = new Map(sim.tasks().map((t) => [t.id, { ...t, files: [...t.files] }]));
+	return { apiKey: sim.apiKey, requests: [...sim.requests], task: (id) => tasks.get(id) };
+}
+
+/** The simulator's task whose id an output item carries. */
+export function simTaskOf(sim: SimView, item: INodeExecutionData): SimTask {
+	const id = String(item.json.task_id ?? '');
+	const task = sim.task(id);
+	if (!task) throw new Error(`no simulator task "${id}" for item ${JSON.stringify(item.json)}`);
+	return task;
+}
+
+/**
+ * The API key is never sent to the file host and never appears in anything the execution
+ * produced (items, errors, UI messages).
+ */
+export function expectKeyNowhere(sim: SimView, result: RunResult, apiKey = sim.apiKey): void {
+	const fileRequests = sim.requests.filter((r) => r.origin === 'files');
+	for (const request of fileRequests) {
+		expect(request.headers.authorization).toBeUndefined();
+		expect(JSON.stringify(request.headers)).not.toContain(apiKey);
+	}
+	expect(result.dump()).not.toContain(apiKey);
+}
+
+/** Items of the node's error output (index 1) or, with continueOnFail, items carrying `error`. */
+export function errorText(item: INodeExecutionData): string {
+	const error = item.json.error;
+	if (typeof error === 'string') return error;
+	return JSON.stringify(error ?? item.json);
+}
+
+/** Start times of a task's submit and end: from the simulator's own log and task records. */
+export function taskWindow(sim: Simulator, task: SimTask): { start: number; end: number } {
+	const submit = sim.requests.find((r) => r.endpoint === 'submit' && r.taskId === task.id);
+	return { start: submit?.at ?? task.createdAt, end: task.endedAt ?? task.createdAt + task.durationMs };
+}

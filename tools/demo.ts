@@ -1,0 +1,263 @@
+// `npm run demo`: the example workflows in examples/ run end to end through n8n's real execution
+// engine (n8n-core's WorkflowExecute, in-process) against the embedded simulator of the service,
+// over real HTTP; the generated files are written to ./demo-output/. Exits non-zero if any
+// example fails. No n8n installation, API key or network access is needed.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import type { INode, INodeExecutionData } from 'n8n-workflow';
+
+import {
+	MEDIA_GENERATION_TYPE,
+	MANUAL_TRIGGER_TYPE,
+	loadWorkflowFile,
+	runWorkflow,
+	setPackageSource,
+	type PackageSource,
+	type RunResult,
+	type WorkflowJson,
+} from '../test/harness';
+import { startSimulator, type Simulator } from '../test/simulator';
+
+const ROOT = path.resolve(__dirname, '..');
+
+export interface DemoOptions {
+	/** Where the generated files go (default ./demo-output). */
+	outDir?: string;
+	/** Node classes from the build (`dist`, as n8n loads them: the default) or the sources. */
+	source?: PackageSource;
+	/** Example files to run (default: every examples/*.json started by a Manual Trigger). */
+	examples?: string[];
+	/** Simulated generation time of each task (default 3 s). */
+	durationMs?: number;
+	log?: (line: string) => void;
+}
+
+export interface DemoFile {
+	fileName: string;
+	mimeType: string;
+	bytes: number;
+	/** Bytes the simulated file host served for this file. */
+	servedBytes?: number;
+	path: string;
+}
+
+export interface DemoTask {
+	taskId: string;
+	status: string;
+	model?: string;
+	statusReads: number;
+	waitSeconds?: number;
+	error?: string;
+	files: DemoFile[];
+}
+
+export interface DemoRun {
+	example: string;
+	workflowName: string;
+	status: string;
+	durationMs: number;
+	error?: string;
+	tasks: DemoTask[];
+}
+
+export interface DemoReport {
+	ok: boolean;
+	outDir: string;
+	runs: DemoRun[];
+	/** Requests to the file host that carried an Authorization header (must be 0). */
+	keyLeaksToFileHost: number;
+	fileRequests: number;
+}
+
+/** Examples the demo can run unattended: started by a Manual Trigger, with our node inside. */
+export function runnableExamples(dir = path.join(ROOT, 'examples')): string[] {
+	if (!fs.existsSync(dir)) return [];
+	return fs
+		.readdirSync(dir)
+		.filter((f) => f.endsWith('.json'))
+		.sort()
+		.map((f) => path.join(dir, f))
+		.filter((file) => {
+			const wf = loadWorkflowFile(file);
+			return (
+				wf.nodes.some((n) => n.type === MANUAL_TRIGGER_TYPE) &&
+				wf.nodes.some((n) => n.type === MEDIA_GENERATION_TYPE)
+			);
+		});
+}
+
+/** Examples that need a reachable n8n (callbacks into a trigger): listed, not run. */
+function callbackExamples(dir = path.join(ROOT, 'examples')): string[] {
+	if (!fs.existsSync(dir)) return [];
+	const runnable = new Set(runnableExamples(dir));
+	return fs
+		.readdirSync(dir)
+		.filter((f) => f.endsWith('.json'))
+		.sort()
+		.filter((f) => !runnable.has(path.join(dir, f)));
+}
+
+/** Model IDs the examples type in for models the spec names no identifier for. */
+function typedModelIds(workflows: WorkflowJson[]): { image?: string; video?: string } {
+	const ids: { image?: string; video?: string } = {};
+	for (const node of workflows.flatMap((w) => w.nodes)) {
+		if (node.type !== MEDIA_GENERATION_TYPE) continue;
+		const modelId = node.parameters?.modelId;
+		if (typeof modelId !== 'string' || !modelId || modelId.startsWith('=')) continue;
+		if (node.parameters?.resource === 'image') ids.image ??= modelId;
+		if (node.parameters?.resource === 'video') ids.video ??= modelId;
+	}
+	return ids;
+}
+
+const kB = (n: number) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1048576).toFixed(1)} MB`);
+
+function uniquePath(dir: string, fileName: string): string {
+	const safe = fileName.replace(/[^A-Za-z0-9._-]+/g, '-') || 'file';
+	let candidate = path.join(dir, safe);
+	const ext = path.extname(safe);
+	for (let i = 2; fs.existsSync(candidate); i++) {
+		candidate = path.join(dir, `${path.basename(safe, ext)}-${i}${ext}`);
+	}
+	return candidate;
+}
+
+async function saveFiles(
+	result: RunResult,
+	item: INodeExecutionData,
+	sim: Simulator,
+	taskId: string,
+	outDir: string,
+): Promise<DemoFile[]> {
+	const files: DemoFile[] = [];
+	const simTask = sim.task(taskId);
+	for (const [property, binary] of Object.entries(item.binary ?? {})) {
+		const target = uniquePath(outDir, binary.fileName ?? `${taskId}-${property}`);
+		const stored = result.binaryPath(item, property);
+		if (stored) await fs.promises.copyFile(stored, target);
+		else await fs.promises.writeFile(target, await result.readBinary(item, property));
+		const bytes = (await fs.promises.stat(target)).size;
+		// Match the binary to the simulated file by its URL's position in the item's file list.
+		const described = (item.json.files as Array<{ binary_property?: string; file_url?: string }> | undefined)?.find(
+			(f) => f.binary_property === property,
+		);
+		const served = simTask?.files.find((f) => f.url === described?.file_url)?.size;
+		files.push({
+			fileName: binary.fileName ?? path.basename(target),
+			mimeType: binary.mimeType,
+			bytes,
+			servedBytes: served,
+			path: target,
+		});
+	}
+	return files;
+}
+
+function describeNode(node: INode): string {
+	const p = node.parameters ?? {};
+	const model = p.model ?? '';
+	const id = typeof p.modelId === 'string' && p.modelId ? ` (${p.modelId})` : '';
+	return `${p.resource ?? '?'} → ${p.operation ?? 'generate'}, model ${model}${id}`;
+}
+
+export async function main(options: DemoOptions = {}): Promise<DemoReport> {
+	const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+	const outDir = path.resolve(options.outDir ?? path.join(ROOT, 'demo-output'));
+	setPackageSource(options.source ?? 'dist');
+	const examples = options.examples ?? runnableExamples();
+	if (examples.length === 0) throw new Error('No runnable example workflows found in examples/');
+	const workflows = examples.map((file) => loadWorkflowFile(file));
+	const ids = typedModelIds(workflows);
+
+	const sim = await startSimulator({
+		defaultDurationMs: options.durationMs ?? 3000,
+		...(ids.image ? { imageModelId: ids.image } : {}),
+		...(ids.video ? { videoModelId: ids.video } : {}),
+	});
+	fs.mkdirSync(outDir, { recursive: true });
+	const runs: DemoRun[] = [];
+	log(`Media Generation demo: ${examples.length} example workflow(s) through n8n's execution engine`);
+	log(`  simulated service ${sim.baseUrl} (files on ${sim.fileBaseUrl}), each task takes ${((options.durationMs ?? 3000) / 1000).toFixed(1)} s`);
+	log(`  output folder ${path.relative(process.cwd(), outDir) || outDir}`);
+	try {
+		for (const [index, file] of examples.entries()) {
+			const workflow = workflows[index];
+			const example = path.relative(ROOT, file);
+			log('');
+			log(`▶ ${example}: "${workflow.name ?? ''}"`);
+			for (const node of workflow.nodes.filter((n) => n.type === MEDIA_GENERATION_TYPE)) {
+				log(`  node "${node.name}": ${describeNode(node)}`);
+			}
+			const result = await runWorkflow(workflow, {
+				credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } },
+				binaryMode: 'filesystem',
+			});
+			const run: DemoRun = {
+				example,
+				workflowName: workflow.name ?? '',
+				status: result.status,
+				durationMs: result.durationMs,
+				tasks: [],
+			};
+			if (result.error) run.error = result.error.message;
+			for (const node of workflow.nodes.filter((n) => n.type === MEDIA_GENERATION_TYPE)) {
+				const items = [...result.outputOf(node.name, 0), ...result.outputOf(node.name, 1)];
+				for (const item of items) {
+					const json = item.json as Record<string, unknown>;
+					const taskId = String(json.task_id ?? '');
+					const task: DemoTask = {
+						taskId,
+						status: String(json.status ?? (json.error ? 'error' : 'unknown')),
+						model: typeof json.model === 'string' ? json.model : undefined,
+						statusReads: sim.requests.filter((r) => r.endpoint === 'status' && r.taskId === taskId).length,
+						waitSeconds: typeof json.wait_seconds === 'number' ? json.wait_seconds : undefined,
+						error: typeof json.error === 'string' ? json.error : undefined,
+						files: taskId ? await saveFiles(result, item, sim, taskId, outDir) : [],
+					};
+					run.tasks.push(task);
+					const wait = task.waitSeconds !== undefined ? `, ready after ${task.waitSeconds} s` : '';
+					log(`  task ${task.taskId || '(none)'}: ${task.status}${wait} (${task.statusReads} status read${task.statusReads === 1 ? '' : 's'})`);
+					if (task.error) log(`    error: ${task.error}`);
+					for (const f of task.files) {
+						const check = f.servedBytes === undefined ? '' : f.servedBytes === f.bytes ? ', bytes as served' : `, SERVED ${f.servedBytes} B`;
+						log(`    file ${f.fileName}  ${f.mimeType}  ${kB(f.bytes)}${check} → ${path.relative(process.cwd(), f.path)}`);
+					}
+				}
+			}
+			const failed =
+				result.status !== 'success' ||
+				run.tasks.length === 0 ||
+				run.tasks.some((t) => t.status !== 'finished' || t.files.length === 0 || t.files.some((f) => f.servedBytes !== undefined && f.servedBytes !== f.bytes));
+			if (failed) run.status = result.status === 'success' ? 'incomplete' : result.status;
+			log(`  ${failed ? '✗' : '✓'} ${run.status} in ${(result.durationMs / 1000).toFixed(1)} s${run.error ? `: ${run.error}` : ''}`);
+			runs.push(run);
+		}
+	} finally {
+		await sim.close();
+	}
+
+	const fileRequests = sim.requests.filter((r) => r.origin === 'files');
+	const keyLeaksToFileHost = fileRequests.filter((r) => r.headers.authorization !== undefined).length;
+	const ok = runs.every((r) => r.status === 'success') && keyLeaksToFileHost === 0;
+	log('');
+	log(`File host requests: ${fileRequests.length}, with the API key: ${keyLeaksToFileHost}`);
+	const others = callbackExamples();
+	log(
+		'Long videos: rather than holding an execution while polling, submit with a Callback URL and ' +
+			'receive the result in a second workflow started by the Media Generation Trigger' +
+			(others.length ? ` (see ${others.map((f) => `examples/${f}`).join(', ')}).` : '.'),
+	);
+	log(ok ? `Demo passed: ${runs.length} workflow(s), files in ${path.relative(process.cwd(), outDir) || outDir}` : 'Demo FAILED');
+	return { ok, outDir, runs, keyLeaksToFileHost, fileRequests: fileRequests.length };
+}
+
+if (require.main === module) {
+	const source = process.argv.includes('--src') ? 'src' : 'dist';
+	main({ source })
+		.then((report) => process.exit(report.ok ? 0 : 1))
+		.catch((error: Error) => {
+			process.stderr.write(`demo failed: ${error.stack ?? error.message}\n`);
+			process.exit(1);
+		});
+}
