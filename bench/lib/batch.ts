@@ -1,0 +1,133 @@
+// Batch speed through the real engine, and the check of the simulated polling loop against
+// real HTTP. Both run in this process with the simulator in it: they measure wall time of
+// I/O-bound waiting, not CPU.
+import { runWorkflow } from '../../test/harness';
+import { startSimulator, type Simulator } from '../../test/simulator';
+import { adaptiveSchedule, simulateTask } from './polling';
+import { GENERATION_NODE, generationWorkflow, pairedIndex } from './workflow';
+
+export interface BatchResult {
+	tasks: number;
+	taskMs: number;
+	defaultConcurrency: number | undefined;
+	/** Wall time of the 50-task batch with the node's default limit. */
+	concurrentMs: number;
+	concurrentOk: number;
+	/** Tasks actually run one after another (concurrency 1), and their wall time. */
+	serialMeasuredTasks: number;
+	serialMeasuredMs: number;
+	/** serialMeasuredMs scaled to the whole batch (measured per task × tasks). */
+	serialExtrapolatedMs: number;
+	serialOk: number;
+	speedup: number;
+	concurrentOverT: number;
+}
+
+function credentials(sim: Simulator) {
+	return { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } };
+}
+
+async function runBatch(sim: Simulator, count: number, taskMs: number, concurrency?: number) {
+	const items = Array.from({ length: count }, (_, i) => ({
+		prompt: `batch ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=20000]`,
+	}));
+	const result = await runWorkflow(generationWorkflow({ concurrency, onError: 'continueErrorOutput' }), {
+		credentials: credentials(sim),
+		items,
+	});
+	const ok = result.outputOf(GENERATION_NODE, 0).filter((item) => item.json.task_id && item.binary?.data);
+	if (ok.length !== count) {
+		const errors = result.outputOf(GENERATION_NODE, 1).map((e) => e.json.error ?? e.json);
+		throw new Error(`batch of ${count}: ${ok.length} results; errors: ${JSON.stringify(errors).slice(0, 800)} ${result.error?.message ?? ''}`);
+	}
+	return { ms: result.durationMs, ok: ok.length };
+}
+
+/** The default of the node's concurrency option, read from its description. */
+export async function nodeDefaultConcurrency(): Promise<number | undefined> {
+	const { nodeTypes, MEDIA_GENERATION_TYPE } = await import('../../test/harness');
+	const type = nodeTypes.getByNameAndVersion(MEDIA_GENERATION_TYPE, 1);
+	const find = (props: unknown[]): number | undefined => {
+		for (const p of props as Array<{ name?: string; default?: unknown; options?: unknown[]; values?: unknown[] }>) {
+			if (p.name === 'maxConcurrentTasks' && typeof p.default === 'number') return p.default;
+			const nested = p.options ?? p.values;
+			if (Array.isArray(nested)) {
+				const found = find(nested);
+				if (found !== undefined) return found;
+			}
+		}
+		return undefined;
+	};
+	return find(type.description.properties);
+}
+
+export async function batchBenchmark(tasks = 50, taskMs = 5_000, serialTasks = 5): Promise<BatchResult> {
+	const sim = await startSimulator({ seed: 6 });
+	try {
+		// Warm-up (module loading, JIT) so that neither arm pays it.
+		await runBatch(sim, 2, 200);
+		const concurrent = await runBatch(sim, tasks, taskMs);
+		const serial = await runBatch(sim, serialTasks, taskMs, 1);
+		const serialExtrapolatedMs = (serial.ms / serialTasks) * tasks;
+		return {
+			tasks,
+			taskMs,
+			defaultConcurrency: await nodeDefaultConcurrency(),
+			concurrentMs: concurrent.ms,
+			concurrentOk: concurrent.ok,
+			serialMeasuredTasks: serialTasks,
+			serialMeasuredMs: serial.ms,
+			serialExtrapolatedMs,
+			serialOk: serial.ok,
+			speedup: serialExtrapolatedMs / concurrent.ms,
+			concurrentOverT: concurrent.ms / taskMs,
+		};
+	} finally {
+		await sim.close();
+	}
+}
+
+export interface PollingCheckRow {
+	durationMs: number;
+	real: { requests: number; lagMs: number };
+	simulated: { requests: number; lagMs: number };
+}
+
+/**
+ * Runs a few tasks for real (node, engine, HTTP, real time) and the same durations on the
+ * simulated clock: the request counts should agree, the lags differ by HTTP latency only.
+ */
+export async function validatePollingOverHttp(durations = [8_000, 12_000, 20_000]): Promise<PollingCheckRow[]> {
+	const sim = await startSimulator({ seed: 6 });
+	try {
+		const items = durations.map((d, i) => ({ prompt: `polling check ${i} [sim:duration=${d}] [sim:files=1] [sim:size=1000]` }));
+		const result = await runWorkflow(generationWorkflow({ onError: 'continueErrorOutput' }), {
+			credentials: credentials(sim),
+			items,
+		});
+		const real = new Map<number, { requests: number; lagMs: number }>();
+		for (const item of result.outputOf(GENERATION_NODE, 0)) {
+			const index = pairedIndex(item)!;
+			const task = sim.task(String(item.json.task_id))!;
+			const reads = sim.requests.filter((r) => r.endpoint === 'status' && r.taskId === task.id);
+			const seen = reads.find((r) => r.at >= task.createdAt + task.durationMs);
+			real.set(index, {
+				requests: reads.length,
+				lagMs: seen ? seen.at - (task.createdAt + task.durationMs) : Number.NaN,
+			});
+		}
+		const simulated = await startSimulator({ seed: 6 });
+		try {
+			const rows: PollingCheckRow[] = [];
+			for (const [i, d] of durations.entries()) {
+				const s = await simulateTask(simulated, d, adaptiveSchedule);
+				rows.push({ durationMs: d, real: real.get(i) ?? { requests: Number.NaN, lagMs: Number.NaN }, simulated: { requests: s.requests, lagMs: s.lagMs } });
+			}
+			return rows;
+		} finally {
+			await simulated.close();
+		}
+	} finally {
+		await sim.close();
+	}
+}

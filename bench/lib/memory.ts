@@ -1,0 +1,48 @@
+// Streaming memory: peak RSS growth of a process that runs the node on one download of 10 MB,
+// 100 MB and 1 GB in n8n's filesystem binary mode (one fresh process per size).
+import { startSimulator } from '../../test/simulator';
+import { startChild } from './child';
+
+export interface MemoryRow {
+	sizeBytes: number;
+	written: number;
+	/** Whole workflow run, including the node's first status read after ~2 s. */
+	durationMs: number;
+	baselineRss: number;
+	/** Kernel peak RSS (VmHWM, reset at the baseline) minus the baseline. */
+	growthHwm?: number;
+	/** Highest RSS sampled every 5 ms minus the baseline (cross-check). */
+	growthSampled: number;
+}
+
+export async function memoryBenchmark(sizes = [10e6, 100e6, 1e9]): Promise<MemoryRow[]> {
+	const sim = await startSimulator({ seed: 6 });
+	try {
+		const rows: MemoryRow[] = [];
+		for (const size of sizes) {
+			const child = startChild('memory-child.ts', {
+				BENCH_SIZE: String(Math.round(size)),
+				BENCH_SIM: JSON.stringify({ baseUrl: sim.baseUrl, apiKey: sim.apiKey }),
+				MGEN_HARNESS_SOURCE: process.env.MGEN_HARNESS_SOURCE ?? 'dist',
+			});
+			const m = await Promise.race([
+				child.next<Record<string, number>>('result'),
+				child.next<{ message: string }>('error').then((e) => {
+					throw new Error(`memory child (${size} B): ${e.message}`);
+				}),
+			]);
+			await child.exited;
+			rows.push({
+				sizeBytes: m.size,
+				written: m.written,
+				durationMs: m.durationMs,
+				baselineRss: m.baseline,
+				growthHwm: m.hwm !== undefined ? m.hwm - m.baseline : undefined,
+				growthSampled: m.sampledPeak - m.baseline,
+			});
+		}
+		return rows;
+	} finally {
+		await sim.close();
+	}
+}

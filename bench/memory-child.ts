@@ -1,0 +1,66 @@
+// One streaming-memory measurement, in a process of its own (started by bench/lib/memory.ts):
+// warms up with a small download, then records how far the resident set grows above that
+// baseline while the node downloads one file of SIZE bytes into n8n's filesystem binary store.
+import * as fs from 'node:fs';
+
+import { runWorkflow, setBinaryMode } from '../test/harness';
+import { GENERATION_NODE, generationWorkflow } from './lib/workflow';
+
+const status = () => fs.readFileSync('/proc/self/status', 'utf8');
+const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status())?.[1] ?? NaN) * 1024;
+
+async function download(size: number) {
+	const { baseUrl, apiKey } = JSON.parse(process.env.BENCH_SIM!) as { baseUrl: string; apiKey: string };
+	const result = await runWorkflow(generationWorkflow(), {
+		credentials: { mediaGenerationApi: { apiKey, baseUrl } },
+		items: [{ prompt: `memory ${size} [sim:duration=200] [sim:files=1] [sim:size=${size}]` }],
+	});
+	const item = result.outputOf(GENERATION_NODE)[0];
+	const file = item && result.binaryPath(item, 'data');
+	if (!file) throw new Error(`no file downloaded: ${result.dump().slice(0, 2000)}`);
+	const written = fs.statSync(file).size;
+	fs.rmSync(file, { force: true });
+	return { written, durationMs: result.durationMs };
+}
+
+async function main() {
+	const size = Number(process.env.BENCH_SIZE);
+	await setBinaryMode('filesystem');
+	// Warm-up: loads n8n, the node and the HTTP stack, and JIT-compiles the download path.
+	await download(1024 * 1024);
+	await download(4 * 1024 * 1024);
+	global.gc?.();
+	await new Promise((r) => setTimeout(r, 300));
+	const baseline = kb('VmRSS');
+	// Writing 5 to clear_refs resets the kernel's peak-RSS mark (VmHWM) to the current RSS.
+	let hwmReset = true;
+	try {
+		fs.writeFileSync('/proc/self/clear_refs', '5');
+	} catch {
+		hwmReset = false;
+	}
+	let sampledPeak = baseline;
+	const timer = setInterval(() => {
+		sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
+	}, 5);
+	const { written, durationMs } = await download(size);
+	clearInterval(timer);
+	sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
+	process.send!({
+		type: 'result',
+		size,
+		written,
+		durationMs,
+		baseline,
+		hwm: hwmReset ? kb('VmHWM') : undefined,
+		sampledPeak,
+	});
+}
+
+main().then(
+	() => process.exit(0),
+	(error) => {
+		process.send!({ type: 'error', message: String(error?.stack ?? error) });
+		process.exit(1);
+	},
+);

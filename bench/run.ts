@@ -1,0 +1,192 @@
+// `npm run bench` (tools/run.js builds the package, then runs this under Node 24 with tsx).
+// Prints one table per benchmark and writes bench/results/latest.json. Figures only: nothing
+// here asserts a time; the targets are printed next to the figures for the reader.
+//
+//   npm run bench                      all four benchmarks (about 2-3 minutes)
+//   npm run bench -- --only polling    a subset: batch, polling, memory, overhead (comma-separated)
+//   npm run bench -- --quick           smaller sizes, to check the benchmarks themselves run
+//   npm run bench -- --out FILE        write the JSON elsewhere (default bench/results/latest.json)
+import { execSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import './lib/env';
+import { batchBenchmark, validatePollingOverHttp, type BatchResult, type PollingCheckRow } from './lib/batch';
+import { memoryBenchmark, type MemoryRow } from './lib/memory';
+import { overheadBenchmark, type OverheadResult } from './lib/overhead';
+import { pollingBenchmark, type PollingRow } from './lib/polling';
+import { mb, round, seconds, table } from './lib/stats';
+
+type Name = 'batch' | 'polling' | 'memory' | 'overhead';
+const ALL: Name[] = ['batch', 'polling', 'memory', 'overhead'];
+
+function parseArgs(argv: string[]) {
+	let only = ALL;
+	let quick = false;
+	let out = path.join(__dirname, 'results', 'latest.json');
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i];
+		if (a === '--quick') quick = true;
+		else if (a === '--only' || a.startsWith('--only=')) {
+			const value = a.includes('=') ? a.slice(7) : argv[++i];
+			const names = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+			const bad = names.filter((n) => !ALL.includes(n as Name));
+			if (bad.length || !names.length) throw new Error(`--only: "${value}"; allowed: ${ALL.join(', ')}`);
+			only = names as Name[];
+		} else if (a === '--out' || a.startsWith('--out=')) {
+			out = path.resolve(a.includes('=') ? a.slice(6) : argv[++i]);
+		} else throw new Error(`unknown argument "${a}"; use --only, --quick, --out`);
+	}
+	return { only, quick, out };
+}
+
+function machine() {
+	const cpus = os.cpus();
+	let commit = 'unknown';
+	try {
+		commit = execSync('git rev-parse --short HEAD', { cwd: __dirname, stdio: ['ignore', 'pipe', 'ignore'] })
+			.toString()
+			.trim();
+	} catch {
+		// Not a git checkout: the JSON still says when and where.
+	}
+	const pkg = (name: string) =>
+		(JSON.parse(fs.readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
+	return {
+		date: new Date().toISOString(),
+		commit,
+		node: process.version,
+		n8nCore: pkg('n8n-core'),
+		n8nWorkflow: pkg('n8n-workflow'),
+		platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+		cpu: cpus[0]?.model ?? 'unknown',
+		cores: cpus.length,
+		memoryGB: round(os.totalmem() / 1024 ** 3, 1),
+		loadAverage: os.loadavg().map((l) => round(l, 2)),
+	};
+}
+
+const say = (text = '') => process.stdout.write(`${text}\n`);
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+function printBatch(b: BatchResult) {
+	say(`\n## 1. Batch: ${b.tasks} tasks of T = ${seconds(b.taskMs)} through the real engine`);
+	say(
+		table([
+			['run', 'tasks', 'wall time', 'per task', 'vs T'],
+			[`default limit (${b.defaultConcurrency ?? '?'} in flight)`, b.tasks, seconds(b.concurrentMs), seconds(b.concurrentMs / b.tasks), `${round(b.concurrentOverT)} x T`],
+			[`limit 1 (measured on ${b.serialMeasuredTasks} tasks)`, b.serialMeasuredTasks, seconds(b.serialMeasuredMs), seconds(b.serialMeasuredMs / b.serialMeasuredTasks), '-'],
+			[`limit 1, extrapolated to ${b.tasks}`, b.tasks, seconds(b.serialExtrapolatedMs), seconds(b.serialExtrapolatedMs / b.tasks), `${round(b.serialExtrapolatedMs / b.taskMs, 1)} x T`],
+		]),
+	);
+	say(`speed-up over one-at-a-time: ${round(b.speedup, 1)} x; batch wall time ${round(b.concurrentOverT)} x T (target <= 1.3 x T)`);
+	say(`(one-at-a-time is measured on ${b.serialMeasuredTasks} tasks and scaled: running all ${b.tasks} would take ~${seconds(b.serialExtrapolatedMs)})`);
+}
+
+function printPolling(rows: PollingRow[], check?: PollingCheckRow[]) {
+	say('\n## 2. Polling cost and completion lag (node schedule vs fixed 2 s polling, simulated clock)');
+	say(
+		table([
+			['task', 'progress', 'samples', 'reads (node)', 'reads (2 s)', 'ratio', 'lag median (node)', 'lag p90 (node)', 'lag median (2 s)', 'lag / duration'],
+			...rows.map((r) => [
+				seconds(r.durationMs),
+				r.progress,
+				r.samples,
+				round(r.adaptive.requestsMean, 1),
+				round(r.fixed2s.requestsMean, 1),
+				round(r.requestRatio, 2),
+				seconds(r.adaptive.lagMedianMs),
+				seconds(r.adaptive.lagP90Ms),
+				seconds(r.fixed2s.lagMedianMs),
+				pct(r.lagShare),
+			]),
+		]),
+	);
+	say('targets: ratio <= 0.33, lag / duration <= 10%. "progress: none" = a service that reports no usable progress.');
+	say('durations vary +-5% around the nominal value; reads = status requests per task (mean).');
+	if (check) {
+		say('\nvalidation: the same schedule for real (engine, HTTP, wall clock) vs simulated');
+		say(
+			table([
+				['task', 'reads real', 'reads simulated', 'lag real', 'lag simulated'],
+				...check.map((c) => [seconds(c.durationMs), c.real.requests, c.simulated.requests, seconds(c.real.lagMs), seconds(c.simulated.lagMs)]),
+			]),
+		);
+	}
+}
+
+function printMemory(rows: MemoryRow[]) {
+	say('\n## 3. Streaming memory: peak RSS growth while the node downloads one file (filesystem binary mode)');
+	say(
+		table([
+			['file', 'written', 'baseline RSS', 'peak growth (VmHWM)', 'peak growth (sampled)', 'run time'],
+			...rows.map((r) => [
+				mb(r.sizeBytes),
+				mb(r.written),
+				mb(r.baselineRss),
+				r.growthHwm !== undefined ? mb(r.growthHwm) : 'n/a',
+				mb(r.growthSampled),
+				seconds(r.durationMs),
+			]),
+		]),
+	);
+	say('target: flat in the file size, < 64 MB growth. One fresh process per size, after a warm-up download.');
+}
+
+function printOverhead(o: OverheadResult) {
+	say(`\n## 4. Overhead: ${o.items} items, service answering at once (tasks of 0 ms, 1 kB files)`);
+	const total = Object.values(o.selfMs).reduce((a, b) => a + b, 0);
+	say(
+		table([
+			['where the CPU went (sampled self time)', 'total', 'per item'],
+			...Object.entries(o.selfMs)
+				.sort((a, b) => b[1] - a[1])
+				.map(([k, v]) => [k, `${round(v, 1)} ms`, `${round(v / o.items, 3)} ms`]),
+			['(all samples, idle included)', `${round(total, 1)} ms`, `${round(total / o.items, 3)} ms`],
+		]),
+	);
+	say(`node's own code (package files + zod validation): ${round(o.nodeOwnMsPerItem, 3)} ms per item (target < 1 ms)`);
+	say(`whole engine process CPU (engine, HTTP client, binary store, node): ${round(o.processCpuMsPerItem, 3)} ms per item; wall time ${seconds(o.wallMs)} (includes the node's first status read ~2 s after submitting)`);
+	const top = Object.entries(o.topNodeFunctionsMs);
+	if (top.length) say(`hottest functions of the node: ${top.map(([k, v]) => `${k} ${round(v, 1)} ms`).join('; ')}`);
+}
+
+async function main() {
+	const { only, quick, out } = parseArgs(process.argv.slice(2));
+	const info = machine();
+	say(`# media-generation benchmarks ${info.date} (${info.commit}), Node ${info.node}, ${info.cpu} x ${info.cores}, load ${info.loadAverage.join(' ')}`);
+	if (quick) say('(--quick: reduced sizes; figures are not comparable with a full run)');
+	const results: Record<string, unknown> = { machine: info, quick };
+
+	if (only.includes('batch')) {
+		const b = quick ? await batchBenchmark(10, 2_000, 2) : await batchBenchmark(50, 5_000, 5);
+		results.batch = b;
+		printBatch(b);
+	}
+	if (only.includes('polling')) {
+		const rows = await pollingBenchmark([10_000, 60_000, 300_000], quick ? 21 : 101);
+		const check = await validatePollingOverHttp(quick ? [6_000] : [8_000, 12_000, 20_000]);
+		results.polling = { rows, validation: check };
+		printPolling(rows, check);
+	}
+	if (only.includes('memory')) {
+		const rows = await memoryBenchmark(quick ? [10e6, 50e6] : [10e6, 100e6, 1e9]);
+		results.memory = rows;
+		printMemory(rows);
+	}
+	if (only.includes('overhead')) {
+		const o = await overheadBenchmark(quick ? 200 : 1000);
+		results.overhead = o;
+		printOverhead(o);
+	}
+
+	fs.mkdirSync(path.dirname(out), { recursive: true });
+	fs.writeFileSync(out, `${JSON.stringify(results, null, '\t')}\n`);
+	say(`\nresults written to ${path.relative(process.cwd(), out)}`);
+}
+
+main().catch((error) => {
+	process.stderr.write(`bench: ${error?.stack ?? error}\n`);
+	process.exit(1);
+});
