@@ -1,0 +1,201 @@
+import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
+import {
+	generateProperties,
+	getModel,
+	MODELS,
+	modelsOf,
+	validateSubmission,
+	type MediaKind,
+} from '../../../nodes/MediaGeneration/models';
+
+const KINDS: MediaKind[] = ['image', 'video', 'music'];
+
+/** Resource and operation as the node declares them around the registry's properties. */
+const frame: INodeProperties[] = [
+	{
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: KINDS.map((k) => ({ name: k, value: k })),
+		default: 'image',
+	},
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [{ name: 'Generate', value: 'generate' }],
+		default: 'generate',
+	},
+];
+const allProperties = [...frame, ...KINDS.flatMap((k) => generateProperties(k))];
+const description = { properties: allProperties } as INodeTypeDescription;
+
+/** What the editor stores for a fresh node with this model selected (defaults included). */
+function freshNode(kind: MediaKind, model: string) {
+	return NodeHelpers.getNodeParameters(
+		allProperties,
+		{ resource: kind, operation: 'generate', model },
+		true,
+		false,
+		{ typeVersion: 1 },
+		description,
+	)!;
+}
+
+/**
+ * Per model: its required fields filled in, the exact `input` that must then be sent, and the
+ * fields a fresh node is rejected for. A new model needs an entry here.
+ */
+const FIXTURES: Record<string, { required: Record<string, unknown>; sends: Record<string, unknown>; freshErrors: string[] }> = {
+	'vidmodel-1.5-pro': {
+		required: { prompt: 'p', aspectRatio: '16:9', duration: 8 },
+		sends: { prompt: 'p', aspect_ratio: '16:9', duration: 8 },
+		freshErrors: ['prompt', 'aspect_ratio', 'duration'],
+	},
+	'vidmodel-2.0-fast/image-to-video': {
+		required: { prompt: 'p', startFrameUrl: 'https://f.example.com/a.png' },
+		sends: { prompt: 'p', image_urls: ['https://f.example.com/a.png'] },
+		freshErrors: ['prompt', 'image_urls[0]'],
+	},
+	'video-by-id': { required: { prompt: 'p', modelId: 'm-1' }, sends: { prompt: 'p' }, freshErrors: ['modelId', 'prompt'] },
+	'image-by-id': { required: { prompt: 'p', modelId: 'm-1' }, sends: { prompt: 'p' }, freshErrors: ['modelId', 'prompt'] },
+	'generate-music': { required: { prompt: 'p' }, sends: { prompt: 'p' }, freshErrors: ['prompt'] },
+};
+const REQUIRED = Object.fromEntries(Object.entries(FIXTURES).map(([k, f]) => [k, f.required]));
+
+describe('model registry', () => {
+	it('has unique keys, and getModel/modelsOf find each model', () => {
+		expect(new Set(MODELS.map((m) => m.key)).size).toBe(MODELS.length);
+		for (const model of MODELS) {
+			expect(getModel(model.key)).toBe(model);
+			expect(modelsOf(model.kind)).toContain(model);
+		}
+		expect(() => getModel('no-such-model')).toThrow('Unknown model "no-such-model"');
+	});
+
+	it('offers the models named by the spec', () => {
+		expect(modelsOf('video').map((m) => m.key)).toEqual(['vidmodel-1.5-pro', 'vidmodel-2.0-fast/image-to-video', 'video-by-id']);
+		expect(modelsOf('image').map((m) => m.key)).toEqual(['image-by-id']);
+		expect(modelsOf('music').map((m) => m.key)).toEqual(['generate-music']);
+	});
+
+	it.each(KINDS)('lists every %s model in that resource’s Model dropdown', (kind) => {
+		const dropdown = generateProperties(kind).filter((p) => p.name === 'model');
+		expect(dropdown).toHaveLength(1);
+		expect(dropdown[0].type).toBe('options');
+		expect(dropdown[0].displayOptions).toEqual({ show: { resource: [kind], operation: ['generate'] } });
+		expect(dropdown[0].options!.map((o) => (o as { value: string }).value)).toEqual(modelsOf(kind).map((m) => m.key));
+		expect(dropdown[0].default).toBe(modelsOf(kind)[0].key);
+	});
+
+	it.each(KINDS)('shows every %s field only for its own model, resource and operation', (kind) => {
+		const keys = modelsOf(kind).map((m) => m.key);
+		for (const property of generateProperties(kind).filter((p) => p.name !== 'model')) {
+			const show = property.displayOptions?.show;
+			expect(show?.resource).toEqual([kind]);
+			expect(show?.operation).toEqual(['generate']);
+			expect((show?.model as string[]).every((k) => keys.includes(k))).toBe(true);
+		}
+	});
+
+	it('never gives one parameter name two types', () => {
+		const types = new Map<string, Set<string>>();
+		const visit = (props: INodeProperties[], scope: string) => {
+			for (const p of props) {
+				const key = `${scope}${p.name}`;
+				types.set(key, (types.get(key) ?? new Set()).add(p.type));
+				if (p.type === 'collection') visit(p.options as INodeProperties[], `${key}.`);
+			}
+		};
+		visit(allProperties, '');
+		const clashes = [...types].filter(([, t]) => t.size > 1).map(([name, t]) => `${name}: ${[...t].join('/')}`);
+		expect(clashes).toEqual([]);
+	});
+
+	describe.each(MODELS.map((m) => [m.key, m] as const))('%s in the editor', (key, model) => {
+		const fresh = freshNode(model.kind, key);
+
+		it('shows exactly this model’s fields', () => {
+			expect(Object.keys(fresh).sort()).toEqual(
+				[
+					'resource',
+					'operation',
+					'model',
+					...(model.modelId === undefined ? ['modelId'] : []),
+					...model.properties.map((p) => p.name),
+					'additionalInputFields',
+				].sort(),
+			);
+		});
+
+		it('keeps optional fields in one collection, empty by default', () => {
+			const collections = model.properties.filter((p) => p.type === 'collection');
+			expect(collections).toHaveLength(1);
+			expect(fresh[collections[0].name]).toEqual({});
+			for (const p of model.properties.filter((p) => p.type !== 'collection')) expect(p.required).toBe(true);
+		});
+
+		it('flags the empty required fields of a fresh node, as the editor does', () => {
+			const issues = NodeHelpers.getNodeParametersIssues(
+				allProperties,
+				{ id: '1', name: 'n', type: 't', typeVersion: 1, position: [0, 0], parameters: fresh },
+				description,
+			);
+			const required = [
+				...(model.modelId === undefined ? ['modelId'] : []),
+				...model.properties.filter((p) => p.required).map((p) => p.name),
+			];
+			expect(Object.keys(issues?.parameters ?? {}).sort()).toEqual(required.sort());
+		});
+
+		it('sends nothing the user did not choose: a fresh node is rejected for its required fields only; filled in, it sends just those', () => {
+			const fixture = FIXTURES[key];
+			const fresh_ = validateSubmission(key, fresh);
+			if (fresh_.ok) throw new Error('a fresh node was accepted');
+			expect(fresh_.errors.map((e) => /^"([^"]+)"/.exec(e)![1])).toEqual(fixture.freshErrors);
+			const filled = validateSubmission(key, { ...fresh, ...fixture.required });
+			if (!filled.ok) throw new Error(filled.errors.join('\n'));
+			expect(filled.input).toEqual(fixture.sends);
+		});
+
+		it('accepts every value its dropdowns offer', () => {
+			const collection = model.properties.find((p) => p.type === 'collection')!;
+			const dropdowns = [
+				...model.properties.filter((p) => p.type === 'options').map((p) => ({ p, inCollection: false })),
+				...(collection.options as INodeProperties[])
+					.filter((p) => p.type === 'options')
+					.map((p) => ({ p, inCollection: true })),
+			];
+			for (const { p, inCollection } of dropdowns) {
+				for (const option of p.options as Array<{ value: string | number }>) {
+					const params = inCollection
+						? { ...REQUIRED[key], [collection.name]: { [p.name]: option.value } }
+						: { ...REQUIRED[key], [p.name]: option.value };
+					const result = validateSubmission(key, params);
+					if (!result.ok) throw new Error(`${p.name} = ${option.value}: ${result.errors.join('\n')}`);
+				}
+			}
+		});
+	});
+
+	it('tells the 2.0 fast model’s users where the audio option goes', () => {
+		const additional = generateProperties('video').find(
+			(p) => p.name === 'additionalInputFields' && (p.displayOptions?.show?.model as string[])[0] === 'vidmodel-2.0-fast/image-to-video',
+		);
+		expect(additional?.hint).toMatch(/audio option/);
+	});
+
+	it('labels the resolutions of vidmodel-1.5-pro with the spec’s wording', () => {
+		const options = getModel('vidmodel-1.5-pro').properties.find((p) => p.type === 'collection')!.options as INodeProperties[];
+		const resolution = options.find((p) => p.name === 'resolution')!;
+		expect(resolution.options).toEqual([
+			{ name: '480p (Standard)', value: '480p' },
+			{ name: '720p (High)', value: '720p' },
+			{ name: '1080p (Ultra)', value: '1080p' },
+		]);
+	});
+});
