@@ -1,0 +1,324 @@
+// Each model end to end through n8n's engine against the simulator over HTTP: what is sent,
+// what comes back (task fields, binary data equal to the served bytes, mime type, file name),
+// and bad input refused with a clear message before any request.
+import type { IDataObject } from 'n8n-workflow';
+
+import type { RunResult } from '../harness';
+import type { Simulator } from '../simulator';
+import {
+	NODE,
+	expectKeyNowhere,
+	mediaWorkflow,
+	run,
+	servedBytes,
+	simTaskOf,
+	snapshot,
+	useSimulator,
+	type SimView,
+} from './support';
+
+const sim = useSimulator();
+
+interface ModelCase {
+	label: string;
+	params: (sim: Simulator) => IDataObject;
+	/** The submit body the service must receive: exactly what the panel set, nothing invented. */
+	body: (sim: Simulator) => IDataObject;
+	mime: string;
+	ext: string;
+}
+
+const FAST = '[sim:duration=300]';
+
+const CASES: ModelCase[] = [
+	{
+		label: 'image model by ID',
+		params: (s) => ({
+			resource: 'image',
+			operation: 'generate',
+			model: 'image-by-id',
+			modelId: s.imageModelId,
+			prompt: `a lighthouse ${FAST}`,
+			imageByIdOptions: { size: '16:9', n: 1 },
+		}),
+		body: (s) => ({ model: s.imageModelId, input: { prompt: `a lighthouse ${FAST}`, size: '16:9', n: 1 } }),
+		mime: 'image/png',
+		ext: 'png',
+	},
+	{
+		label: 'vidmodel-1.5-pro (text-to-video)',
+		params: () => ({
+			resource: 'video',
+			operation: 'generate',
+			model: 'vidmodel-1.5-pro',
+			prompt: `a paper boat ${FAST}`,
+			aspectRatio: '16:9',
+			duration: 8,
+			vidmodel15ProOptions: { resolution: '1080p', fixedLens: true },
+		}),
+		body: () => ({
+			model: 'vidmodel-1.5-pro',
+			input: {
+				prompt: `a paper boat ${FAST}`,
+				aspect_ratio: '16:9',
+				duration: 8,
+				resolution: '1080p',
+				fixed_lens: true,
+			},
+		}),
+		mime: 'video/mp4',
+		ext: 'mp4',
+	},
+	{
+		label: 'vidmodel-2.0-fast/image-to-video (start and end frames)',
+		params: () => ({
+			resource: 'video',
+			operation: 'generate',
+			model: 'vidmodel-2.0-fast/image-to-video',
+			prompt: `from dawn to dusk ${FAST}`,
+			startFrameUrl: 'https://example.com/start.png',
+			vidmodel20FastOptions: { endFrameUrl: 'https://example.com/end.png', duration: 15, resolution: '720p' },
+		}),
+		body: () => ({
+			model: 'vidmodel-2.0-fast/image-to-video',
+			input: {
+				prompt: `from dawn to dusk ${FAST}`,
+				image_urls: ['https://example.com/start.png', 'https://example.com/end.png'],
+				duration: 15,
+				resolution: '720p',
+			},
+		}),
+		mime: 'video/mp4',
+		ext: 'mp4',
+	},
+	{
+		label: 'further video model by ID',
+		params: (s) => ({
+			resource: 'video',
+			operation: 'generate',
+			model: 'video-by-id',
+			modelId: s.videoModelId,
+			prompt: `a timelapse ${FAST}`,
+			videoByIdOptions: { duration: 5, aspectRatio: '9:16' },
+		}),
+		body: (s) => ({
+			model: s.videoModelId,
+			input: { prompt: `a timelapse ${FAST}`, duration: 5, aspect_ratio: '9:16' },
+		}),
+		mime: 'video/mp4',
+		ext: 'mp4',
+	},
+	{
+		label: 'generate-music',
+		params: () => ({
+			resource: 'music',
+			operation: 'generate',
+			model: 'generate-music',
+			prompt: `lo-fi launch ${FAST}`,
+			musicOptions: { instrumental: true, title: 'Launch', style: 'lo-fi', customMode: false, mv: 'v4' },
+		}),
+		body: () => ({
+			model: 'generate-music',
+			input: {
+				prompt: `lo-fi launch ${FAST}`,
+				instrumental: true,
+				title: 'Launch',
+				style: 'lo-fi',
+				custom_mode: false,
+				mv: 'v4',
+			},
+		}),
+		mime: 'audio/mpeg',
+		ext: 'mp3',
+	},
+];
+
+describe('each model end to end with binary output', () => {
+	// All five workflows run at once (the engine is re-entrant); each test then checks one.
+	const results = new Map<string, RunResult>();
+	let submits: Array<{ body: unknown; authorization: unknown }> = [];
+	// useSimulator resets after each test: keep the log and tasks of these runs.
+	let view: SimView;
+	beforeAll(async () => {
+		const runs = await Promise.all(CASES.map((c) => run(sim(), mediaWorkflow(c.params(sim())))));
+		CASES.forEach((c, i) => results.set(c.label, runs[i]));
+		submits = sim()
+			.requests.filter((r) => r.endpoint === 'submit')
+			.map((r) => ({ body: r.body, authorization: r.headers.authorization }));
+		view = snapshot(sim());
+	}, 60_000);
+
+	it.each(CASES.map((c) => [c.label, c] as const))('%s', async (_label, c) => {
+		const result = results.get(c.label)!;
+		expect(result.error).toBeUndefined();
+		expect(result.status).toBe('success');
+		const items = result.outputOf(NODE);
+		expect(items).toHaveLength(1);
+		const [item] = items;
+		expect(item.pairedItem).toEqual({ item: 0 });
+
+		// Sent exactly what the panel set, with the key in the Authorization header.
+		const expectedBody = c.body(sim());
+		expect(submits).toContainEqual({ body: expectedBody, authorization: `Bearer ${view.apiKey}` });
+
+		// The task as the service reports it.
+		expect(item.json).toMatchObject({ status: 'finished', progress: 100, error_message: null });
+		expect(typeof item.json.task_id).toBe('string');
+		expect(typeof item.json.expires_at).toBe('string');
+
+		// The file: same bytes as served, right mime type and extension, streamed to disk.
+		const binary = item.binary?.data;
+		expect(binary).toBeDefined();
+		expect(binary!.mimeType).toBe(c.mime);
+		expect(binary!.fileName).toMatch(new RegExp(`\\.${c.ext}$`));
+		expect(binary!.fileName).toContain(String(item.json.task_id));
+		const bytes = await result.readBinary(item);
+		const served = servedBytes(simTaskOf(view, item));
+		expect(bytes.length).toBe(served.length);
+		expect(bytes.equals(served)).toBe(true);
+		expect(result.binaryPath(item)).toBeDefined();
+
+		expectKeyNowhere(view, result);
+	});
+});
+
+describe('bad input is refused before any request', () => {
+	const invalid: Array<[string, IDataObject, RegExp[]]> = [
+		[
+			'vidmodel-1.5-pro duration outside 4, 8, 12',
+			{
+				resource: 'video',
+				operation: 'generate',
+				model: 'vidmodel-1.5-pro',
+				prompt: 'p',
+				aspectRatio: '16:9',
+				duration: 5,
+			},
+			[/duration/i, /5/, /4/, /8/, /12/],
+		],
+		[
+			'vidmodel-1.5-pro three reference images',
+			{
+				resource: 'video',
+				operation: 'generate',
+				model: 'vidmodel-1.5-pro',
+				prompt: 'p',
+				aspectRatio: '1:1',
+				duration: 4,
+				vidmodel15ProOptions: {
+					imageUrls: ['https://a.example/1.png', 'https://a.example/2.png', 'https://a.example/3.png'],
+				},
+			},
+			[/image_urls|reference image/i, /2/],
+		],
+		[
+			'vidmodel-2.0-fast duration 16',
+			{
+				resource: 'video',
+				operation: 'generate',
+				model: 'vidmodel-2.0-fast/image-to-video',
+				prompt: 'p',
+				startFrameUrl: 'https://example.com/a.png',
+				vidmodel20FastOptions: { duration: 16 },
+			},
+			[/duration/i, /16/, /4/, /15/],
+		],
+		[
+			'vidmodel-2.0-fast start frame that is not a URL',
+			{
+				resource: 'video',
+				operation: 'generate',
+				model: 'vidmodel-2.0-fast/image-to-video',
+				prompt: 'p',
+				startFrameUrl: 'not a url',
+			},
+			[/start frame/i, /not a url/],
+		],
+		[
+			'image size that is not W:H',
+			{
+				resource: 'image',
+				operation: 'generate',
+				model: 'image-by-id',
+				modelId: 'image-1',
+				prompt: 'p',
+				imageByIdOptions: { size: 'big' },
+			},
+			[/size/i, /big/],
+		],
+		[
+			'Additional Input Fields that are not JSON',
+			{
+				resource: 'music',
+				operation: 'generate',
+				model: 'generate-music',
+				prompt: 'p',
+				additionalInputFields: '{nope',
+			},
+			[/Additional Input Fields/, /JSON/],
+		],
+	];
+
+	it.each(invalid)('%s', async (_label, params, patterns) => {
+		const result = await run(sim(), mediaWorkflow(params));
+		expect(result.status).toBe('error');
+		const message = `${result.error?.message ?? ''} ${(result.error as { description?: string })?.description ?? ''}`;
+		for (const pattern of patterns) expect(message).toMatch(pattern);
+		expect(message).toMatch(/allowed/i);
+		expect(sim().count('submit')).toBe(0);
+		expect(sim().requests).toHaveLength(0);
+	});
+
+	it('an invalid item does not stop the valid ones, and is reported by its index', async () => {
+		const result = await run(
+			sim(),
+			mediaWorkflow(
+				{
+					resource: 'video',
+					operation: 'generate',
+					model: 'vidmodel-1.5-pro',
+					prompt: `={{ $json.prompt }}`,
+					aspectRatio: '16:9',
+					duration: '={{ $json.duration }}',
+				},
+				{ continueOnFail: true },
+			),
+			{ items: [{ prompt: `ok ${FAST}`, duration: 4 }, { prompt: 'bad', duration: 7 }] },
+		);
+		expect(result.status).toBe('success');
+		const [ok, bad] = result.outputOf(NODE);
+		expect(ok.json.status).toBe('finished');
+		expect(String(bad.json.error)).toMatch(/Item 1/);
+		expect(String(bad.json.error)).toMatch(/duration/i);
+		expect(bad.pairedItem).toEqual({ item: 1 });
+		// Only the valid item reached the service.
+		expect(sim().count('submit')).toBe(1);
+		expect((sim().requests.find((r) => r.endpoint === 'submit')?.body as { input: IDataObject }).input.duration).toBe(4);
+	});
+});
+
+describe('submit without waiting', () => {
+	it('returns the task at once with its task_id, and sends the callback URL with the reference', async () => {
+		const result = await run(
+			sim(),
+			mediaWorkflow({
+				resource: 'image',
+				operation: 'generate',
+				model: 'image-by-id',
+				modelId: sim().imageModelId,
+				prompt: 'later [sim:duration=60000]',
+				waitForCompletion: false,
+				options: { callbackUrl: 'https://n8n.example.com/webhook/abc/media-generation', callbackReference: 'row-7' },
+			}),
+		);
+		expect(result.error).toBeUndefined();
+		const [item] = result.outputOf(NODE);
+		expect(item.json.task_id).toEqual(sim().tasks()[0].id);
+		expect(item.json.status).toBe('not_started');
+		expect(item.binary).toBeUndefined();
+		expect(sim().count('status')).toBe(0);
+		const callbackUrl = new URL(sim().tasks()[0].callbackUrl!);
+		expect(callbackUrl.origin + callbackUrl.pathname).toBe('https://n8n.example.com/webhook/abc/media-generation');
+		expect(callbackUrl.searchParams.get('ref')).toBe('row-7');
+	});
+});
