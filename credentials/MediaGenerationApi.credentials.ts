@@ -1,10 +1,28 @@
 import type {
 	IAuthenticateGeneric,
+	IAuthenticateRuleResponseSuccessBody,
 	ICredentialTestRequest,
 	ICredentialType,
 	Icon,
 	INodeProperties,
 } from 'n8n-workflow';
+
+// Task id of the credential test's probe. The service has no account endpoint, so the test asks
+// for the status of a task that cannot exist: a good key then gets "task not found", a bad key
+// an authentication error. No task is created and nothing is charged.
+const PROBE_TASK_ID = 'n8n-credential-test';
+
+const rejectedKey =
+	'The service rejected the API key. Check that it is copied completely from the service console and has not been revoked.';
+
+const rule = (
+	key: string,
+	value: unknown,
+	message: string,
+): IAuthenticateRuleResponseSuccessBody => ({
+	type: 'responseSuccessBody',
+	properties: { key, value, message },
+});
 
 export class MediaGenerationApi implements ICredentialType {
 	name = 'mediaGenerationApi';
@@ -45,15 +63,47 @@ export class MediaGenerationApi implements ICredentialType {
 		type: 'generic',
 		properties: {
 			headers: {
-				Authorization: '=Bearer {{$credentials.apiKey.trim()}}',
+				Authorization: '=Bearer {{String($credentials.apiKey).trim()}}',
 			},
 		},
 	};
 
+	// n8n runs this request and, as HTTP errors are not thrown here, checks the rules below on
+	// the answer's JSON body, first match wins; no match means the key works. Unreachable hosts
+	// are reported by n8n with the network error code (ECONNREFUSED, ENOTFOUND, ETIMEDOUT…).
+	// The error body's shape is not documented: `code` is the envelope the service uses
+	// everywhere, the other keys are the common framework shapes of a 401.
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
-			url: '/api/generate/status/n8n-credential-test',
+			baseURL: '={{String($credentials.baseUrl).trim().replace(/\\/+$/, "")}}',
+			url: `/api/generate/status/${PROBE_TASK_ID}`,
+			method: 'GET',
+			ignoreHttpStatusErrors: true,
 		},
+		rules: [
+			rule('code', 401, rejectedKey),
+			rule('code', 403, rejectedKey),
+			rule('statusCode', 401, rejectedKey),
+			rule('statusCode', 403, rejectedKey),
+			rule('status', 401, rejectedKey),
+			rule('status', 403, rejectedKey),
+			rule(
+				'code',
+				429,
+				'The service is rate limiting requests right now, so the key could not be checked. Try again in a moment.',
+			),
+			...[500, 502, 503, 504].map((code) =>
+				rule(
+					'code',
+					code,
+					`The service answered with a server error (code ${code}), so the key could not be checked. Try again later.`,
+				),
+			),
+			rule(
+				'code',
+				undefined,
+				'The Base URL answered, but not like this service (no "code" in its reply to /api/generate/status). Check the Base URL: it is the root address of the service, without /api/….',
+			),
+		],
 	};
 }
