@@ -187,9 +187,17 @@ export interface RetryOptions {
 	signal?: AbortSignal;
 	/** Retries after the first attempt. */
 	retries?: number;
+	/**
+	 * Epoch ms until which 429 answers keep being retried without counting against `retries`
+	 * (a 429 means "not accepted": safe to repeat for as long as the caller is willing to wait).
+	 */
+	rateLimitDeadline?: number;
 	/** Called before each retry (for logging). */
 	onRetry?: (fault: Fault, attempt: number, delayMs: number) => void;
 }
+
+const isRateLimit = (fault: Fault) =>
+	(fault.kind === 'http' || fault.kind === 'envelope') && fault.statusCode === 429;
 
 async function withRetries<T>(
 	ctx: ApiContext,
@@ -199,6 +207,7 @@ async function withRetries<T>(
 ): Promise<T> {
 	const retries = options.retries ?? 5;
 	const signal = options.signal ?? cancelSignalOf(ctx);
+	let counted = 0;
 	for (let attempt = 0; ; attempt++) {
 		let fault: Fault;
 		try {
@@ -207,13 +216,18 @@ async function withRetries<T>(
 			fault = classifyError(error, signal);
 		}
 		// (Errors are thrown outside the catch blocks: the lint rule wants node errors there.)
-		if (fault.kind === 'cancelled' || attempt >= retries || !mayRetry(fault)) {
+		const delay = retryDelay(Math.min(attempt + 1, 8), fault, DEFAULT_BACKOFF);
+		const waitingOutRateLimit =
+			isRateLimit(fault) &&
+			options.rateLimitDeadline !== undefined &&
+			Date.now() + delay < options.rateLimitDeadline;
+		if (!waitingOutRateLimit) counted++;
+		if (fault.kind === 'cancelled' || counted > retries || !mayRetry(fault)) {
 			throw new TransportError({
 				...fault,
 				message: attempt > 0 ? `${fault.message} (after ${attempt + 1} attempts)` : fault.message,
 			});
 		}
-		const delay = retryDelay(attempt + 1, fault, DEFAULT_BACKOFF);
 		options.onRetry?.(fault, attempt + 1, delay);
 		const slept = await sleep(delay, signal).then(
 			() => true,

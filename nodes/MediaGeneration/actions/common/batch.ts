@@ -1,0 +1,103 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { getApiCredentials } from '../../../shared/api';
+import { scrubSecret } from '../../../shared/http';
+import type { ItemFailure } from './errors';
+
+export type ItemOutcome = { ok: true; data: INodeExecutionData } | ({ ok: false } & ItemFailure);
+
+/** Runs `fn` for indexes 0..count-1 with at most `limit` running at once; keeps order. */
+export async function mapWithLimit<T>(
+	count: number,
+	limit: number,
+	fn: (index: number) => Promise<T>,
+): Promise<T[]> {
+	const results = new Array<T>(count);
+	let next = 0;
+	const worker = async () => {
+		while (next < count) {
+			const index = next++;
+			results[index] = await fn(index);
+		}
+	};
+	const workers = Array.from({ length: Math.max(1, Math.min(limit, count)) }, worker);
+	await Promise.all(workers);
+	return results;
+}
+
+async function scrubFailure(ctx: IExecuteFunctions, failure: ItemFailure): Promise<void> {
+	let apiKey = '';
+	try {
+		apiKey = (await getApiCredentials(ctx)).apiKey;
+	} catch {
+		apiKey = '';
+	}
+	const { error } = failure;
+	error.message = scrubSecret(error.message, [apiKey]);
+	if (typeof error.description === 'string') error.description = scrubSecret(error.description, [apiKey]);
+}
+
+/**
+ * Turns per-item outcomes into the node's output. With Continue On Fail, failed items become
+ * `{ json: { error, …task fields }, pairedItem }` (so "Continue (using error output)" routes
+ * them); without, the first failure is thrown after every item has run, and its description
+ * lists the other items' task_ids so that finished work can still be collected.
+ */
+export async function finishBatch(
+	ctx: IExecuteFunctions,
+	outcomes: ItemOutcome[],
+): Promise<INodeExecutionData[]> {
+	const failures = outcomes.filter((o): o is { ok: false } & ItemFailure => !o.ok);
+	for (const failure of failures) await scrubFailure(ctx, failure);
+
+	if (failures.length > 0 && !ctx.continueOnFail()) {
+		const first = failures[0];
+		const others = outcomes
+			.map((o, index) => ({ o, index }))
+			.filter(({ o }) => o !== first)
+			.map(({ o, index }) => {
+				const json = o.ok ? o.data.json : o.json;
+				const id = typeof json.task_id === 'string' ? json.task_id : undefined;
+				return id ? `item ${index}: task_id ${id} (${o.ok ? String(json.status) : 'error'})` : undefined;
+			})
+			.filter((line): line is string => line !== undefined);
+		if (others.length > 0) {
+			const note = `Other items of this run: ${others.join('; ')}. Their files can be fetched with Task → Download Files within 24 hours.`;
+			first.error.description = first.error.description ? `${first.error.description}\n${note}` : note;
+		}
+		if (failures.length > 1) {
+			first.error.message = `${first.error.message} (and ${failures.length - 1} more failed item${failures.length > 2 ? 's' : ''})`;
+		}
+		throw first.error;
+	}
+
+	return outcomes.map((outcome, index) => {
+		if (outcome.ok) return outcome.data;
+		const json: IDataObject = {
+			error: outcome.error.message,
+			...(outcome.error.description ? { error_description: outcome.error.description } : {}),
+			...outcome.json,
+		};
+		return { json, pairedItem: { item: index } };
+	});
+}
+
+/** Wraps a per-item function so nothing it throws escapes as anything but an ItemOutcome. */
+export async function guard(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	fn: () => Promise<ItemOutcome>,
+): Promise<ItemOutcome> {
+	try {
+		return await fn();
+	} catch (error) {
+		const wrapped =
+			error instanceof NodeOperationError
+				? error
+				: new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error), {
+						itemIndex,
+					});
+		return { ok: false, error: wrapped, json: {} };
+	}
+}

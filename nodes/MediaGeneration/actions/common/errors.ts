@@ -1,0 +1,149 @@
+import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { submitMayHaveBeenAccepted, TransportError, type Fault } from '../../../shared/http';
+import type { Task } from '../../../shared/task';
+import { WaitTimeoutError } from '../../transport/wait';
+
+/** One item's failure: the error thrown without Continue On Fail, and the json it keeps. */
+export interface ItemFailure {
+	error: NodeApiError | NodeOperationError;
+	/** Task fields to keep on the error item (task_id, status, …). */
+	json: IDataObject;
+}
+
+export function faultOf(error: unknown): Fault | undefined {
+	return error instanceof TransportError ? error.fault : undefined;
+}
+
+function nodeError(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	message: string,
+	description: string,
+	fault?: Fault,
+): NodeApiError | NodeOperationError {
+	if (fault?.statusCode !== undefined && (fault.kind === 'http' || fault.kind === 'envelope')) {
+		// A plain object as the "response": nothing of the request (headers, key) is carried.
+		const httpCode = String(fault.statusCode);
+		return new NodeApiError(ctx.getNode(), { message, httpCode } as JsonObject, {
+			message,
+			description,
+			httpCode,
+			itemIndex,
+		});
+	}
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+}
+
+const pickUp = (taskId: string) =>
+	`The task keeps running on the service: continue with Task → Wait for Completion (or Task → Get Status) and task_id ${taskId}.`;
+
+/** A submission that failed. States plainly whether a task may exist (and be billed). */
+export function submitFailure(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	error: unknown,
+	json: IDataObject,
+): ItemFailure {
+	const fault = faultOf(error);
+	if (!fault) return { error: unexpected(ctx, itemIndex, error), json };
+	if (fault.kind === 'cancelled') return cancelled(ctx, itemIndex, json);
+	if (fault.kind === 'config') {
+		return { error: nodeError(ctx, itemIndex, `Item ${itemIndex}: ${fault.message}`, '', fault), json };
+	}
+	if (submitMayHaveBeenAccepted(fault)) {
+		const message = `Item ${itemIndex}: the submission may have been accepted by the service, but its answer was lost or unusable (${fault.message})`;
+		const description =
+			'It was NOT sent again: a repeat could create a second task and be billed twice. If a task was created, its task_id is unknown here: check the service before running this item again.';
+		return { error: nodeError(ctx, itemIndex, message, description, fault), json: { ...json, submission: 'unknown' } };
+	}
+	const rejected = fault.kind === 'refused'
+		? `Item ${itemIndex}: could not reach the service to submit (${fault.message}); no task was created`
+		: `Item ${itemIndex}: the service rejected the submission: ${fault.message}; no task was created`;
+	return {
+		error: nodeError(ctx, itemIndex, rejected, fault.statusCode === 429 ? 'The service stayed over its rate limit for the whole wait.' : '', fault),
+		json: { ...json, submission: 'rejected' },
+	};
+}
+
+/** The wait or the status read failed; the task_id is kept. */
+export function waitFailure(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	error: unknown,
+	taskId: string,
+	json: IDataObject,
+): ItemFailure {
+	if (error instanceof WaitTimeoutError) {
+		const last = error.lastTask;
+		const state = last ? ` (last status "${last.status}"${last.progress !== undefined ? `, ${last.progress}%` : ''})` : '';
+		const message = `Item ${itemIndex}: task ${taskId} did not finish within the timeout of ${Math.round(error.waitedMs / 1000)} s${state}`;
+		return {
+			error: new NodeOperationError(ctx.getNode(), message, {
+				itemIndex,
+				description: `${pickUp(taskId)} Raise Options → Timeout for long videos.`,
+			}),
+			json: { ...json, status: last?.status ?? json.status, progress: last?.progress ?? null, timed_out: true },
+		};
+	}
+	const fault = faultOf(error);
+	if (!fault) return { error: unexpected(ctx, itemIndex, error), json };
+	if (fault.kind === 'cancelled') return cancelled(ctx, itemIndex, json);
+	const message = `Item ${itemIndex}: could not read the status of task ${taskId}: ${fault.message}`;
+	return { error: nodeError(ctx, itemIndex, message, pickUp(taskId), fault), json };
+}
+
+/** The task itself failed on the service. */
+export function taskFailure(ctx: IExecuteFunctions, itemIndex: number, task: Task, json: IDataObject): ItemFailure {
+	const reason = task.error_message || 'no reason given';
+	return {
+		error: new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: task ${task.task_id} failed: ${reason}`, {
+			itemIndex,
+			description: `The service reported status "failed" for task_id ${task.task_id} with error_message: ${reason}`,
+		}),
+		json,
+	};
+}
+
+/** The task finished but its files could not be fetched. */
+export function downloadFailure(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	error: unknown,
+	taskId: string,
+	json: IDataObject,
+): ItemFailure {
+	const fault = faultOf(error);
+	if (!fault) return { error: unexpected(ctx, itemIndex, error), json };
+	if (fault.kind === 'cancelled') return cancelled(ctx, itemIndex, json);
+	const message = `Item ${itemIndex}: task ${taskId} finished, but a file could not be downloaded: ${fault.message}`;
+	return {
+		error: new NodeOperationError(ctx.getNode(), message, {
+			itemIndex,
+			description: `The file URLs stay valid 24 hours after generation: try again with Task → Download Files and task_id ${taskId}.`,
+		}),
+		json,
+	};
+}
+
+export function cancelled(ctx: IExecuteFunctions, itemIndex: number, json: IDataObject): ItemFailure {
+	const taskNote = typeof json.task_id === 'string' ? ` Task ${json.task_id} keeps running on the service.` : '';
+	return {
+		error: new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: the execution was cancelled.${taskNote}`, {
+			itemIndex,
+		}),
+		json,
+	};
+}
+
+function unexpected(ctx: IExecuteFunctions, itemIndex: number, error: unknown): NodeApiError | NodeOperationError {
+	if (error instanceof NodeOperationError || error instanceof NodeApiError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${message}`, { itemIndex });
+}
+
+export { unexpected as asItemError };

@@ -1,0 +1,158 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { submitTask } from '../../../shared/api';
+import { taskOutputJson } from '../../../shared/output';
+import type { SubmittedTask } from '../../../shared/task';
+import { buildSubmission, checkReferenceImages, generateProperties } from '../../models';
+import type { MediaKind } from '../../models/types';
+import { finishBatch, guard, mapWithLimit, type ItemOutcome } from './batch';
+import { completeTask } from './completion';
+import { asItemError, submitFailure } from './errors';
+import { findAccepted, forgetRun, rememberAccepted } from './ledger';
+import { generateRunProperties, readRunOptions, type RunOptions } from './options';
+import { ProgressReporter } from './progress';
+
+/** The panel of Image/Video/Music → Generate: the model's fields, then waiting and files. */
+export function generateDescription(kind: MediaKind): INodeProperties[] {
+	return [...generateProperties(kind), ...generateRunProperties(kind)];
+}
+
+interface Prepared {
+	model: string;
+	modelKey: string;
+	input: IDataObject;
+	run: RunOptions;
+}
+
+/**
+ * The one implementation behind the three Generate operations. Every item is validated before
+ * anything is sent; then all items are submitted and awaited concurrently (bounded), so a batch
+ * takes about as long as its slowest task.
+ */
+export async function executeGenerate(this: IExecuteFunctions, kind: MediaKind): Promise<INodeExecutionData[]> {
+	const items = this.getInputData();
+	const prepared: Array<Prepared | ItemOutcome> = [];
+
+	// 1. Validate everything first: bad input costs no request and no credits.
+	for (let i = 0; i < items.length; i++) {
+		try {
+			const submission = buildSubmission(this, i, kind);
+			const run = readRunOptions(this, i, true);
+			prepared.push({ ...submission, run });
+		} catch (error) {
+			prepared.push({ ok: false, error: asItemError(this, i, error), json: {} });
+		}
+	}
+	const invalid = prepared.filter((p): p is ItemOutcome & { ok: false } => 'ok' in p && !p.ok);
+	if (invalid.length > 0 && !this.continueOnFail()) {
+		const first = invalid[0].error;
+		const note =
+			items.length > 1
+				? `No request was sent for any of the ${items.length} items.${invalid.length > 1 ? ` ${invalid.length} items are invalid.` : ''}`
+				: 'No request was sent.';
+		first.description = first.description ? `${first.description}\n${note}` : note;
+		throw first;
+	}
+
+	// 2. Submit and wait, at most `maxConcurrentTasks` at a time (taken from the first item).
+	const firstValid = prepared.find((p): p is Prepared => !('ok' in p));
+	const limit = firstValid?.run.maxConcurrentTasks ?? 1;
+	const progress = new ProgressReporter(this, items.length);
+
+	const outcomes = await mapWithLimit(items.length, limit, async (i) => {
+		const entry = prepared[i];
+		if ('ok' in entry) return entry;
+		return await guard(this, i, async () => await runItem(this, i, entry, progress));
+	});
+
+	const result = await finishBatch(this, outcomes);
+	forgetRun(this);
+	return result;
+}
+
+async function runItem(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	prepared: Prepared,
+	progress: ProgressReporter,
+): Promise<ItemOutcome> {
+	const { model, input, run } = prepared;
+	const imageUrls = input.image_urls;
+	if (run.checkReferenceImages && Array.isArray(imageUrls) && imageUrls.length > 0) {
+		let problem: NodeOperationError | undefined;
+		try {
+			await checkReferenceImages(ctx, itemIndex, imageUrls.map(String));
+		} catch (error) {
+			problem =
+				error instanceof NodeOperationError
+					? error
+					: new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${String(error)}`, { itemIndex });
+		}
+		if (problem) return { ok: false, error: problem, json: { model } };
+	}
+
+	const body: IDataObject = { model, input };
+	if (run.callbackUrl) body.callback_url = run.callbackUrl;
+	const baseJson: IDataObject = { model, reference: run.callbackReference ?? null };
+
+	// An accepted task of this very item in this very run (Retry On Fail): resume, never re-pay.
+	let submitted: SubmittedTask | undefined;
+	let submittedAt = Date.now();
+	const previous = findAccepted(ctx, itemIndex, body);
+	if (previous) {
+		submitted = { task_id: previous.taskId, status: 'not_started', created_time: previous.createdTime };
+		submittedAt = previous.submittedAt;
+		ctx.logger.debug('Media Generation resumes a task accepted before a retry', {
+			itemIndex,
+			taskId: previous.taskId,
+		});
+	} else {
+		let failure: ItemOutcome | undefined;
+		try {
+			submitted = await submitTask(ctx, body, {
+				rateLimitDeadline: submittedAt + run.timeoutMs,
+				onRetry: (fault, attempt, delay) =>
+					ctx.logger.debug('Media Generation submit retried (not accepted by the service)', {
+						itemIndex,
+						attempt,
+						delay,
+						fault: fault.message,
+					}),
+			});
+		} catch (error) {
+			failure = { ok: false, ...submitFailure(ctx, itemIndex, error, baseJson) };
+		}
+		if (failure || !submitted) return failure as ItemOutcome;
+		rememberAccepted(ctx, itemIndex, body, {
+			taskId: submitted.task_id,
+			createdTime: submitted.created_time,
+			submittedAt,
+		});
+	}
+	progress.update(itemIndex, submitted.task_id, submitted.status);
+
+	const extra = { model, reference: run.callbackReference, submittedAt };
+	if (!run.waitForCompletion) {
+		const json = taskOutputJson(
+			{ task_id: submitted.task_id, status: submitted.status, created_time: submitted.created_time },
+			extra,
+		);
+		if (run.callbackUrl) json.callback_url = run.callbackUrl;
+		return { ok: true, data: { json, pairedItem: { item: itemIndex } } };
+	}
+
+	return await completeTask(ctx, {
+		itemIndex,
+		taskId: submitted.task_id,
+		model,
+		reference: run.callbackReference,
+		submittedAt,
+		origin: submittedAt,
+		originKnown: true,
+		pollImmediately: previous !== undefined,
+		wait: true,
+		run,
+		progress,
+	});
+}

@@ -1,0 +1,9 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { executeGenerate, generateDescription } from '../common/generate';
+
+export const description: INodeProperties[] = generateDescription('image');
+
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	return await executeGenerate.call(this, 'image');
+}

@@ -1,0 +1,27 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as image from './image';
+import * as music from './music';
+import * as task from './task';
+import * as video from './video';
+
+/** All of the node's parameters: the resource selector, then each resource's operations. */
+export const properties: INodeProperties[] = [
+	{
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Image', value: 'image' },
+			{ name: 'Music', value: 'music' },
+			{ name: 'Task', value: 'task', description: 'An existing task, by its task_id' },
+			{ name: 'Video', value: 'video' },
+		],
+		default: 'video',
+	},
+	...video.description,
+	...image.description,
+	...music.description,
+	...task.description,
+];

@@ -1,0 +1,120 @@
+import { sleep } from 'n8n-workflow';
+
+import { cancelSignalOf, getTaskStatus, type ApiContext } from '../../shared/api';
+import { isTransientForRead, TransportError, type Fault } from '../../shared/http';
+import {
+	DEFAULT_POLL_SCHEDULE,
+	nextPollDelay,
+	type PollObservation,
+	type PollScheduleOptions,
+} from '../../shared/schedule';
+import { isTerminal, type Task } from '../../shared/task';
+
+export interface WaitOptions {
+	/** Epoch ms the task started (our submission, or its created_time). */
+	origin: number;
+	/** Whether `origin` is the real start (false when only guessed). */
+	originKnown: boolean;
+	/** Give up (the task keeps running on the service) after this many ms from the call. */
+	timeoutMs: number;
+	/** Read at once instead of after the schedule's first delay (picking up an existing task). */
+	pollImmediately?: boolean;
+	schedule?: Partial<PollScheduleOptions>;
+	/** Called after every successful status read. */
+	onUpdate?: (task: Task, polls: number) => void;
+	/** Called when a read fails even after its retries (the wait goes on). */
+	onReadFailure?: (fault: Fault) => void;
+	signal?: AbortSignal;
+}
+
+export interface WaitResult {
+	task: Task;
+	/** Epoch ms of the read that first saw the final state. */
+	finishedAt: number;
+	polls: number;
+}
+
+/** The task was still running when the wait's time ran out. */
+export class WaitTimeoutError extends Error {
+	constructor(
+		readonly lastTask: Task | undefined,
+		readonly waitedMs: number,
+		readonly polls: number,
+	) {
+		super(`still running after ${Math.round(waitedMs / 1000)} s`);
+		this.name = 'WaitTimeoutError';
+	}
+}
+
+/** Consecutive failed reads (each already retried) before the wait gives up on the service. */
+const MAX_FAILED_READS = 8;
+
+/**
+ * Polls the status endpoint until `finished` or `failed`, on the adaptive schedule, until the
+ * timeout, stopping at once when the execution is cancelled (sleep rejects on the signal).
+ */
+export async function waitForTask(
+	ctx: ApiContext,
+	taskId: string,
+	options: WaitOptions,
+): Promise<WaitResult> {
+	const schedule: PollScheduleOptions = { ...DEFAULT_POLL_SCHEDULE, ...options.schedule };
+	const signal = options.signal ?? cancelSignalOf(ctx);
+	const startedAt = Date.now();
+	const deadline = startedAt + options.timeoutMs;
+	const observations: PollObservation[] = [];
+	let polls = 0;
+	let lastTask: Task | undefined;
+	let failedReads = 0;
+	let retryAfterMs: number | undefined;
+	let first = true;
+
+	for (;;) {
+		const now = Date.now();
+		let delay =
+			first && options.pollImmediately
+				? 0
+				: nextPollDelay(
+						{ now: now - options.origin, observations, originKnown: options.originKnown, retryAfterMs },
+						schedule,
+					);
+		first = false;
+		if (now >= deadline) throw new WaitTimeoutError(lastTask, now - startedAt, polls);
+		// The last read lands on the deadline rather than past it.
+		delay = Math.min(delay, deadline - now);
+		if (delay > 0) {
+			const slept = await sleep(delay, signal).then(
+				() => true,
+				() => false,
+			);
+			if (!slept) throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
+		}
+
+		let task: Task | undefined;
+		let fault: Fault | undefined;
+		try {
+			// Few retries per read: the schedule itself is the outer retry loop.
+			task = await getTaskStatus(ctx, taskId, { signal, retries: 2 });
+		} catch (error) {
+			fault = error instanceof TransportError ? error.fault : { kind: 'network', message: String(error) };
+		}
+		polls++;
+		const readAt = Date.now();
+		if (!task) {
+			const f = fault ?? { kind: 'network' as const, message: 'no answer' };
+			if (f.kind === 'cancelled' || !isTransientForRead(f) || ++failedReads >= MAX_FAILED_READS) {
+				throw new TransportError({ ...f, message: f.message });
+			}
+			retryAfterMs = f.retryAfterMs;
+			options.onReadFailure?.(f);
+			continue;
+		}
+		failedReads = 0;
+		retryAfterMs = undefined;
+		lastTask = task;
+		observations.push({ at: readAt - options.origin, progress: task.progress });
+		if (observations.length > 50) observations.splice(1, observations.length - 50);
+		options.onUpdate?.(task, polls);
+		if (isTerminal(task.status)) return { task, finishedAt: readAt, polls };
+	}
+}
