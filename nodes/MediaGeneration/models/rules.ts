@@ -27,6 +27,11 @@ export function coerceBoolean(value: unknown): unknown {
 	return value;
 }
 
+/** 20000 → "20,000" (no dependence on the runtime's locale data). */
+export function thousands(n: number): string {
+	return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 export function listText(values: readonly (string | number)[]): string {
 	return values.join(', ');
 }
@@ -66,7 +71,7 @@ export function text(maxLength?: number) {
 	const allowed =
 		maxLength === undefined
 			? 'non-empty text'
-			: `non-empty text of up to ${maxLength.toLocaleString('en-US')} characters`;
+			: `non-empty text of up to ${thousands(maxLength)} characters`;
 	return z
 		.string(only(allowed))
 		.refine((v) => v.trim().length > 0, allowed)
@@ -123,6 +128,7 @@ export function inputSchema(
 	check?: (input: Record<string, unknown>, ctx: z.RefinementCtx) => void,
 ): z.ZodType<IDataObject, z.ZodTypeDef, unknown> {
 	const fields = z.object(shape).passthrough();
+	const known = Object.keys(shape);
 	return z.unknown().transform((input, ctx): IDataObject => {
 		if (input === null || typeof input !== 'object' || Array.isArray(input)) {
 			sentence(ctx, [], 'input must be an object');
@@ -136,12 +142,37 @@ export function inputSchema(
 				ctx.addIssue({ code: z.ZodIssueCode.custom, path, message, params });
 			}
 		}
+		rejectLookAlikes(input as Record<string, unknown>, known, ctx);
 		check?.(input as Record<string, unknown>, ctx);
 		return result.success ? (result.data as IDataObject) : z.NEVER;
 	});
 }
 
-/** Adds an issue whose message is a complete sentence, not the text of allowed values. */
+const squash = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * An unknown key that differs from a known field only in spelling style ("aspectRatio" for
+ * aspect_ratio) would be sent unvalidated and most likely ignored by the service, leaving the
+ * user with a result that silently lacks what they asked for.
+ */
+function rejectLookAlikes(input: Record<string, unknown>, known: string[], ctx: z.RefinementCtx) {
+	for (const key of Object.keys(input)) {
+		if (known.includes(key)) continue;
+		const meant = known.find((k) => squash(k) === squash(key));
+		if (meant !== undefined) {
+			sentence(
+				ctx,
+				[key],
+				`"${key}" is not a field of model {model}; the field is named "${meant}" (check Additional Input Fields)`,
+			);
+		}
+	}
+}
+
+/**
+ * Adds an issue whose message is a complete sentence, not the text of allowed values;
+ * `{model}` in it stands for the model's name.
+ */
 export function sentence(ctx: z.RefinementCtx, path: (string | number)[], message: string) {
 	ctx.addIssue({ code: z.ZodIssueCode.custom, path, message, params: { sentence: true } });
 }
@@ -154,7 +185,7 @@ export function describeValue(value: unknown): string {
 	if (typeof value === 'string') {
 		if (value.trim() === '') return 'blank';
 		if (value.length > 120) {
-			return `a text of ${value.length.toLocaleString('en-US')} characters`;
+			return `a text of ${thousands(value.length)} characters`;
 		}
 		return JSON.stringify(value);
 	}
@@ -195,7 +226,7 @@ export function formatIssues(
 	for (const issue of issues) {
 		const params = (issue as { params?: { sentence?: boolean } }).params;
 		if (params?.sentence) {
-			out.push(issue.message);
+			out.push(issue.message.split('{model}').join(modelName));
 			continue;
 		}
 		const field = pathText(issue.path);

@@ -175,3 +175,17 @@ describe('vidmodel-1.5-pro', () => {
 		});
 	});
 });
+
+describe('vidmodel-1.5-pro additional fields spelled like panel names', () => {
+	it('rejects "aspectRatio" and "fixed-lens", naming the service’s field names', () => {
+		expect(
+			rejected('vidmodel-1.5-pro', {
+				...base,
+				additionalInputFields: '{"aspectRatio": "1:1", "fixed-lens": true, "seed": 1}',
+			}),
+		).toEqual([
+			'"aspectRatio" is not a field of model vidmodel-1.5-pro; the field is named "aspect_ratio" (check Additional Input Fields)',
+			'"fixed-lens" is not a field of model vidmodel-1.5-pro; the field is named "fixed_lens" (check Additional Input Fields)',
+		]);
+	});
+});
