@@ -32,6 +32,8 @@ function parse(argv: string[]): SimulatorOptions {
 			return n;
 		};
 		switch (flag) {
+			case '--':
+				break; // `node tools/run.js simulator -- …` passes npm's separator through
 			case '--port':
 				o.port = num();
 				break;

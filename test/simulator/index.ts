@@ -227,6 +227,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	const timers = new Set<NodeJS.Timeout>();
 	const pending = new Set<Promise<unknown>>();
 	let offset = 0;
+	let closed = false;
 	const clock = {
 		now: () => Date.now() + offset,
 		advance(ms: number) {
@@ -480,6 +481,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			callbacks.push(last);
 			if (r.status >= 200 && r.status < 300) return last;
 			if (attempt < attempts) await sleep(50 * 2 ** (attempt - 1));
+			// A closed simulator stops retrying, so no request outlives the test that made it.
+			if (closed) break;
 		}
 		return last!;
 	}
@@ -767,12 +770,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			random = prng(options.seed ?? 42);
 		},
 		async close() {
+			closed = true;
 			for (const t of timers) clearTimeout(t);
 			timers.clear();
 			const servers = has6 ? [api, files, files6] : [api, files];
-			const closed = servers.map((s) => new Promise<void>((r) => s.close(() => r())));
+			const done = servers.map((s) => new Promise<void>((r) => s.close(() => r())));
 			for (const s of sockets) s.destroy();
-			await Promise.all(closed);
+			await Promise.all(done);
 		},
 	};
 	return sim;
