@@ -284,6 +284,31 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		});
 	});
 
+	it('the remembered delivery survives a restart (static data, not process memory)', async () => {
+		const s = await setup();
+		const taskId = await submit(s);
+		await settle(s, 1);
+		// Another n8n process (or the same after a restart) loads the stored static data.
+		const restarted = await startCallbackReceiver({
+			workflow: chain(
+				{ name: 'Media Generation Trigger', type: MEDIA_GENERATION_TRIGGER_TYPE, credentials: mediaCredentials() },
+				{ name: 'Downstream', type: NOOP_TYPE },
+			),
+			workflowId: 'restarted-process',
+			staticData: s.receiver.staticData(),
+			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl } },
+		});
+		try {
+			const replay = await s.sim.sendCallback(taskId, { url: restarted.callbackUrl({ ref: 'row-7' }) });
+			expect(replay.status).toBe(200);
+			const [delivery] = await restarted.waitFor(1);
+			expect(delivery.answer).toMatchObject({ duplicate: true });
+			expect(await restarted.executions()).toHaveLength(0);
+		} finally {
+			await restarted.close();
+		}
+	});
+
 	it('duplicates arriving together start one execution', async () => {
 		const s = await setup();
 		const taskId = await submit(s, 'fox [sim:never]');

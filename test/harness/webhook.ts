@@ -95,6 +95,8 @@ export interface ReceiverOptions {
 	/** Keep static data between requests (n8n does for active workflows). Default true. */
 	persistStaticData?: boolean;
 	workflowId?: string;
+	/** Static data as stored before the first request (e.g. by another n8n process). */
+	staticData?: IDataObject;
 }
 
 function parseQuery(search: string): IDataObject {
@@ -162,7 +164,7 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 		throw new Error(`Webhook harness: ${trigger.type} has no default webhook`);
 	}
 	const path = `${trigger.webhookId}/${String(description.path ?? '')}`;
-	let stored: IDataObject = {};
+	let stored: IDataObject = JSON.parse(JSON.stringify(options.staticData ?? {})) as IDataObject;
 	const deliveries: Delivery[] = [];
 	const executions: Array<Promise<WebhookExecution>> = [];
 	const waiters: Array<() => void> = [];
