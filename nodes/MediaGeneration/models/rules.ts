@@ -252,11 +252,20 @@ export function isChosen(value: unknown): boolean {
 }
 
 /**
- * URLs from a multiple-values field (array) or from an expression that gave one string; a
- * string is split on whitespace, which no URL contains. Blank entries are dropped.
+ * URLs from a multiple-values field (array) or from an expression that gave one string: a JSON
+ * array, or URLs separated by whitespace (which no URL contains). Blank entries are dropped.
  */
 export function urlList(value: unknown): unknown {
 	if (value === undefined || value === null) return undefined;
+	if (typeof value === 'string' && value.trim().startsWith('[')) {
+		// A JSON array an expression wrote out as text (e.g. {{ JSON.stringify($json.urls) }}).
+		try {
+			const parsed: unknown = JSON.parse(value);
+			if (Array.isArray(parsed)) return urlList(parsed);
+		} catch {
+			// Not JSON after all: the URL check will name the text.
+		}
+	}
 	if (typeof value === 'string') return value.split(/\s+/).filter((s) => s.length > 0);
 	if (Array.isArray(value)) {
 		return value

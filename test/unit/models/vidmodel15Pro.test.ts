@@ -112,9 +112,14 @@ describe('vidmodel-1.5-pro', () => {
 			expect(accepted(KEY, withOptions({ imageUrls: ['', '  '] })).input).not.toHaveProperty('image_urls');
 		});
 
-		it('splits URLs an expression gave as one text on whitespace and trims entries', () => {
+		it('reads URLs an expression gave as one text: a JSON array, or split on whitespace; trims entries', () => {
 			expect(accepted(KEY, withOptions({ imageUrls: `${a}\n${b}` })).input.image_urls).toEqual([a, b]);
 			expect(accepted(KEY, withOptions({ imageUrls: [` ${a} `] })).input.image_urls).toEqual([a]);
+			expect(accepted(KEY, withOptions({ imageUrls: JSON.stringify([a, b]) })).input.image_urls).toEqual([a, b]);
+			expect(rejected(KEY, withOptions({ imageUrls: '[not json' }))).toEqual([
+				'"image_urls[0]" is "[not" for model vidmodel-1.5-pro; allowed: a public http(s) URL',
+				'"image_urls[1]" is "json" for model vidmodel-1.5-pro; allowed: a public http(s) URL',
+			]);
 		});
 
 		it('rejects 3 URLs', () => {
