@@ -25,6 +25,10 @@ export class MediaGenerationTrigger implements INodeType {
 		defaults: {
 			name: 'Media Generation Trigger',
 		},
+		eventTriggerDescription:
+			'Waiting for a task to end: submit one with this node\'s Test URL as Callback URL',
+		activationMessage:
+			'Tasks submitted with this node\'s Production URL as Callback URL now start this workflow when they finish or fail.',
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
