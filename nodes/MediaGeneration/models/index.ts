@@ -8,6 +8,7 @@ import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
 
 import { generateMusic } from './generateMusic';
 import { imageById } from './imageById';
+import { checkImageUrls, DOCUMENTED_LIMITS } from './referenceImages';
 import { describeValue, formatIssues, isModelId, listText, MODEL_ID_ALLOWED } from './rules';
 import type { MediaKind, ModelDefinition, ParamReader } from './types';
 import { videoById } from './videoById';
@@ -15,7 +16,6 @@ import { vidmodel15Pro } from './vidmodel15Pro';
 import { vidmodel20FastImageToVideo } from './vidmodel20FastImageToVideo';
 
 export type { MediaKind, ModelDefinition, ParamReader } from './types';
-export { checkReferenceImages } from './referenceImages';
 
 /** Every model; the first of each kind is that resource's default in the Model dropdown. */
 export const MODELS: ModelDefinition[] = [
@@ -200,4 +200,21 @@ export function buildSubmission(
 		});
 	}
 	return { model: result.model, modelKey: model.key, input: result.input };
+}
+
+/**
+ * Optional pre-check of reference image URLs before submitting (HEAD, or a ranged GET of the
+ * first bytes). Every URL must be publicly downloadable; type (JPEG, PNG, WebP) and size
+ * (10 MB) are checked against the limits the model documents, or against the documented
+ * limits when no model is named. Never sends the credential. Throws one NodeOperationError
+ * listing every URL with a problem.
+ */
+export async function checkReferenceImages(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	urls: string[],
+	modelKey?: string,
+): Promise<void> {
+	const limits = modelKey === undefined ? DOCUMENTED_LIMITS : getModel(modelKey).referenceImages;
+	await checkImageUrls(ctx, itemIndex, urls, limits);
 }

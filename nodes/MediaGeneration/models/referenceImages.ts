@@ -1,10 +1,15 @@
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-/** Types and size the spec allows for reference images (vidmodel-1.5-pro). */
+import type { ModelDefinition } from './types';
+
+type Limits = NonNullable<ModelDefinition['referenceImages']>;
+
+/** Types and size the spec allows for reference images (documented for vidmodel-1.5-pro). */
 export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
 /** "10.0 MB" read as MiB: a pre-check must not reject a file the service would take. */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+export const DOCUMENTED_LIMITS: Limits = { types: IMAGE_TYPES, maxBytes: MAX_IMAGE_BYTES };
 
 const GENERIC_TYPES = ['', 'application/octet-stream', 'binary/octet-stream'];
 const SNIFF_BYTES = 12;
@@ -53,7 +58,11 @@ function megabytes(bytes: number): string {
  * ranged GET of the first bytes. Returns the problem found, or undefined. Sizes the host does
  * not tell are not held against the file.
  */
-async function checkOne(ctx: IExecuteFunctions, url: string): Promise<string | undefined> {
+async function checkOne(
+	ctx: IExecuteFunctions,
+	url: string,
+	limits: Limits | undefined,
+): Promise<string | undefined> {
 	const base: IHttpRequestOptions = {
 		url,
 		returnFullResponse: true,
@@ -97,26 +106,28 @@ async function checkOne(ctx: IExecuteFunctions, url: string): Promise<string | u
 	} catch (error) {
 		return `could not be reached (${(error as Error).message}); reference images must be publicly accessible and directly downloadable`;
 	}
-	if (!(IMAGE_TYPES as readonly string[]).includes(type)) {
-		return `is of type ${type === '' ? 'unknown' : type}; allowed: ${IMAGE_TYPES.join(', ')}`;
+	if (limits === undefined) return undefined;
+	if (!limits.types.includes(type)) {
+		return `is of type ${type === '' ? 'unknown' : type}; allowed: ${limits.types.join(', ')}`;
 	}
-	if (size !== undefined && size > MAX_IMAGE_BYTES) {
-		return `is ${megabytes(size)}; allowed: at most 10 MB`;
+	if (size !== undefined && size > limits.maxBytes) {
+		return `is ${megabytes(size)}; allowed: at most ${megabytes(limits.maxBytes).replace('.0 ', ' ')}`;
 	}
 	return undefined;
 }
 
 /**
- * Optional pre-check of reference image URLs before submitting: type JPEG, PNG or WebP and at
- * most 10 MB. Plain requests without the credential: file hosts never see the API key.
- * Throws one NodeOperationError listing every URL with a problem.
+ * Checks that every URL downloads and, when `limits` are given, its type and size. Plain
+ * requests without the credential: file hosts never see the API key. Throws one
+ * NodeOperationError listing every URL with a problem.
  */
-export async function checkReferenceImages(
+export async function checkImageUrls(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	urls: string[],
+	limits: Limits | undefined,
 ): Promise<void> {
-	const problems = await Promise.all(urls.map(async (url) => await checkOne(ctx, url)));
+	const problems = await Promise.all(urls.map(async (url) => await checkOne(ctx, url, limits)));
 	const errors = problems.flatMap((problem, i) =>
 		problem === undefined ? [] : [`reference image "image_urls[${i}]" (${urls[i]}) ${problem}`],
 	);

@@ -40,6 +40,11 @@ export interface ModelDefinition {
 	 * (e.g. `image_urls[0]` → "Start Frame URL"), quoted in error messages.
 	 */
 	labels?: Record<string, string>;
+	/**
+	 * Type and size limits the spec documents for this model's reference images, checked by the
+	 * optional pre-check. Without them the pre-check only verifies that each URL downloads.
+	 */
+	referenceImages?: { types: readonly string[]; maxBytes: number };
 	/** Hint under this model's "Additional Input Fields". */
 	additionalFieldsHint?: string;
 }

@@ -10,6 +10,7 @@ import {
 	text,
 	urlList,
 } from './rules';
+import { DOCUMENTED_LIMITS } from './referenceImages';
 import type { ModelDefinition } from './types';
 
 /** The identifier sent as `model`, also the value of the node's Model option. */
@@ -99,6 +100,7 @@ export const vidmodel15Pro: ModelDefinition = {
 			],
 		},
 	],
+	referenceImages: DOCUMENTED_LIMITS,
 	schema: inputSchema({
 		prompt: text(),
 		aspect_ratio: oneOf(ASPECT_RATIOS),

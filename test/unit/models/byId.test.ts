@@ -1,6 +1,18 @@
 import { accepted, rejected } from './helpers';
 
-const BAD_RATIOS = ['16x9', '0:1', '16:0', '16:', ':9', '16:9:1', 'a:b', '-1:2', '1.5:1', 'square', ''];
+const BAD_RATIOS = [
+	'16x9',
+	'0:1',
+	'16:0',
+	'16:',
+	':9',
+	'16:9:1',
+	'a:b',
+	'-1:2',
+	'1.5:1',
+	'square',
+	'',
+];
 
 describe('Other Video Model (by ID)', () => {
 	const KEY = 'video-by-id';
@@ -21,7 +33,9 @@ describe('Other Video Model (by ID)', () => {
 	it.each(['', '   ', 'acme video'])('rejects the identifier %j', (modelId) => {
 		const errors = rejected(KEY, { ...base, modelId });
 		expect(errors).toHaveLength(1);
-		expect(errors[0]).toMatch(/^"modelId" \(Model ID\) is (empty|blank|"acme video") for Other Video Model \(by ID\); allowed: the identifier of a model of the service, without spaces$/);
+		expect(errors[0]).toMatch(
+			/^"modelId" \(Model ID\) is (empty|blank|"acme video") for Other Video Model \(by ID\); allowed: the identifier of a model of the service, without spaces$/,
+		);
 	});
 
 	it('rejects a missing identifier and a bad field together', () => {
@@ -32,7 +46,9 @@ describe('Other Video Model (by ID)', () => {
 	});
 
 	it('sends duration and aspect ratio as chosen', () => {
-		expect(accepted(KEY, { ...base, videoByIdOptions: { duration: '6', aspectRatio: '21:9' } }).input).toEqual({
+		expect(
+			accepted(KEY, { ...base, videoByIdOptions: { duration: '6', aspectRatio: '21:9' } }).input,
+		).toEqual({
 			prompt: 'Waves on a beach',
 			duration: 6,
 			aspect_ratio: '21:9',
@@ -40,7 +56,9 @@ describe('Other Video Model (by ID)', () => {
 	});
 
 	it.each([1, 5, 60])('accepts duration %d', (duration) => {
-		expect(accepted(KEY, { ...base, videoByIdOptions: { duration } }).input.duration).toBe(duration);
+		expect(accepted(KEY, { ...base, videoByIdOptions: { duration } }).input.duration).toBe(
+			duration,
+		);
 	});
 
 	it.each([0, -1, 2.5])('rejects duration %d', (duration) => {
@@ -50,7 +68,9 @@ describe('Other Video Model (by ID)', () => {
 	});
 
 	it.each(['16:9', '1:1', '21:9', '9:16'])('accepts aspect ratio %s', (aspectRatio) => {
-		expect(accepted(KEY, { ...base, videoByIdOptions: { aspectRatio } }).input.aspect_ratio).toBe(aspectRatio);
+		expect(accepted(KEY, { ...base, videoByIdOptions: { aspectRatio } }).input.aspect_ratio).toBe(
+			aspectRatio,
+		);
 	});
 
 	it.each(BAD_RATIOS.filter((r) => r !== ''))('rejects aspect ratio %j', (aspectRatio) => {
@@ -60,7 +80,9 @@ describe('Other Video Model (by ID)', () => {
 	});
 
 	it('does not send an aspect ratio left blank', () => {
-		expect(accepted(KEY, { ...base, videoByIdOptions: { aspectRatio: '' } }).input).toEqual({ prompt: 'Waves on a beach' });
+		expect(accepted(KEY, { ...base, videoByIdOptions: { aspectRatio: '' } }).input).toEqual({
+			prompt: 'Waves on a beach',
+		});
 	});
 });
 
@@ -117,7 +139,9 @@ describe('Image Model (by ID)', () => {
 	});
 
 	it('lets additional fields add what the spec does not list', () => {
-		expect(accepted(KEY, { ...base, additionalInputFields: '{"negative_prompt": "blur"}' }).input).toEqual({
+		expect(
+			accepted(KEY, { ...base, additionalInputFields: '{"negative_prompt": "blur"}' }).input,
+		).toEqual({
 			prompt: 'A red bicycle',
 			negative_prompt: 'blur',
 		});

@@ -5,7 +5,13 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import type { NodeOperationError } from 'n8n-workflow';
 
 import {
@@ -14,7 +20,13 @@ import {
 	generateProperties,
 	type MediaKind,
 } from '../../../nodes/MediaGeneration/models';
-import { MANUAL_TRIGGER_TYPE, chain, registerNodeType, runWorkflow, type NodeSpec } from '../../harness';
+import {
+	MANUAL_TRIGGER_TYPE,
+	chain,
+	registerNodeType,
+	runWorkflow,
+	type NodeSpec,
+} from '../../harness';
 
 const KINDS: MediaKind[] = ['image', 'video', 'music'];
 const frame: INodeProperties[] = [
@@ -50,7 +62,18 @@ class ModelProbe implements INodeType {
 		properties: [
 			...frame,
 			...KINDS.flatMap((k) => generateProperties(k)),
-			{ displayName: 'Check Reference Images', name: 'checkImages', type: 'boolean', default: false },
+			{
+				displayName: 'Check Reference Images',
+				name: 'checkImages',
+				type: 'boolean',
+				default: false,
+			},
+			{
+				displayName: 'Name the Model to the Check',
+				name: 'nameModel',
+				type: 'boolean',
+				default: true,
+			},
 		],
 	};
 
@@ -58,17 +81,26 @@ class ModelProbe implements INodeType {
 		const out: INodeExecutionData[] = [];
 		for (let i = 0; i < this.getInputData().length; i++) {
 			try {
-				const submission = buildSubmission(this, i, this.getNodeParameter('resource', i) as MediaKind);
+				const submission = buildSubmission(
+					this,
+					i,
+					this.getNodeParameter('resource', i) as MediaKind,
+				);
 				const urls = submission.input.image_urls;
 				if (this.getNodeParameter('checkImages', i) && Array.isArray(urls)) {
-					await checkReferenceImages(this, i, urls as string[]);
+					const modelKey = this.getNodeParameter('nameModel', i) ? submission.modelKey : undefined;
+					await checkReferenceImages(this, i, urls as string[], modelKey);
 				}
 				out.push({ json: submission, pairedItem: { item: i } });
 			} catch (error) {
 				if (!this.continueOnFail()) throw error;
 				const e = error as NodeOperationError;
 				out.push({
-					json: { error: e.message, description: e.description ?? null, itemIndex: e.context.itemIndex as number },
+					json: {
+						error: e.message,
+						description: e.description ?? null,
+						itemIndex: e.context.itemIndex as number,
+					},
 					pairedItem: { item: i },
 				});
 			}
@@ -110,7 +142,12 @@ describe('buildSubmission in a real n8n execution', () => {
 		expect(out[0].json).toEqual({
 			model: 'vidmodel-1.5-pro',
 			modelKey: 'vidmodel-1.5-pro',
-			input: { prompt: 'first', aspect_ratio: '16:9', duration: 8, image_urls: ['https://f.example.com/a.png'] },
+			input: {
+				prompt: 'first',
+				aspect_ratio: '16:9',
+				duration: 8,
+				image_urls: ['https://f.example.com/a.png'],
+			},
 		});
 		expect(out[1].json).toEqual({
 			error: 'Item 1: "duration" is 10 for model vidmodel-1.5-pro; allowed: 4, 8, 12',
@@ -128,12 +165,17 @@ describe('buildSubmission in a real n8n execution', () => {
 			'image_urls[1]',
 			'image_urls[2]',
 		]);
-		expect(third.error.startsWith('Item 2: "prompt" is empty for model vidmodel-1.5-pro')).toBe(true);
+		expect(third.error.startsWith('Item 2: "prompt" is empty for model vidmodel-1.5-pro')).toBe(
+			true,
+		);
 	});
 
 	it('fails the execution with a NodeOperationError for the item when Continue On Fail is off', async () => {
 		const result = await runWorkflow(probe(proByExpression, false), {
-			items: [{ prompt: 'ok', ratio: '1:1', duration: 4 }, { prompt: 'bad', ratio: '5:4', duration: 4 }],
+			items: [
+				{ prompt: 'ok', ratio: '1:1', duration: 4 },
+				{ prompt: 'bad', ratio: '5:4', duration: 4 },
+			],
 		});
 		expect(result.status).toBe('error');
 		// The engine keeps the error as n8n records it (serialised): name and item stay.
@@ -175,8 +217,16 @@ describe('buildSubmission in a real n8n execution', () => {
 
 describe('checkReferenceImages against a real file host', () => {
 	const MB = 1024 * 1024;
-	const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(2040)]);
-	const webp = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WEBP'), Buffer.alloc(100)]);
+	const png = Buffer.concat([
+		Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+		Buffer.alloc(2040),
+	]);
+	const webp = Buffer.concat([
+		Buffer.from('RIFF'),
+		Buffer.alloc(4),
+		Buffer.from('WEBP'),
+		Buffer.alloc(100),
+	]);
 	const requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders }> = [];
 	let bigBodyBytesSent = 0;
 	let server: http.Server;
@@ -221,7 +271,10 @@ describe('checkReferenceImages against a real file host', () => {
 						res.writeHead(405);
 						return res.end();
 					}
-					res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': 20 * MB });
+					res.writeHead(200, {
+						'content-type': 'application/octet-stream',
+						'content-length': 20 * MB,
+					});
 					const chunk = Buffer.concat([png.subarray(0, 8), Buffer.alloc(64 * 1024 - 8)]);
 					const pump = () => {
 						while (bigBodyBytesSent < 20 * MB) {
@@ -248,14 +301,17 @@ describe('checkReferenceImages against a real file host', () => {
 	});
 
 	async function check(urls: string[]) {
-		const result = await runWorkflow(
-			probe({ ...proByExpression, checkImages: true }),
-			{
-				items: [{ prompt: 'p', ratio: '16:9', duration: 8, urls }],
-				credentials: { mediaGenerationApi: { apiKey: 'sk-never-to-file-hosts', baseUrl: 'http://127.0.0.1:1' } },
+		const result = await runWorkflow(probe({ ...proByExpression, checkImages: true }), {
+			items: [{ prompt: 'p', ratio: '16:9', duration: 8, urls }],
+			credentials: {
+				mediaGenerationApi: { apiKey: 'sk-never-to-file-hosts', baseUrl: 'http://127.0.0.1:1' },
 			},
-		);
-		return result.outputOf('Probe')[0].json as { error?: string; description?: string; input?: unknown };
+		});
+		return result.outputOf('Probe')[0].json as {
+			error?: string;
+			description?: string;
+			input?: unknown;
+		};
 	}
 
 	it('passes JPEG/PNG/WebP images within 10 MB, sniffing a generic type and asking for the first bytes only', async () => {
@@ -291,6 +347,44 @@ describe('checkReferenceImages against a real file host', () => {
 		);
 		// The server could not push the whole 20 MB into a reader that stopped.
 		expect(bigBodyBytesSent).toBeLessThan(20 * MB);
+	});
+
+	it('checks only that frames download for the 2.0 fast model, which documents no type or size limit', async () => {
+		const run = async (start: string, end: string) =>
+			(
+				await runWorkflow(
+					probe({
+						resource: 'video',
+						operation: 'generate',
+						model: 'vidmodel-2.0-fast/image-to-video',
+						prompt: 'p',
+						startFrameUrl: start,
+						vidmodel20FastOptions: { endFrameUrl: end },
+						checkImages: true,
+					}),
+				)
+			).outputOf('Probe')[0].json as { error?: string; description?: string };
+		expect((await run(`${base}/anim.gif`, `${base}/big.jpg`)).error).toBeUndefined();
+		expect((await run(`${base}/a.png`, `${base}/missing.png`)).description).toBe(
+			`reference image "image_urls[1]" (${base}/missing.png) could not be downloaded (HTTP 404); reference images must be publicly accessible and directly downloadable`,
+		);
+	});
+
+	it('applies the documented limits when no model is named', async () => {
+		const result = await runWorkflow(
+			probe({
+				resource: 'video',
+				operation: 'generate',
+				model: 'vidmodel-2.0-fast/image-to-video',
+				prompt: 'p',
+				startFrameUrl: `${base}/anim.gif`,
+				checkImages: true,
+				nameModel: false,
+			}),
+		);
+		expect(result.outputOf('Probe')[0].json.description).toBe(
+			`reference image "image_urls[0]" (${base}/anim.gif) is of type image/gif; allowed: image/jpeg, image/png, image/webp`,
+		);
 	});
 
 	it('never sends the API key or any authorization to file hosts', () => {

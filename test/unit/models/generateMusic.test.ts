@@ -13,7 +13,13 @@ describe('generate-music', () => {
 	});
 
 	it('maps every option onto its input field', () => {
-		const options = { style: 'ambient', title: 'Dawn', customMode: true, instrumental: false, mv: 'v3.5' };
+		const options = {
+			style: 'ambient',
+			title: 'Dawn',
+			customMode: true,
+			instrumental: false,
+			mv: 'v3.5',
+		};
 		expect(accepted(KEY, { ...base, musicOptions: options }).input).toEqual({
 			prompt: 'A calm piano piece',
 			style: 'ambient',
@@ -25,20 +31,26 @@ describe('generate-music', () => {
 	});
 
 	it('does not send text options left blank', () => {
-		expect(accepted(KEY, { ...base, musicOptions: { style: '', title: ' ', mv: '' } }).input).toEqual({
+		expect(
+			accepted(KEY, { ...base, musicOptions: { style: '', title: ' ', mv: '' } }).input,
+		).toEqual({
 			prompt: 'A calm piano piece',
 		});
 	});
 
 	it('takes "true"/"false" from expressions as booleans', () => {
-		expect(accepted(KEY, { ...base, musicOptions: { customMode: 'true', instrumental: 'FALSE' } }).input).toMatchObject({
+		expect(
+			accepted(KEY, { ...base, musicOptions: { customMode: 'true', instrumental: 'FALSE' } }).input,
+		).toMatchObject({
 			custom_mode: true,
 			instrumental: false,
 		});
 	});
 
 	it('rejects values of the wrong kind, all at once', () => {
-		expect(rejected(KEY, { prompt: 42, musicOptions: { instrumental: 'maybe', title: 7 } })).toEqual([
+		expect(
+			rejected(KEY, { prompt: 42, musicOptions: { instrumental: 'maybe', title: 7 } }),
+		).toEqual([
 			'"prompt" is 42 for model generate-music; allowed: non-empty text',
 			'"title" is 7 for model generate-music; allowed: non-empty text',
 			'"instrumental" is "maybe" for model generate-music; allowed: true or false',

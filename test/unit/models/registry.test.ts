@@ -50,7 +50,10 @@ function freshNode(kind: MediaKind, model: string) {
  * Per model: its required fields filled in, the exact `input` that must then be sent, and the
  * fields a fresh node is rejected for. A new model needs an entry here.
  */
-const FIXTURES: Record<string, { required: Record<string, unknown>; sends: Record<string, unknown>; freshErrors: string[] }> = {
+const FIXTURES: Record<
+	string,
+	{ required: Record<string, unknown>; sends: Record<string, unknown>; freshErrors: string[] }
+> = {
 	'vidmodel-1.5-pro': {
 		required: { prompt: 'p', aspectRatio: '16:9', duration: 8 },
 		sends: { prompt: 'p', aspect_ratio: '16:9', duration: 8 },
@@ -61,8 +64,16 @@ const FIXTURES: Record<string, { required: Record<string, unknown>; sends: Recor
 		sends: { prompt: 'p', image_urls: ['https://f.example.com/a.png'] },
 		freshErrors: ['prompt', 'image_urls[0]'],
 	},
-	'video-by-id': { required: { prompt: 'p', modelId: 'm-1' }, sends: { prompt: 'p' }, freshErrors: ['modelId', 'prompt'] },
-	'image-by-id': { required: { prompt: 'p', modelId: 'm-1' }, sends: { prompt: 'p' }, freshErrors: ['modelId', 'prompt'] },
+	'video-by-id': {
+		required: { prompt: 'p', modelId: 'm-1' },
+		sends: { prompt: 'p' },
+		freshErrors: ['modelId', 'prompt'],
+	},
+	'image-by-id': {
+		required: { prompt: 'p', modelId: 'm-1' },
+		sends: { prompt: 'p' },
+		freshErrors: ['modelId', 'prompt'],
+	},
 	'generate-music': { required: { prompt: 'p' }, sends: { prompt: 'p' }, freshErrors: ['prompt'] },
 };
 const REQUIRED = Object.fromEntries(Object.entries(FIXTURES).map(([k, f]) => [k, f.required]));
@@ -78,7 +89,11 @@ describe('model registry', () => {
 	});
 
 	it('offers the models named by the spec', () => {
-		expect(modelsOf('video').map((m) => m.key)).toEqual(['vidmodel-1.5-pro', 'vidmodel-2.0-fast/image-to-video', 'video-by-id']);
+		expect(modelsOf('video').map((m) => m.key)).toEqual([
+			'vidmodel-1.5-pro',
+			'vidmodel-2.0-fast/image-to-video',
+			'video-by-id',
+		]);
 		expect(modelsOf('image').map((m) => m.key)).toEqual(['image-by-id']);
 		expect(modelsOf('music').map((m) => m.key)).toEqual(['generate-music']);
 	});
@@ -87,8 +102,12 @@ describe('model registry', () => {
 		const dropdown = generateProperties(kind).filter((p) => p.name === 'model');
 		expect(dropdown).toHaveLength(1);
 		expect(dropdown[0].type).toBe('options');
-		expect(dropdown[0].displayOptions).toEqual({ show: { resource: [kind], operation: ['generate'] } });
-		expect(dropdown[0].options!.map((o) => (o as { value: string }).value)).toEqual(modelsOf(kind).map((m) => m.key));
+		expect(dropdown[0].displayOptions).toEqual({
+			show: { resource: [kind], operation: ['generate'] },
+		});
+		expect(dropdown[0].options!.map((o) => (o as { value: string }).value)).toEqual(
+			modelsOf(kind).map((m) => m.key),
+		);
 		expect(dropdown[0].default).toBe(modelsOf(kind)[0].key);
 	});
 
@@ -112,7 +131,9 @@ describe('model registry', () => {
 			}
 		};
 		visit(allProperties, '');
-		const clashes = [...types].filter(([, t]) => t.size > 1).map(([name, t]) => `${name}: ${[...t].join('/')}`);
+		const clashes = [...types]
+			.filter(([, t]) => t.size > 1)
+			.map(([name, t]) => `${name}: ${[...t].join('/')}`);
 		expect(clashes).toEqual([]);
 	});
 
@@ -136,7 +157,8 @@ describe('model registry', () => {
 			const collections = model.properties.filter((p) => p.type === 'collection');
 			expect(collections).toHaveLength(1);
 			expect(fresh[collections[0].name]).toEqual({});
-			for (const p of model.properties.filter((p) => p.type !== 'collection')) expect(p.required).toBe(true);
+			for (const p of model.properties.filter((p) => p.type !== 'collection'))
+				expect(p.required).toBe(true);
 		});
 
 		it('flags the empty required fields of a fresh node, as the editor does', () => {
@@ -165,7 +187,9 @@ describe('model registry', () => {
 		it('accepts every value its dropdowns offer', () => {
 			const collection = model.properties.find((p) => p.type === 'collection')!;
 			const dropdowns = [
-				...model.properties.filter((p) => p.type === 'options').map((p) => ({ p, inCollection: false })),
+				...model.properties
+					.filter((p) => p.type === 'options')
+					.map((p) => ({ p, inCollection: false })),
 				...(collection.options as INodeProperties[])
 					.filter((p) => p.type === 'options')
 					.map((p) => ({ p, inCollection: true })),
@@ -176,7 +200,8 @@ describe('model registry', () => {
 						? { ...REQUIRED[key], [collection.name]: { [p.name]: option.value } }
 						: { ...REQUIRED[key], [p.name]: option.value };
 					const result = validateSubmission(key, params);
-					if (!result.ok) throw new Error(`${p.name} = ${option.value}: ${result.errors.join('\n')}`);
+					if (!result.ok)
+						throw new Error(`${p.name} = ${option.value}: ${result.errors.join('\n')}`);
 				}
 			}
 		});
@@ -184,13 +209,16 @@ describe('model registry', () => {
 
 	it('tells the 2.0 fast model’s users where the audio option goes', () => {
 		const additional = generateProperties('video').find(
-			(p) => p.name === 'additionalInputFields' && (p.displayOptions?.show?.model as string[])[0] === 'vidmodel-2.0-fast/image-to-video',
+			(p) =>
+				p.name === 'additionalInputFields' &&
+				(p.displayOptions?.show?.model as string[])[0] === 'vidmodel-2.0-fast/image-to-video',
 		);
 		expect(additional?.hint).toMatch(/audio option/);
 	});
 
 	it('labels the resolutions of vidmodel-1.5-pro with the spec’s wording', () => {
-		const options = getModel('vidmodel-1.5-pro').properties.find((p) => p.type === 'collection')!.options as INodeProperties[];
+		const options = getModel('vidmodel-1.5-pro').properties.find((p) => p.type === 'collection')!
+			.options as INodeProperties[];
 		const resolution = options.find((p) => p.name === 'resolution')!;
 		expect(resolution.options).toEqual([
 			{ name: '480p (Standard)', value: '480p' },

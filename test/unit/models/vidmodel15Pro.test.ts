@@ -11,20 +11,31 @@ const RATIOS_TEXT = '1:1, 21:9, 4:3, 3:4, 16:9, 9:16';
 
 describe('vidmodel-1.5-pro', () => {
 	it('sends exactly the required fields when no option is chosen', () => {
-		const result = accepted(KEY, { ...base, vidmodel15ProOptions: {}, additionalInputFields: '{}' });
+		const result = accepted(KEY, {
+			...base,
+			vidmodel15ProOptions: {},
+			additionalInputFields: '{}',
+		});
 		expect(result.model).toBe('vidmodel-1.5-pro');
-		expect(result.input).toEqual({ prompt: 'A lighthouse at dusk', aspect_ratio: '16:9', duration: 8 });
+		expect(result.input).toEqual({
+			prompt: 'A lighthouse at dusk',
+			aspect_ratio: '16:9',
+			duration: 8,
+		});
 	});
 
 	it.each(['1:1', '21:9', '4:3', '3:4', '16:9', '9:16'])('accepts aspect ratio %s', (ratio) => {
 		expect(accepted(KEY, { ...base, aspectRatio: ratio }).input.aspect_ratio).toBe(ratio);
 	});
 
-	it.each(['2:1', '16x9', '9:21', 'auto', ' 16:9'])('rejects aspect ratio %j naming the allowed values', (ratio) => {
-		expect(rejected(KEY, { ...base, aspectRatio: ratio })).toEqual([
-			`"aspect_ratio" is ${JSON.stringify(ratio)} for model vidmodel-1.5-pro; allowed: ${RATIOS_TEXT}`,
-		]);
-	});
+	it.each(['2:1', '16x9', '9:21', 'auto', ' 16:9'])(
+		'rejects aspect ratio %j naming the allowed values',
+		(ratio) => {
+			expect(rejected(KEY, { ...base, aspectRatio: ratio })).toEqual([
+				`"aspect_ratio" is ${JSON.stringify(ratio)} for model vidmodel-1.5-pro; allowed: ${RATIOS_TEXT}`,
+			]);
+		},
+	);
 
 	it.each([4, 8, 12])('accepts duration %d', (duration) => {
 		expect(accepted(KEY, { ...base, duration }).input.duration).toBe(duration);
@@ -85,7 +96,9 @@ describe('vidmodel-1.5-pro', () => {
 	});
 
 	it('sends fixed_lens and generate_audio as chosen, false included', () => {
-		expect(accepted(KEY, withOptions({ fixedLens: true, generateAudio: false })).input).toMatchObject({
+		expect(
+			accepted(KEY, withOptions({ fixedLens: true, generateAudio: false })).input,
+		).toMatchObject({
 			fixed_lens: true,
 			generate_audio: false,
 		});
@@ -109,13 +122,20 @@ describe('vidmodel-1.5-pro', () => {
 
 		it('sends no image_urls for an empty list or blank entries (text-to-video)', () => {
 			expect(accepted(KEY, withOptions({ imageUrls: [] })).input).not.toHaveProperty('image_urls');
-			expect(accepted(KEY, withOptions({ imageUrls: ['', '  '] })).input).not.toHaveProperty('image_urls');
+			expect(accepted(KEY, withOptions({ imageUrls: ['', '  '] })).input).not.toHaveProperty(
+				'image_urls',
+			);
 		});
 
 		it('reads URLs an expression gave as one text: a JSON array, or split on whitespace; trims entries', () => {
-			expect(accepted(KEY, withOptions({ imageUrls: `${a}\n${b}` })).input.image_urls).toEqual([a, b]);
+			expect(accepted(KEY, withOptions({ imageUrls: `${a}\n${b}` })).input.image_urls).toEqual([
+				a,
+				b,
+			]);
 			expect(accepted(KEY, withOptions({ imageUrls: [` ${a} `] })).input.image_urls).toEqual([a]);
-			expect(accepted(KEY, withOptions({ imageUrls: JSON.stringify([a, b]) })).input.image_urls).toEqual([a, b]);
+			expect(
+				accepted(KEY, withOptions({ imageUrls: JSON.stringify([a, b]) })).input.image_urls,
+			).toEqual([a, b]);
 			expect(rejected(KEY, withOptions({ imageUrls: '[not json' }))).toEqual([
 				'"image_urls[0]" is "[not" for model vidmodel-1.5-pro; allowed: a public http(s) URL',
 				'"image_urls[1]" is "json" for model vidmodel-1.5-pro; allowed: a public http(s) URL',
@@ -128,20 +148,29 @@ describe('vidmodel-1.5-pro', () => {
 			]);
 		});
 
-		it.each(['ftp://files.example.com/a.png', 'files.example.com/a.png', 'https://', 'data:image/png;base64,AAAA'])(
-			'rejects %j naming its position',
-			(url) => {
-				expect(rejected(KEY, withOptions({ imageUrls: [a, url] }))).toEqual([
-					`"image_urls[1]" is ${JSON.stringify(url)} for model vidmodel-1.5-pro; allowed: a public http(s) URL`,
-				]);
-			},
-		);
+		it.each([
+			'ftp://files.example.com/a.png',
+			'files.example.com/a.png',
+			'https://',
+			'data:image/png;base64,AAAA',
+		])('rejects %j naming its position', (url) => {
+			expect(rejected(KEY, withOptions({ imageUrls: [a, url] }))).toEqual([
+				`"image_urls[1]" is ${JSON.stringify(url)} for model vidmodel-1.5-pro; allowed: a public http(s) URL`,
+			]);
+		});
 	});
 
 	describe('additional input fields', () => {
 		it('adds fields the panel does not show, last', () => {
-			const { input } = accepted(KEY, { ...base, additionalInputFields: '{"seed": 42, "camera": {"pan": "left"}}' });
-			expect(input).toEqual({ ...{ prompt: base.prompt, aspect_ratio: '16:9', duration: 8 }, seed: 42, camera: { pan: 'left' } });
+			const { input } = accepted(KEY, {
+				...base,
+				additionalInputFields: '{"seed": 42, "camera": {"pan": "left"}}',
+			});
+			expect(input).toEqual({
+				...{ prompt: base.prompt, aspect_ratio: '16:9', duration: 8 },
+				seed: 42,
+				camera: { pan: 'left' },
+			});
 		});
 
 		it('accepts an object an expression produced', () => {
@@ -149,11 +178,15 @@ describe('vidmodel-1.5-pro', () => {
 		});
 
 		it('may replace a panel value with a valid one', () => {
-			expect(accepted(KEY, { ...base, additionalInputFields: '{"duration": 12}' }).input.duration).toBe(12);
+			expect(
+				accepted(KEY, { ...base, additionalInputFields: '{"duration": 12}' }).input.duration,
+			).toBe(12);
 		});
 
 		it('may not replace a panel value with an invalid one', () => {
-			expect(rejected(KEY, { ...base, additionalInputFields: '{"duration": 10, "fixed_lens": "yes"}' })).toEqual([
+			expect(
+				rejected(KEY, { ...base, additionalInputFields: '{"duration": 10, "fixed_lens": "yes"}' }),
+			).toEqual([
 				'"duration" is 10 for model vidmodel-1.5-pro; allowed: 4, 8, 12',
 				'"fixed_lens" is "yes" for model vidmodel-1.5-pro; allowed: true or false',
 			]);
@@ -161,7 +194,9 @@ describe('vidmodel-1.5-pro', () => {
 
 		it('rejects text that is not JSON', () => {
 			const [error] = rejected(KEY, { ...base, additionalInputFields: '{seed: 1}' });
-			expect(error).toMatch(/^"Additional Input Fields" is not valid JSON \(.+\) for model vidmodel-1\.5-pro; allowed: a JSON object/);
+			expect(error).toMatch(
+				/^"Additional Input Fields" is not valid JSON \(.+\) for model vidmodel-1\.5-pro; allowed: a JSON object/,
+			);
 		});
 
 		it.each([

@@ -13,7 +13,11 @@ const RATIOS = ['auto', '21:9', '16:9', '4:3', '1:1', '3:4', '9:16'];
 
 describe('vidmodel-2.0-fast/image-to-video', () => {
 	it('sends only prompt and the start frame when no option is chosen', () => {
-		const result = accepted(KEY, { ...base, vidmodel20FastOptions: {}, additionalInputFields: '{}' });
+		const result = accepted(KEY, {
+			...base,
+			vidmodel20FastOptions: {},
+			additionalInputFields: '{}',
+		});
 		expect(result.model).toBe(KEY);
 		expect(result.input).toEqual({ prompt: 'The flower opens', image_urls: [start] });
 	});
@@ -33,7 +37,12 @@ describe('vidmodel-2.0-fast/image-to-video', () => {
 	});
 
 	it('names the frame field of a bad URL', () => {
-		expect(rejected(KEY, withOptions({ endFrameUrl: 'end.jpg' }, { startFrameUrl: 'ftp://x/start.png' }))).toEqual([
+		expect(
+			rejected(
+				KEY,
+				withOptions({ endFrameUrl: 'end.jpg' }, { startFrameUrl: 'ftp://x/start.png' }),
+			),
+		).toEqual([
 			'"image_urls[0]" (Start Frame URL) is "ftp://x/start.png" for model vidmodel-2.0-fast/image-to-video; allowed: a public http(s) URL',
 			'"image_urls[1]" (End Frame URL) is "end.jpg" for model vidmodel-2.0-fast/image-to-video; allowed: a public http(s) URL',
 		]);
@@ -57,7 +66,10 @@ describe('vidmodel-2.0-fast/image-to-video', () => {
 	});
 
 	it.each(Array.from({ length: 12 }, (_, i) => i + 4))('accepts duration %d', (duration) => {
-		expect(accepted(KEY, withOptions({ duration })).input).toEqual({ ...{ prompt: base.prompt, image_urls: [start] }, duration });
+		expect(accepted(KEY, withOptions({ duration })).input).toEqual({
+			...{ prompt: base.prompt, image_urls: [start] },
+			duration,
+		});
 	});
 
 	it('takes "15" from an expression as 15', () => {
@@ -92,7 +104,10 @@ describe('vidmodel-2.0-fast/image-to-video', () => {
 
 	it('sends every chosen option and nothing else', () => {
 		expect(
-			accepted(KEY, withOptions({ endFrameUrl: end, duration: 6, resolution: '720p', aspectRatio: 'auto' })).input,
+			accepted(
+				KEY,
+				withOptions({ endFrameUrl: end, duration: 6, resolution: '720p', aspectRatio: 'auto' }),
+			).input,
 		).toEqual({
 			prompt: base.prompt,
 			image_urls: [start, end],
@@ -104,21 +119,27 @@ describe('vidmodel-2.0-fast/image-to-video', () => {
 
 	describe('additional input fields', () => {
 		it('passes an audio option through under the name the user gives', () => {
-			expect(accepted(KEY, { ...base, additionalInputFields: '{"generate_audio": true}' }).input).toEqual({
+			expect(
+				accepted(KEY, { ...base, additionalInputFields: '{"generate_audio": true}' }).input,
+			).toEqual({
 				prompt: base.prompt,
 				image_urls: [start],
 				generate_audio: true,
 			});
 		});
 
-		it.each(['reference_image_urls', 'reference_video_urls', 'reference_audio_url', 'referenceImages'])(
-			'rejects %s, which must not be combined with the frames',
-			(field) => {
-				expect(rejected(KEY, { ...base, additionalInputFields: JSON.stringify({ [field]: [end] }) })).toEqual([
-					`"${field}" cannot be combined with image_urls (start and end frames) for model vidmodel-2.0-fast/image-to-video; remove it from Additional Input Fields`,
-				]);
-			},
-		);
+		it.each([
+			'reference_image_urls',
+			'reference_video_urls',
+			'reference_audio_url',
+			'referenceImages',
+		])('rejects %s, which must not be combined with the frames', (field) => {
+			expect(
+				rejected(KEY, { ...base, additionalInputFields: JSON.stringify({ [field]: [end] }) }),
+			).toEqual([
+				`"${field}" cannot be combined with image_urls (start and end frames) for model vidmodel-2.0-fast/image-to-video; remove it from Additional Input Fields`,
+			]);
+		});
 
 		it('reports a reference field together with the other problems of the item', () => {
 			const errors = rejected(KEY, {
