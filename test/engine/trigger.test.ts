@@ -309,6 +309,30 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		}
 	});
 
+	it('with the Test URL (manual mode) a replayed call runs again: nothing is remembered', async () => {
+		const s = await setup();
+		const manual = await startCallbackReceiver({
+			workflow: chain(
+				{ name: 'Media Generation Trigger', type: MEDIA_GENERATION_TRIGGER_TYPE, credentials: mediaCredentials() },
+				{ name: 'Downstream', type: NOOP_TYPE },
+			),
+			mode: 'manual',
+			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl } },
+		});
+		try {
+			const taskId = await client(s.sim).create(s.sim.imageModelId, { prompt: 'fox' }, { callback_url: manual.callbackUrl() });
+			await manual.waitFor(1);
+			await s.sim.idle();
+			await s.sim.sendCallback(taskId);
+			const deliveries = await manual.waitFor(2);
+			expect(deliveries.map((d) => d.status)).toEqual([200, 200]);
+			expect(await manual.executions()).toHaveLength(2);
+			expect(manual.staticData()).toEqual({});
+		} finally {
+			await manual.close();
+		}
+	});
+
 	it('duplicates arriving together start one execution', async () => {
 		const s = await setup();
 		const taskId = await submit(s, 'fox [sim:never]');
