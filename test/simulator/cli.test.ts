@@ -1,5 +1,6 @@
 // Contract: the standalone simulator (`npm run simulator`) starts, prints what a user needs,
 // serves the API, stops on Ctrl-C, and names a bad flag.
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 

@@ -1,4 +1,5 @@
 // Standalone simulator: `npm run simulator -- --port 8787 [--file-port 8788] [--key K] ...`.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { startSimulator, type SimulatorOptions } from './index';
 
 const USAGE = `Usage: npm run simulator -- [options]

@@ -1,9 +1,20 @@
 // Plain HTTP client for the simulator's contract tests: every answer is returned, never thrown.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import axios, { type AxiosResponse } from 'axios';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { Simulator } from './index';
+
+/** `data` of a status answer. */
+export interface TaskView {
+	task_id: string;
+	status: string;
+	progress: number;
+	created_time: string;
+	error_message: string | null;
+	files?: Array<{ file_url: string; file_type: string }>;
+}
 
 export interface Client {
 	submit(body: unknown, headers?: Record<string, string>): Promise<AxiosResponse>;
@@ -15,7 +26,7 @@ export interface Client {
 		extra?: Record<string, unknown>,
 	): Promise<string>;
 	/** Polls until finished or failed (or `maxMs` of real time) and returns every answer seen. */
-	pollToEnd(taskId: string, everyMs?: number, maxMs?: number): Promise<Array<Record<string, any>>>;
+	pollToEnd(taskId: string, everyMs?: number, maxMs?: number): Promise<TaskView[]>;
 }
 
 export function client(sim: Simulator): Client {
@@ -38,7 +49,7 @@ export function client(sim: Simulator): Client {
 			return r.data.data.task_id as string;
 		},
 		async pollToEnd(taskId, everyMs = 20, maxMs = 10000) {
-			const seen: Array<Record<string, any>> = [];
+			const seen: TaskView[] = [];
 			const end = Date.now() + maxMs;
 			while (Date.now() < end) {
 				const r = await c.status(taskId);

@@ -1,4 +1,5 @@
 // Contract: callbacks (each body shape, retries, forging) and every fault kind.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import axios from 'axios';
 
 import { client, receiver, waitFor, type Client, type Receiver } from './client';
@@ -293,7 +294,7 @@ describe('faults on status', () => {
 describe('faults on files', () => {
 	async function fileUrl(prompt = 'x [sim:size=1000000]') {
 		const id = await api.create('image-1', { prompt });
-		return (await api.pollToEnd(id)).pop()!.files[0].file_url as string;
+		return (await api.pollToEnd(id)).pop()!.files![0].file_url;
 	}
 	it('truncate sends the full Content-Length then closes early', async () => {
 		const url = await fileUrl();

@@ -1,6 +1,7 @@
 // A faithful HTTP stand-in for the media-generation service (../shared/spec): submit and
 // status endpoints with Bearer auth and the spec's validation, a time-driven task lifecycle,
 // result files on a second origin, callbacks, fault injection and a request log.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -614,8 +615,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			try {
 				sub = validateSubmission(body, cfg);
 			} catch (e) {
-				if (e instanceof ValidationError) return json(res, 400, envelopeError(400, e.message));
-				throw e;
+				const invalid = e instanceof ValidationError;
+				const msg = invalid ? e.message : `simulator bug: ${(e as Error).message}`;
+				return json(res, invalid ? 400 : 500, envelopeError(invalid ? 400 : 500, msg));
 			}
 			const task = createTask(sub);
 			entry.taskId = task.id;

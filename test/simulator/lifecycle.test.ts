@@ -1,5 +1,6 @@
 // Contract: auth, the task lifecycle, result files (valid bytes, sizes, streaming, expiry,
 // separate origin) and the request log.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import axios from 'axios';
 import * as zlib from 'node:zlib';
 
@@ -26,7 +27,7 @@ async function finishedFiles(model: string, input: Record<string, unknown>) {
 	const seen = await api.pollToEnd(id);
 	const last = seen[seen.length - 1];
 	expect(last.status).toBe('finished');
-	return last.files as Array<{ file_url: string; file_type: string }>;
+	return last.files!;
 }
 
 /** Walks the PNG chunk list, checking every CRC; returns the chunk types. */
@@ -181,7 +182,7 @@ describe('task lifecycle', () => {
 			error_message: null,
 		});
 		expect(last.files).toHaveLength(2);
-		expect(last.files[0]).toEqual({
+		expect(last.files![0]).toEqual({
 			file_url: expect.stringMatching(/\.png$/),
 			file_type: 'image',
 		});

@@ -1,5 +1,6 @@
 // Result files of any size with valid signatures, produced as streams from one shared zero
 // buffer so that a gigabyte file costs no more memory than a tiny one.
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as zlib from 'node:zlib';
 
 export type MediaKind = 'image' | 'video' | 'audio';
