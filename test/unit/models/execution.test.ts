@@ -11,8 +11,8 @@ import type {
 	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
+	NodeOperationError,
 } from 'n8n-workflow';
-import type { NodeOperationError } from 'n8n-workflow';
 
 import {
 	buildSubmission,
