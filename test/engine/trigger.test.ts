@@ -118,6 +118,22 @@ describe('Media Generation Trigger: genuine callbacks', () => {
 		},
 	);
 
+	it('many tasks at once: one execution each, every result matched to its own reference', async () => {
+		const s = await setup();
+		const refs = Array.from({ length: 12 }, (_, i) => `row-${i}`);
+		const ids = await Promise.all(refs.map((ref, i) => submit(s, `fox ${i} [sim:duration=${20 + i * 5}]`, { ref })));
+		const deliveries = await settle(s, refs.length);
+		expect(deliveries).toHaveLength(refs.length);
+		const executions = await s.receiver.executions();
+		const seen = new Map<string, unknown>();
+		for (const execution of executions) {
+			const [item] = execution.outputOf('Downstream');
+			seen.set(item.json.task_id as string, item.json.reference);
+			expect(item.binary?.data).toBeDefined();
+		}
+		expect(seen).toEqual(new Map(ids.map((id, i) => [id, refs[i]])));
+	});
+
 	it('answers the service before downloading the files', async () => {
 		const s = await setup();
 		// A large file: if the answer waited for the download, it would come after it.
