@@ -96,8 +96,10 @@ function serviceMessage(body: unknown): string {
 }
 
 function httpHint(status: number, path: string): string {
-	if (status === 401 || status === 403) return ' (check the API key in the Media Generation credential)';
-	if (status === 404 && path.includes('/status/')) return ' (the service does not know this task_id)';
+	if (status === 401 || status === 403)
+		return ' (check the API key in the Media Generation credential)';
+	if (status === 404 && path.includes('/status/'))
+		return ' (the service does not know this task_id)';
 	if (status === 404) return " (check the credential's Base URL)";
 	if (status === 429) return ' (rate limited)';
 	return '';
@@ -176,10 +178,9 @@ async function parseOrFault<T>(
 		kind: isShape ? (shapeError as ResponseShapeError).kind : 'malformed',
 		statusCode: isShape ? (shapeError as ResponseShapeError).code : undefined,
 		retryAfterMs: retryAfterFromHeaders(response.headers),
-		message: scrubSecret(
-			shapeError instanceof Error ? shapeError.message : String(shapeError),
-			[apiKey],
-		),
+		message: scrubSecret(shapeError instanceof Error ? shapeError.message : String(shapeError), [
+			apiKey,
+		]),
 	});
 }
 
@@ -233,7 +234,8 @@ async function withRetries<T>(
 			() => true,
 			() => false,
 		);
-		if (!slept) throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
+		if (!slept)
+			throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
 	}
 }
 

@@ -62,7 +62,12 @@ const MIME_BY_FILE_TYPE: Record<string, string> = {
 };
 
 /** Content-Types that say nothing about the file: fall back to the URL or `file_type`. */
-const GENERIC_MIME = new Set(['application/octet-stream', 'binary/octet-stream', 'application/binary', '']);
+const GENERIC_MIME = new Set([
+	'application/octet-stream',
+	'binary/octet-stream',
+	'application/binary',
+	'',
+]);
 
 /** The extension of the URL's path ("" if none or unknown). */
 export function extensionFromUrl(url: string): string {
@@ -109,7 +114,12 @@ export function slug(text: string, max = 60): string {
 }
 
 /** `<model-slug>-<task_id>-<n>.<ext>`, n counted from 1. */
-export function fileNameFor(modelLabel: string | undefined, taskId: string, index: number, extension: string): string {
+export function fileNameFor(
+	modelLabel: string | undefined,
+	taskId: string,
+	index: number,
+	extension: string,
+): string {
 	const id = taskId.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 80) || 'task';
 	return `${slug(modelLabel ?? 'media')}-${id}-${index + 1}.${extension}`;
 }
@@ -178,7 +188,8 @@ export async function downloadFile(
 			() => true,
 			() => false,
 		);
-		if (!slept) throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
+		if (!slept)
+			throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
 	}
 }
 
@@ -201,7 +212,8 @@ async function downloadOnce(
 	const headers = response.headers ?? {};
 	if (response.statusCode < 200 || response.statusCode >= 300) {
 		discard(response.body);
-		const expired = response.statusCode === 403 || response.statusCode === 404 || response.statusCode === 410;
+		const expired =
+			response.statusCode === 403 || response.statusCode === 404 || response.statusCode === 410;
 		throw new TransportError({
 			kind: 'http',
 			statusCode: response.statusCode,
@@ -212,9 +224,18 @@ async function downloadOnce(
 	const mimeType = resolveMimeType(headerValue(headers, 'content-type'), file);
 	const lengthHeader = headerValue(headers, 'content-length');
 	const expected = lengthHeader === undefined ? undefined : Number(lengthHeader);
-	const binary = await ctx.helpers.prepareBinaryData(response.body as BinaryInput, fileName, mimeType);
+	const binary = await ctx.helpers.prepareBinaryData(
+		response.body as BinaryInput,
+		fileName,
+		mimeType,
+	);
 	const size = typeof binary.bytes === 'number' ? binary.bytes : Number.NaN;
-	if (expected !== undefined && Number.isFinite(expected) && Number.isFinite(size) && size !== expected) {
+	if (
+		expected !== undefined &&
+		Number.isFinite(expected) &&
+		Number.isFinite(size) &&
+		size !== expected
+	) {
 		throw new TransportError({
 			kind: 'truncated',
 			message: `the download stopped after ${size} of ${expected} bytes`,
@@ -256,7 +277,12 @@ export async function downloadTaskFiles(
 	for (let index = 0; index < list.length; index++) {
 		const file = list[index];
 		const guessedMime = resolveMimeType(undefined, file);
-		const name = fileNameFor(opts.modelLabel, task.task_id, index, resolveExtension(guessedMime, file));
+		const name = fileNameFor(
+			opts.modelLabel,
+			task.task_id,
+			index,
+			resolveExtension(guessedMime, file),
+		);
 		let downloaded: { binary: IBinaryData; mimeType: string; size: number } | undefined;
 		let failure: unknown;
 		try {

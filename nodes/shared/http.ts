@@ -43,14 +43,21 @@ export class TransportError extends Error {
 	}
 }
 
-const REFUSED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const REFUSED_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+]);
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'ERR_TIMEOUT']);
 const CANCEL_CODES = new Set(['ERR_CANCELED', 'ABORT_ERR']);
 
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds, bounded to one hour. */
 export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
 	const raw = Array.isArray(value) ? value[0] : value;
-	if (typeof raw === 'number' && Number.isFinite(raw)) return Math.min(3_600_000, Math.max(0, raw * 1000));
+	if (typeof raw === 'number' && Number.isFinite(raw))
+		return Math.min(3_600_000, Math.max(0, raw * 1000));
 	if (typeof raw !== 'string' || raw.trim() === '') return undefined;
 	const text = raw.trim();
 	if (/^\d+(\.\d+)?$/.test(text)) return Math.min(3_600_000, Number(text) * 1000);
@@ -72,8 +79,53 @@ export function retryAfterFromHeaders(headers: unknown): number | undefined {
 
 export { headerValue };
 
+/**
+ * Plain words for low-level codes. Messages must not contain the codes themselves: n8n's node
+ * errors replace any message containing "ECONNRESET" & co. with a generic sentence.
+ */
+const CODE_WORDS: Record<string, string> = {
+	ECONNREFUSED: 'connection refused',
+	ENOTFOUND: 'host name not found',
+	GETADDRINFO: 'host name lookup failed',
+	EAI_AGAIN: 'host name lookup failed',
+	EHOSTUNREACH: 'host unreachable',
+	ENETUNREACH: 'network unreachable',
+	EADDRNOTAVAIL: 'address not available',
+	ERRADDRINUSE: 'address in use',
+	ECONNRESET: 'connection reset',
+	ECONNABORTED: 'timed out',
+	ETIMEDOUT: 'timed out',
+	ESOCKETTIMEDOUT: 'timed out',
+	EPIPE: 'connection closed while sending',
+	ENOENT: 'no such file',
+	EISDIR: 'is a directory',
+	ENOTDIR: 'not a directory',
+	EACCES: 'permission denied',
+	EEXIST: 'already exists',
+	EPERM: 'operation not permitted',
+};
+
+/** Replaces low-level codes in a text by plain words (see CODE_WORDS). */
+export function plainWords(text: string): string {
+	let result = text;
+	for (const [code, words] of Object.entries(CODE_WORDS)) {
+		result = result.replace(new RegExp(code, 'gi'), words);
+	}
+	return result;
+}
+
+export function describeCode(code: string | undefined, fallback: string): string {
+	return plainWords((code ?? fallback).slice(0, 120));
+}
+
 /** Walks an error and its causes for the low-level code and a response, if any. */
-function digest(error: unknown): { code?: string; message: string; status?: number; headers?: unknown; aborted: boolean } {
+function digest(error: unknown): {
+	code?: string;
+	message: string;
+	status?: number;
+	headers?: unknown;
+	aborted: boolean;
+} {
 	let code: string | undefined;
 	let status: number | undefined;
 	let headers: unknown;
@@ -97,7 +149,13 @@ function digest(error: unknown): { code?: string; message: string; status?: numb
 		}
 		current = e.cause;
 	}
-	return { code, status, headers, aborted, message: messages[messages.length - 1] ?? String(error) };
+	return {
+		code,
+		status,
+		headers,
+		aborted,
+		message: messages[messages.length - 1] ?? String(error),
+	};
 }
 
 /**
@@ -122,15 +180,19 @@ export function classifyError(error: unknown, signal?: AbortSignal): Fault {
 		};
 	}
 	if (d.code && REFUSED_CODES.has(d.code)) {
-		return { kind: 'refused', code: d.code, message: `could not connect (${d.code})` };
+		return {
+			kind: 'refused',
+			code: d.code,
+			message: `could not connect: ${describeCode(d.code, '')}`,
+		};
 	}
 	if ((d.code && TIMEOUT_CODES.has(d.code)) || /timeout/i.test(d.message)) {
-		return { kind: 'timeout', code: d.code, message: `no answer in time (${d.code ?? 'timeout'})` };
+		return { kind: 'timeout', code: d.code, message: 'no answer in time' };
 	}
 	return {
 		kind: 'network',
 		code: d.code,
-		message: `the connection failed (${d.code ?? d.message.slice(0, 120)})`,
+		message: `the connection failed (${describeCode(d.code, d.message)})`,
 	};
 }
 

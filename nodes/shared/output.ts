@@ -38,7 +38,8 @@ function expiresAt(task: Task, finished: number | undefined, created: number): s
 export function taskOutputJson(task: Task, extra: TaskOutputExtra = {}): IDataObject {
 	const created = task.created_time ? Date.parse(task.created_time) : Number.NaN;
 	const start = extra.submittedAt ?? (Number.isFinite(created) ? created : undefined);
-	const finished = task.status === 'finished' || task.status === 'failed' ? extra.finishedAt : undefined;
+	const finished =
+		task.status === 'finished' || task.status === 'failed' ? extra.finishedAt : undefined;
 	const files = extra.files ?? (task.files ?? []).map((f) => describeFile(f));
 	const json: IDataObject = {
 		task_id: task.task_id,

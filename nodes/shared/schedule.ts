@@ -5,7 +5,8 @@
  * The service gives no duration estimate, only `progress` (an integer percentage in practice).
  * Fixed polling pays one request per interval; here:
  *  - without usable progress, the delay grows with the time already waited (a fixed fraction
- *    of it), so the lag after the finish stays a bounded share of the task's duration;
+ *    of it), so the lag after the finish stays a bounded share of the task's duration; faster
+ *    while progress is 0 (the task has not started: it will not finish right away);
  *  - when progress rises steadily, the finish is extrapolated and the next read is aimed just
  *    after it, capped so that a wrong extrapolation costs at most one capped wait;
  *  - an early read that still sees the task running re-aims with the fresher sample.
@@ -25,8 +26,13 @@ export interface PollScheduleOptions {
 	minDelayMs: number;
 	/** Never wait longer than this between reads. */
 	maxDelayMs: number;
-	/** Without a prediction, wait this fraction of the time elapsed so far. */
+	/** Without progress information, wait this fraction of the time elapsed so far. */
 	backoffRatio: number;
+	/**
+	 * While progress is reported as 0 (queued, not started), wait this fraction instead: a task
+	 * rarely jumps from 0 to done, so fewer reads are spent before processing begins.
+	 */
+	zeroProgressRatio: number;
 	/** Aim this fraction of the predicted duration after the predicted finish. */
 	marginRatio: number;
 	/** Progress at which one sample is precise enough to aim at (integer rounding ≈ 1/p). */
@@ -34,11 +40,12 @@ export interface PollScheduleOptions {
 }
 
 export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
-	firstDelayMs: 2_000,
+	firstDelayMs: 1_000,
 	minDelayMs: 1_000,
 	maxDelayMs: 30_000,
 	backoffRatio: 0.2,
-	marginRatio: 0.03,
+	zeroProgressRatio: 0.5,
+	marginRatio: 0.02,
 	confidentProgress: 10,
 };
 
@@ -77,8 +84,9 @@ export function predictFinish(
 	const last = samples[samples.length - 1];
 	if (last.progress <= 0 || last.progress >= 100) return undefined;
 
-	// Integer progress: the true value lies within about half a unit; use the middle.
-	const p = last.progress + 0.5;
+	// Integer progress is (at worst) rounded down, so the true fraction is at least p/100:
+	// extrapolating from p itself lands at or just after the finish, rarely before it.
+	const p = last.progress;
 	const zeros = samples.filter((s) => s.progress <= 0);
 	let anchor: { at: number; progress: number } | undefined;
 	if (zeros.length > 0) anchor = { at: zeros[zeros.length - 1].at, progress: 0 };
@@ -115,7 +123,9 @@ export function nextPollDelay(
 
 	if (observations.length === 0) return clamp(options.firstDelayMs - now);
 
-	const backoff = now * options.backoffRatio;
+	const last = observations[observations.length - 1];
+	const notStarted = last.progress === 0;
+	const backoff = now * (notStarted ? options.zeroProgressRatio : options.backoffRatio);
 	const prediction = predictFinish(observations, state.originKnown ?? true, options);
 	if (!prediction) return clamp(backoff);
 
@@ -126,6 +136,7 @@ export function nextPollDelay(
 		return clamp(now * options.marginRatio * 2);
 	}
 	if (prediction.confident) return clamp(untilTarget);
-	// Not yet trustworthy: go halfway (or the usual backoff, if longer) to refine the estimate.
+	// Not yet trustworthy (the estimate is late-biased: progress may have started after the
+	// anchor): go halfway, which also yields a rate from two non-zero samples.
 	return clamp(Math.max(backoff, untilTarget / 2));
 }

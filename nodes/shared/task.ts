@@ -84,7 +84,11 @@ function envelopeMessage(envelope: Record<string, unknown>): string {
 	for (const key of ['message', 'msg', 'error', 'detail']) {
 		const value = envelope[key];
 		if (typeof value === 'string' && value) return value;
-		if (value && typeof value === 'object' && typeof (value as { message?: unknown }).message === 'string') {
+		if (
+			value &&
+			typeof value === 'object' &&
+			typeof (value as { message?: unknown }).message === 'string'
+		) {
 			return (value as { message: string }).message;
 		}
 	}

@@ -75,7 +75,12 @@ export async function waitForTask(
 			first && options.pollImmediately
 				? 0
 				: nextPollDelay(
-						{ now: now - options.origin, observations, originKnown: options.originKnown, retryAfterMs },
+						{
+							now: now - options.origin,
+							observations,
+							originKnown: options.originKnown,
+							retryAfterMs,
+						},
 						schedule,
 					);
 		first = false;
@@ -87,7 +92,8 @@ export async function waitForTask(
 				() => true,
 				() => false,
 			);
-			if (!slept) throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
+			if (!slept)
+				throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
 		}
 
 		let task: Task | undefined;
@@ -96,7 +102,8 @@ export async function waitForTask(
 			// Few retries per read: the schedule itself is the outer retry loop.
 			task = await getTaskStatus(ctx, taskId, { signal, retries: 2 });
 		} catch (error) {
-			fault = error instanceof TransportError ? error.fault : { kind: 'network', message: String(error) };
+			fault =
+				error instanceof TransportError ? error.fault : { kind: 'network', message: String(error) };
 		}
 		polls++;
 		const readAt = Date.now();

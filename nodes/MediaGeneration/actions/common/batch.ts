@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { getApiCredentials } from '../../../shared/api';
 import { scrubSecret } from '../../../shared/http';
@@ -35,7 +35,8 @@ async function scrubFailure(ctx: IExecuteFunctions, failure: ItemFailure): Promi
 	}
 	const { error } = failure;
 	error.message = scrubSecret(error.message, [apiKey]);
-	if (typeof error.description === 'string') error.description = scrubSecret(error.description, [apiKey]);
+	if (typeof error.description === 'string')
+		error.description = scrubSecret(error.description, [apiKey]);
 }
 
 /**
@@ -59,12 +60,16 @@ export async function finishBatch(
 			.map(({ o, index }) => {
 				const json = o.ok ? o.data.json : o.json;
 				const id = typeof json.task_id === 'string' ? json.task_id : undefined;
-				return id ? `item ${index}: task_id ${id} (${o.ok ? String(json.status) : 'error'})` : undefined;
+				return id
+					? `item ${index}: task_id ${id} (${o.ok ? String(json.status) : 'error'})`
+					: undefined;
 			})
 			.filter((line): line is string => line !== undefined);
 		if (others.length > 0) {
 			const note = `Other items of this run: ${others.join('; ')}. Their files can be fetched with Task → Download Files within 24 hours.`;
-			first.error.description = first.error.description ? `${first.error.description}\n${note}` : note;
+			first.error.description = first.error.description
+				? `${first.error.description}\n${note}`
+				: note;
 		}
 		if (failures.length > 1) {
 			first.error.message = `${first.error.message} (and ${failures.length - 1} more failed item${failures.length > 2 ? 's' : ''})`;
@@ -72,13 +77,19 @@ export async function finishBatch(
 		throw first.error;
 	}
 
+	// n8n routes an item to the error output only when its json has no keys but error, message
+	// and details (WorkflowExecute.handleNodeErrorOutput); an item-level `error` field would make
+	// n8n replace the json by the message alone, losing task_id. So: task fields under `details`
+	// for the error output, at the top level otherwise, and never an item-level `error`.
+	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
 	return outcomes.map((outcome, index) => {
 		if (outcome.ok) return outcome.data;
-		const json: IDataObject = {
-			error: outcome.error.message,
-			...(outcome.error.description ? { error_description: outcome.error.description } : {}),
-			...outcome.json,
-		};
+		const description = outcome.error.description
+			? { error_description: outcome.error.description }
+			: {};
+		const json: IDataObject = toErrorOutput
+			? { error: outcome.error.message, details: { ...description, ...outcome.json } }
+			: { error: outcome.error.message, ...description, ...outcome.json };
 		return { json, pairedItem: { item: index } };
 	});
 }
@@ -93,7 +104,7 @@ export async function guard(
 		return await fn();
 	} catch (error) {
 		const wrapped =
-			error instanceof NodeOperationError
+			error instanceof NodeOperationError || error instanceof NodeApiError
 				? error
 				: new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error), {
 						itemIndex,

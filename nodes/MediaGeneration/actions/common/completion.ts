@@ -44,7 +44,10 @@ function outputExtra(request: CompletionRequest, finishedAt?: number) {
  * From a task_id to the item the node outputs: waits for a final state (unless told not to),
  * fails the item for a failed task, downloads the files of a finished one.
  */
-export async function completeTask(ctx: IExecuteFunctions, request: CompletionRequest): Promise<ItemOutcome> {
+export async function completeTask(
+	ctx: IExecuteFunctions,
+	request: CompletionRequest,
+): Promise<ItemOutcome> {
 	const { itemIndex, taskId, run } = request;
 	let task = request.known;
 	let finishedAt = request.knownFinishedAt;
@@ -70,7 +73,10 @@ export async function completeTask(ctx: IExecuteFunctions, request: CompletionRe
 			task = result.task;
 			finishedAt = result.finishedAt;
 		} catch (error) {
-			const base = taskOutputJson(task ?? { task_id: taskId, status: 'unknown' }, outputExtra(request));
+			const base = taskOutputJson(
+				task ?? { task_id: taskId, status: 'unknown' },
+				outputExtra(request),
+			);
 			failure = waitFailure(ctx, itemIndex, error, taskId, base);
 		}
 		if (failure) {
@@ -94,7 +100,12 @@ export async function completeTask(ctx: IExecuteFunctions, request: CompletionRe
 			binaryProperty: run.binaryPropertyName,
 			modelLabel: request.model,
 			onRetry: (fault, attempt) =>
-				ctx.logger.debug('Media Generation download retried', { itemIndex, taskId, attempt, fault: fault.message }),
+				ctx.logger.debug('Media Generation download retried', {
+					itemIndex,
+					taskId,
+					attempt,
+					fault: fault.message,
+				}),
 		});
 	} catch (error) {
 		failure = downloadFailure(ctx, itemIndex, error, taskId, json);

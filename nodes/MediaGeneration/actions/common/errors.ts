@@ -1,7 +1,12 @@
 import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { submitMayHaveBeenAccepted, TransportError, type Fault } from '../../../shared/http';
+import {
+	plainWords,
+	submitMayHaveBeenAccepted,
+	TransportError,
+	type Fault,
+} from '../../../shared/http';
 import type { Task } from '../../../shared/task';
 import { WaitTimeoutError } from '../../transport/wait';
 
@@ -23,6 +28,7 @@ function nodeError(
 	description: string,
 	fault?: Fault,
 ): NodeApiError | NodeOperationError {
+	message = plainWords(message);
 	if (fault?.statusCode !== undefined && (fault.kind === 'http' || fault.kind === 'envelope')) {
 		// A plain object as the "response": nothing of the request (headers, key) is carried.
 		const httpCode = String(fault.statusCode);
@@ -50,19 +56,32 @@ export function submitFailure(
 	if (!fault) return { error: unexpected(ctx, itemIndex, error), json };
 	if (fault.kind === 'cancelled') return cancelled(ctx, itemIndex, json);
 	if (fault.kind === 'config') {
-		return { error: nodeError(ctx, itemIndex, `Item ${itemIndex}: ${fault.message}`, '', fault), json };
+		return {
+			error: nodeError(ctx, itemIndex, `Item ${itemIndex}: ${fault.message}`, '', fault),
+			json,
+		};
 	}
 	if (submitMayHaveBeenAccepted(fault)) {
 		const message = `Item ${itemIndex}: the submission may have been accepted by the service, but its answer was lost or unusable (${fault.message})`;
 		const description =
 			'It was NOT sent again: a repeat could create a second task and be billed twice. If a task was created, its task_id is unknown here: check the service before running this item again.';
-		return { error: nodeError(ctx, itemIndex, message, description, fault), json: { ...json, submission: 'unknown' } };
+		return {
+			error: nodeError(ctx, itemIndex, message, description, fault),
+			json: { ...json, submission: 'unknown' },
+		};
 	}
-	const rejected = fault.kind === 'refused'
-		? `Item ${itemIndex}: could not reach the service to submit (${fault.message}); no task was created`
-		: `Item ${itemIndex}: the service rejected the submission: ${fault.message}; no task was created`;
+	const rejected =
+		fault.kind === 'refused'
+			? `Item ${itemIndex}: could not reach the service to submit (${fault.message}); no task was created`
+			: `Item ${itemIndex}: the service rejected the submission: ${fault.message}; no task was created`;
 	return {
-		error: nodeError(ctx, itemIndex, rejected, fault.statusCode === 429 ? 'The service stayed over its rate limit for the whole wait.' : '', fault),
+		error: nodeError(
+			ctx,
+			itemIndex,
+			rejected,
+			fault.statusCode === 429 ? 'The service stayed over its rate limit for the whole wait.' : '',
+			fault,
+		),
 		json: { ...json, submission: 'rejected' },
 	};
 }
@@ -77,14 +96,21 @@ export function waitFailure(
 ): ItemFailure {
 	if (error instanceof WaitTimeoutError) {
 		const last = error.lastTask;
-		const state = last ? ` (last status "${last.status}"${last.progress !== undefined ? `, ${last.progress}%` : ''})` : '';
+		const state = last
+			? ` (last status "${last.status}"${last.progress !== undefined ? `, ${last.progress}%` : ''})`
+			: '';
 		const message = `Item ${itemIndex}: task ${taskId} did not finish within the timeout of ${Math.round(error.waitedMs / 1000)} s${state}`;
 		return {
 			error: new NodeOperationError(ctx.getNode(), message, {
 				itemIndex,
 				description: `${pickUp(taskId)} Raise Options → Timeout for long videos.`,
 			}),
-			json: { ...json, status: last?.status ?? json.status, progress: last?.progress ?? null, timed_out: true },
+			json: {
+				...json,
+				status: last?.status ?? json.status,
+				progress: last?.progress ?? null,
+				timed_out: true,
+			},
 		};
 	}
 	const fault = faultOf(error);
@@ -95,13 +121,22 @@ export function waitFailure(
 }
 
 /** The task itself failed on the service. */
-export function taskFailure(ctx: IExecuteFunctions, itemIndex: number, task: Task, json: IDataObject): ItemFailure {
+export function taskFailure(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	task: Task,
+	json: IDataObject,
+): ItemFailure {
 	const reason = task.error_message || 'no reason given';
 	return {
-		error: new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: task ${task.task_id} failed: ${reason}`, {
-			itemIndex,
-			description: `The service reported status "failed" for task_id ${task.task_id} with error_message: ${reason}`,
-		}),
+		error: new NodeOperationError(
+			ctx.getNode(),
+			plainWords(`Item ${itemIndex}: task ${task.task_id} failed: ${reason}`),
+			{
+				itemIndex,
+				description: `The service reported status "failed" for task_id ${task.task_id} with error_message: ${reason}`,
+			},
+		),
 		json,
 	};
 }
@@ -117,7 +152,9 @@ export function downloadFailure(
 	const fault = faultOf(error);
 	if (!fault) return { error: unexpected(ctx, itemIndex, error), json };
 	if (fault.kind === 'cancelled') return cancelled(ctx, itemIndex, json);
-	const message = `Item ${itemIndex}: task ${taskId} finished, but a file could not be downloaded: ${fault.message}`;
+	const message = plainWords(
+		`Item ${itemIndex}: task ${taskId} finished, but a file could not be downloaded: ${fault.message}`,
+	);
 	return {
 		error: new NodeOperationError(ctx.getNode(), message, {
 			itemIndex,
@@ -127,23 +164,38 @@ export function downloadFailure(
 	};
 }
 
-export function cancelled(ctx: IExecuteFunctions, itemIndex: number, json: IDataObject): ItemFailure {
-	const taskNote = typeof json.task_id === 'string' ? ` Task ${json.task_id} keeps running on the service.` : '';
+export function cancelled(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	json: IDataObject,
+): ItemFailure {
+	const taskNote =
+		typeof json.task_id === 'string' ? ` Task ${json.task_id} keeps running on the service.` : '';
 	return {
-		error: new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: the execution was cancelled.${taskNote}`, {
-			itemIndex,
-		}),
+		error: new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex}: the execution was cancelled.${taskNote}`,
+			{
+				itemIndex,
+			},
+		),
 		json,
 	};
 }
 
-function unexpected(ctx: IExecuteFunctions, itemIndex: number, error: unknown): NodeApiError | NodeOperationError {
+function unexpected(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	error: unknown,
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeOperationError || error instanceof NodeApiError) {
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
 	}
 	const message = error instanceof Error ? error.message : String(error);
-	return new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${message}`, { itemIndex });
+	return new NodeOperationError(ctx.getNode(), plainWords(`Item ${itemIndex}: ${message}`), {
+		itemIndex,
+	});
 }
 
 export { unexpected as asItemError };

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { submitTask } from '../../../shared/api';
@@ -30,7 +35,10 @@ interface Prepared {
  * anything is sent; then all items are submitted and awaited concurrently (bounded), so a batch
  * takes about as long as its slowest task.
  */
-export async function executeGenerate(this: IExecuteFunctions, kind: MediaKind): Promise<INodeExecutionData[]> {
+export async function executeGenerate(
+	this: IExecuteFunctions,
+	kind: MediaKind,
+): Promise<INodeExecutionData[]> {
 	const items = this.getInputData();
 	const prepared: Array<Prepared | ItemOutcome> = [];
 
@@ -87,7 +95,9 @@ async function runItem(
 			problem =
 				error instanceof NodeOperationError
 					? error
-					: new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${String(error)}`, { itemIndex });
+					: new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${String(error)}`, {
+							itemIndex,
+						});
 		}
 		if (problem) return { ok: false, error: problem, json: { model } };
 	}
@@ -101,7 +111,11 @@ async function runItem(
 	let submittedAt = Date.now();
 	const previous = findAccepted(ctx, itemIndex, body);
 	if (previous) {
-		submitted = { task_id: previous.taskId, status: 'not_started', created_time: previous.createdTime };
+		submitted = {
+			task_id: previous.taskId,
+			status: 'not_started',
+			created_time: previous.createdTime,
+		};
 		submittedAt = previous.submittedAt;
 		ctx.logger.debug('Media Generation resumes a task accepted before a retry', {
 			itemIndex,
@@ -135,7 +149,11 @@ async function runItem(
 	const extra = { model, reference: run.callbackReference, submittedAt };
 	if (!run.waitForCompletion) {
 		const json = taskOutputJson(
-			{ task_id: submitted.task_id, status: submitted.status, created_time: submitted.created_time },
+			{
+				task_id: submitted.task_id,
+				status: submitted.status,
+				created_time: submitted.created_time,
+			},
 			extra,
 		);
 		if (run.callbackUrl) json.callback_url = run.callbackUrl;

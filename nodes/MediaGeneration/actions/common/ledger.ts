@@ -48,7 +48,11 @@ function evict(now: number): void {
 	}
 }
 
-export function findAccepted(ctx: IExecuteFunctions, itemIndex: number, body: unknown): Entry | undefined {
+export function findAccepted(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	body: unknown,
+): Entry | undefined {
 	evict(Date.now());
 	if (!ctx.getExecutionId?.()) return undefined;
 	return entries.get(key(ctx, itemIndex, body));

@@ -28,7 +28,7 @@ export const filesNotice: INodeProperties = {
 
 const retryNotice: INodeProperties = {
 	displayName:
-		"Leave Settings → Retry On Fail off: this node already retries service faults where that is safe, and tasks it submitted are not submitted again if the node re-runs in the same execution; only new ones would be billed",
+		'Leave Settings → Retry On Fail off: this node already retries service faults where that is safe, and tasks it submitted are not submitted again if the node re-runs in the same execution; only new ones would be billed',
 	name: 'retryNotice',
 	type: 'notice',
 	default: '',
@@ -212,7 +212,11 @@ export function callbackUrlWithReference(url: string, reference: string | undefi
 }
 
 /** Reads and checks the options of one item; throws NodeOperationError naming the field. */
-export function readRunOptions(ctx: IExecuteFunctions, itemIndex: number, hasWaitParameter: boolean): RunOptions {
+export function readRunOptions(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	hasWaitParameter: boolean,
+): RunOptions {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const waitForCompletion = hasWaitParameter
 		? (ctx.getNodeParameter('waitForCompletion', itemIndex, true) as boolean)
@@ -228,9 +232,33 @@ export function readRunOptions(ctx: IExecuteFunctions, itemIndex: number, hasWai
 			`"Put Output File in Field" is ${JSON.stringify(binaryPropertyName)}; allowed: letters, digits, "_", "-" and "$"`,
 		);
 	}
-	const timeoutMinutes = numberOption(ctx, itemIndex, options, 'timeoutMinutes', 'Timeout (Minutes)', DEFAULT_TIMEOUT_MINUTES, { min: 0.01 });
-	const maxConcurrentTasks = numberOption(ctx, itemIndex, options, 'maxConcurrentTasks', 'Max Tasks in Flight', DEFAULT_MAX_CONCURRENT, { min: 1, integer: true });
-	const maxPoll = numberOption(ctx, itemIndex, options, 'maxPollIntervalSeconds', 'Max Poll Interval (Seconds)', DEFAULT_MAX_POLL_INTERVAL_SECONDS, { min: 1 });
+	const timeoutMinutes = numberOption(
+		ctx,
+		itemIndex,
+		options,
+		'timeoutMinutes',
+		'Timeout (Minutes)',
+		DEFAULT_TIMEOUT_MINUTES,
+		{ min: 0.01 },
+	);
+	const maxConcurrentTasks = numberOption(
+		ctx,
+		itemIndex,
+		options,
+		'maxConcurrentTasks',
+		'Max Tasks in Flight',
+		DEFAULT_MAX_CONCURRENT,
+		{ min: 1, integer: true },
+	);
+	const maxPoll = numberOption(
+		ctx,
+		itemIndex,
+		options,
+		'maxPollIntervalSeconds',
+		'Max Poll Interval (Seconds)',
+		DEFAULT_MAX_POLL_INTERVAL_SECONDS,
+		{ min: 1 },
+	);
 
 	let callbackUrl: string | undefined;
 	const rawCallback = typeof options.callbackUrl === 'string' ? options.callbackUrl.trim() : '';
@@ -247,7 +275,11 @@ export function readRunOptions(ctx: IExecuteFunctions, itemIndex: number, hasWai
 			valid = false;
 		}
 		if (!valid) {
-			fail(ctx, itemIndex, `"Callback URL" is ${JSON.stringify(rawCallback)}; allowed: an http(s) URL such as the Production URL of a Media Generation Trigger`);
+			fail(
+				ctx,
+				itemIndex,
+				`"Callback URL" is ${JSON.stringify(rawCallback)}; allowed: an http(s) URL such as the Production URL of a Media Generation Trigger`,
+			);
 		}
 		callbackUrl = callbackUrlWithReference(rawCallback, reference || undefined);
 	}

@@ -5,7 +5,10 @@ import type { IExecuteFunctions } from 'n8n-workflow';
  * one every `intervalMs`, one line for the whole batch), and debug log lines per status read.
  */
 export class ProgressReporter {
-	private readonly states = new Map<number, { status: string; progress?: number; taskId?: string }>();
+	private readonly states = new Map<
+		number,
+		{ status: string; progress?: number; taskId?: string }
+	>();
 
 	private lastSent = 0;
 

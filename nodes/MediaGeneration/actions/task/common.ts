@@ -29,7 +29,10 @@ export function readTaskId(ctx: IExecuteFunctions, itemIndex: number): string {
 }
 
 /** The task's creation time as a schedule origin, when it is plausible on this clock. */
-export function originFromCreatedTime(createdTime: string | undefined, now: number): number | undefined {
+export function originFromCreatedTime(
+	createdTime: string | undefined,
+	now: number,
+): number | undefined {
 	if (!createdTime) return undefined;
 	const created = Date.parse(createdTime);
 	// Allow a minute of clock skew; anything further off is not trusted.

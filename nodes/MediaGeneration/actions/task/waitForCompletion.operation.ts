@@ -27,22 +27,29 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	});
 	const first = prepared.find((p): p is { taskId: string; run: RunOptions } => !('ok' in p));
 	const progress = new ProgressReporter(this, items.length);
-	const outcomes = await mapWithLimit(items.length, first?.run.maxConcurrentTasks ?? 1, async (i) => {
-		const entry = prepared[i];
-		if ('ok' in entry) return entry;
-		return await guard(this, i, async () =>
-			await completeTask(this, {
-				itemIndex: i,
-				taskId: entry.taskId,
-				// The creation time is learnt from the first read; until then the origin is "now".
-				origin: Date.now(),
-				originKnown: false,
-				pollImmediately: true,
-				wait: true,
-				run: entry.run,
-				progress,
-			}),
-		);
-	});
+	const outcomes = await mapWithLimit(
+		items.length,
+		first?.run.maxConcurrentTasks ?? 1,
+		async (i) => {
+			const entry = prepared[i];
+			if ('ok' in entry) return entry;
+			return await guard(
+				this,
+				i,
+				async () =>
+					await completeTask(this, {
+						itemIndex: i,
+						taskId: entry.taskId,
+						// The creation time is learnt from the first read; until then the origin is "now".
+						origin: Date.now(),
+						originKnown: false,
+						pollImmediately: true,
+						wait: true,
+						run: entry.run,
+						progress,
+					}),
+			);
+		},
+	);
 	return await finishBatch(this, outcomes);
 }
