@@ -2,6 +2,7 @@
 // WorkflowExecute runs a test-only node built from the registry's properties, so parameters
 // come through n8n's own getNodeParameter (defaults, expressions, collections) and reference
 // images are fetched with n8n's own httpRequest helper from a real local HTTP server.
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -11,8 +12,8 @@ import type {
 	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
-	NodeOperationError,
 } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import {
 	buildSubmission,
@@ -57,8 +58,9 @@ class ModelProbe implements INodeType {
 		version: 1,
 		description: 'Test-only: builds submissions with the model registry',
 		defaults: { name: 'Probe' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		usableAsTool: true,
 		properties: [
 			...frame,
 			...KINDS.flatMap((k) => generateProperties(k)),
@@ -93,8 +95,9 @@ class ModelProbe implements INodeType {
 				}
 				out.push({ json: submission, pairedItem: { item: i } });
 			} catch (error) {
-				if (!this.continueOnFail()) throw error;
-				const e = error as NodeOperationError;
+				// The registry throws NodeOperationErrors; wrapping one returns it unchanged.
+				const e = new NodeOperationError(this.getNode(), error as Error, { itemIndex: i });
+				if (!this.continueOnFail()) throw e;
 				out.push({
 					json: {
 						error: e.message,
@@ -139,9 +142,10 @@ describe('buildSubmission in a real n8n execution', () => {
 		expect(result.status).toBe('success');
 		const out = result.outputOf('Probe');
 		expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		const pro = 'vidmodel-1.5-pro';
 		expect(out[0].json).toEqual({
-			model: 'vidmodel-1.5-pro',
-			modelKey: 'vidmodel-1.5-pro',
+			model: pro,
+			modelKey: pro,
 			input: {
 				prompt: 'first',
 				aspect_ratio: '16:9',

@@ -1,11 +1,11 @@
 import { accepted, rejected } from './helpers';
 
-const KEY = 'generate-music';
+const MODEL = 'generate-music';
 const base = { prompt: 'A calm piano piece' };
 
 describe('generate-music', () => {
 	it('sends only the prompt when no option is chosen', () => {
-		expect(accepted(KEY, { ...base, musicOptions: {} })).toEqual({
+		expect(accepted(MODEL, { ...base, musicOptions: {} })).toEqual({
 			ok: true,
 			model: 'generate-music',
 			input: { prompt: 'A calm piano piece' },
@@ -20,7 +20,7 @@ describe('generate-music', () => {
 			instrumental: false,
 			mv: 'v3.5',
 		};
-		expect(accepted(KEY, { ...base, musicOptions: options }).input).toEqual({
+		expect(accepted(MODEL, { ...base, musicOptions: options }).input).toEqual({
 			prompt: 'A calm piano piece',
 			style: 'ambient',
 			title: 'Dawn',
@@ -32,7 +32,7 @@ describe('generate-music', () => {
 
 	it('does not send text options left blank', () => {
 		expect(
-			accepted(KEY, { ...base, musicOptions: { style: '', title: ' ', mv: '' } }).input,
+			accepted(MODEL, { ...base, musicOptions: { style: '', title: ' ', mv: '' } }).input,
 		).toEqual({
 			prompt: 'A calm piano piece',
 		});
@@ -40,7 +40,8 @@ describe('generate-music', () => {
 
 	it('takes "true"/"false" from expressions as booleans', () => {
 		expect(
-			accepted(KEY, { ...base, musicOptions: { customMode: 'true', instrumental: 'FALSE' } }).input,
+			accepted(MODEL, { ...base, musicOptions: { customMode: 'true', instrumental: 'FALSE' } })
+				.input,
 		).toMatchObject({
 			custom_mode: true,
 			instrumental: false,
@@ -49,7 +50,7 @@ describe('generate-music', () => {
 
 	it('rejects values of the wrong kind, all at once', () => {
 		expect(
-			rejected(KEY, { prompt: 42, musicOptions: { instrumental: 'maybe', title: 7 } }),
+			rejected(MODEL, { prompt: 42, musicOptions: { instrumental: 'maybe', title: 7 } }),
 		).toEqual([
 			'"prompt" is 42 for model generate-music; allowed: non-empty text',
 			'"title" is 7 for model generate-music; allowed: non-empty text',
@@ -58,7 +59,7 @@ describe('generate-music', () => {
 	});
 
 	it('rejects an empty mv given through additional fields', () => {
-		expect(rejected(KEY, { ...base, additionalInputFields: '{"mv": ""}' })).toEqual([
+		expect(rejected(MODEL, { ...base, additionalInputFields: '{"mv": ""}' })).toEqual([
 			'"mv" is empty for model generate-music; allowed: non-empty text',
 		]);
 	});

@@ -1,6 +1,6 @@
 import { accepted, rejected } from './helpers';
 
-const KEY = 'vidmodel-1.5-pro';
+const MODEL = 'vidmodel-1.5-pro';
 const base = { prompt: 'A lighthouse at dusk', aspectRatio: '16:9', duration: 8 };
 const withOptions = (options: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
 	...base,
@@ -11,7 +11,7 @@ const RATIOS_TEXT = '1:1, 21:9, 4:3, 3:4, 16:9, 9:16';
 
 describe('vidmodel-1.5-pro', () => {
 	it('sends exactly the required fields when no option is chosen', () => {
-		const result = accepted(KEY, {
+		const result = accepted(MODEL, {
 			...base,
 			vidmodel15ProOptions: {},
 			additionalInputFields: '{}',
@@ -25,45 +25,45 @@ describe('vidmodel-1.5-pro', () => {
 	});
 
 	it.each(['1:1', '21:9', '4:3', '3:4', '16:9', '9:16'])('accepts aspect ratio %s', (ratio) => {
-		expect(accepted(KEY, { ...base, aspectRatio: ratio }).input.aspect_ratio).toBe(ratio);
+		expect(accepted(MODEL, { ...base, aspectRatio: ratio }).input.aspect_ratio).toBe(ratio);
 	});
 
 	it.each(['2:1', '16x9', '9:21', 'auto', ' 16:9'])(
 		'rejects aspect ratio %j naming the allowed values',
 		(ratio) => {
-			expect(rejected(KEY, { ...base, aspectRatio: ratio })).toEqual([
+			expect(rejected(MODEL, { ...base, aspectRatio: ratio })).toEqual([
 				`"aspect_ratio" is ${JSON.stringify(ratio)} for model vidmodel-1.5-pro; allowed: ${RATIOS_TEXT}`,
 			]);
 		},
 	);
 
 	it.each([4, 8, 12])('accepts duration %d', (duration) => {
-		expect(accepted(KEY, { ...base, duration }).input.duration).toBe(duration);
+		expect(accepted(MODEL, { ...base, duration }).input.duration).toBe(duration);
 	});
 
 	it('takes a duration that an expression gave as text ("12") as the number 12', () => {
-		expect(accepted(KEY, { ...base, duration: '12' }).input.duration).toBe(12);
+		expect(accepted(MODEL, { ...base, duration: '12' }).input.duration).toBe(12);
 	});
 
 	it.each([3, 5, 10, 13, 16, 0, -4, 8.5])('rejects duration %d', (duration) => {
-		expect(rejected(KEY, { ...base, duration })).toEqual([
+		expect(rejected(MODEL, { ...base, duration })).toEqual([
 			`"duration" is ${duration} for model vidmodel-1.5-pro; allowed: 4, 8, 12`,
 		]);
 	});
 
 	it('rejects a duration text that is no number, quoting it', () => {
-		expect(rejected(KEY, { ...base, duration: 'eight' })).toEqual([
+		expect(rejected(MODEL, { ...base, duration: 'eight' })).toEqual([
 			'"duration" is "eight" for model vidmodel-1.5-pro; allowed: 4, 8, 12',
 		]);
 	});
 
 	it('reports every missing required field of a fresh panel at once', () => {
-		expect(rejected(KEY, { prompt: '', aspectRatio: '', duration: '' })).toEqual([
+		expect(rejected(MODEL, { prompt: '', aspectRatio: '', duration: '' })).toEqual([
 			'"prompt" is empty for model vidmodel-1.5-pro; allowed: non-empty text',
 			`"aspect_ratio" is empty for model vidmodel-1.5-pro; allowed: ${RATIOS_TEXT}`,
 			'"duration" is empty for model vidmodel-1.5-pro; allowed: 4, 8, 12',
 		]);
-		expect(rejected(KEY, {})).toEqual([
+		expect(rejected(MODEL, {})).toEqual([
 			'"prompt" is missing for model vidmodel-1.5-pro; allowed: non-empty text',
 			`"aspect_ratio" is missing for model vidmodel-1.5-pro; allowed: ${RATIOS_TEXT}`,
 			'"duration" is missing for model vidmodel-1.5-pro; allowed: 4, 8, 12',
@@ -71,7 +71,7 @@ describe('vidmodel-1.5-pro', () => {
 	});
 
 	it('rejects a blank prompt', () => {
-		expect(rejected(KEY, { ...base, prompt: '   ' })).toEqual([
+		expect(rejected(MODEL, { ...base, prompt: '   ' })).toEqual([
 			'"prompt" is blank for model vidmodel-1.5-pro; allowed: non-empty text',
 		]);
 	});
@@ -81,7 +81,7 @@ describe('vidmodel-1.5-pro', () => {
 		['720p', '720p'],
 		['1080p', '1080p'],
 	])('sends resolution %s', (resolution, sent) => {
-		expect(accepted(KEY, withOptions({ resolution })).input).toEqual({
+		expect(accepted(MODEL, withOptions({ resolution })).input).toEqual({
 			prompt: base.prompt,
 			aspect_ratio: '16:9',
 			duration: 8,
@@ -90,23 +90,23 @@ describe('vidmodel-1.5-pro', () => {
 	});
 
 	it('rejects a resolution the model does not offer', () => {
-		expect(rejected(KEY, withOptions({ resolution: '4k' }))).toEqual([
+		expect(rejected(MODEL, withOptions({ resolution: '4k' }))).toEqual([
 			'"resolution" is "4k" for model vidmodel-1.5-pro; allowed: 480p, 720p, 1080p',
 		]);
 	});
 
 	it('sends fixed_lens and generate_audio as chosen, false included', () => {
 		expect(
-			accepted(KEY, withOptions({ fixedLens: true, generateAudio: false })).input,
+			accepted(MODEL, withOptions({ fixedLens: true, generateAudio: false })).input,
 		).toMatchObject({
 			fixed_lens: true,
 			generate_audio: false,
 		});
-		expect(accepted(KEY, withOptions({ fixedLens: 'false' })).input.fixed_lens).toBe(false);
+		expect(accepted(MODEL, withOptions({ fixedLens: 'false' })).input.fixed_lens).toBe(false);
 	});
 
 	it('rejects a boolean option that is neither true nor false', () => {
-		expect(rejected(KEY, withOptions({ generateAudio: 'yes' }))).toEqual([
+		expect(rejected(MODEL, withOptions({ generateAudio: 'yes' }))).toEqual([
 			'"generate_audio" is "yes" for model vidmodel-1.5-pro; allowed: true or false',
 		]);
 	});
@@ -116,34 +116,36 @@ describe('vidmodel-1.5-pro', () => {
 		const b = 'http://files.example.com/b.webp?sig=1';
 
 		it('sends one or two URLs in order (image-to-video)', () => {
-			expect(accepted(KEY, withOptions({ imageUrls: [a] })).input.image_urls).toEqual([a]);
-			expect(accepted(KEY, withOptions({ imageUrls: [a, b] })).input.image_urls).toEqual([a, b]);
+			expect(accepted(MODEL, withOptions({ imageUrls: [a] })).input.image_urls).toEqual([a]);
+			expect(accepted(MODEL, withOptions({ imageUrls: [a, b] })).input.image_urls).toEqual([a, b]);
 		});
 
 		it('sends no image_urls for an empty list or blank entries (text-to-video)', () => {
-			expect(accepted(KEY, withOptions({ imageUrls: [] })).input).not.toHaveProperty('image_urls');
-			expect(accepted(KEY, withOptions({ imageUrls: ['', '  '] })).input).not.toHaveProperty(
+			expect(accepted(MODEL, withOptions({ imageUrls: [] })).input).not.toHaveProperty(
+				'image_urls',
+			);
+			expect(accepted(MODEL, withOptions({ imageUrls: ['', '  '] })).input).not.toHaveProperty(
 				'image_urls',
 			);
 		});
 
 		it('reads URLs an expression gave as one text: a JSON array, or split on whitespace; trims entries', () => {
-			expect(accepted(KEY, withOptions({ imageUrls: `${a}\n${b}` })).input.image_urls).toEqual([
+			expect(accepted(MODEL, withOptions({ imageUrls: `${a}\n${b}` })).input.image_urls).toEqual([
 				a,
 				b,
 			]);
-			expect(accepted(KEY, withOptions({ imageUrls: [` ${a} `] })).input.image_urls).toEqual([a]);
+			expect(accepted(MODEL, withOptions({ imageUrls: [` ${a} `] })).input.image_urls).toEqual([a]);
 			expect(
-				accepted(KEY, withOptions({ imageUrls: JSON.stringify([a, b]) })).input.image_urls,
+				accepted(MODEL, withOptions({ imageUrls: JSON.stringify([a, b]) })).input.image_urls,
 			).toEqual([a, b]);
-			expect(rejected(KEY, withOptions({ imageUrls: '[not json' }))).toEqual([
+			expect(rejected(MODEL, withOptions({ imageUrls: '[not json' }))).toEqual([
 				'"image_urls[0]" is "[not" for model vidmodel-1.5-pro; allowed: a public http(s) URL',
 				'"image_urls[1]" is "json" for model vidmodel-1.5-pro; allowed: a public http(s) URL',
 			]);
 		});
 
 		it('rejects 3 URLs', () => {
-			expect(rejected(KEY, withOptions({ imageUrls: [a, b, a] }))).toEqual([
+			expect(rejected(MODEL, withOptions({ imageUrls: [a, b, a] }))).toEqual([
 				'"image_urls" is a list of 3 items for model vidmodel-1.5-pro; allowed: a list of 0 to 2 http(s) URLs',
 			]);
 		});
@@ -154,7 +156,7 @@ describe('vidmodel-1.5-pro', () => {
 			'https://',
 			'data:image/png;base64,AAAA',
 		])('rejects %j naming its position', (url) => {
-			expect(rejected(KEY, withOptions({ imageUrls: [a, url] }))).toEqual([
+			expect(rejected(MODEL, withOptions({ imageUrls: [a, url] }))).toEqual([
 				`"image_urls[1]" is ${JSON.stringify(url)} for model vidmodel-1.5-pro; allowed: a public http(s) URL`,
 			]);
 		});
@@ -162,7 +164,7 @@ describe('vidmodel-1.5-pro', () => {
 
 	describe('additional input fields', () => {
 		it('adds fields the panel does not show, last', () => {
-			const { input } = accepted(KEY, {
+			const { input } = accepted(MODEL, {
 				...base,
 				additionalInputFields: '{"seed": 42, "camera": {"pan": "left"}}',
 			});
@@ -174,18 +176,21 @@ describe('vidmodel-1.5-pro', () => {
 		});
 
 		it('accepts an object an expression produced', () => {
-			expect(accepted(KEY, { ...base, additionalInputFields: { seed: 7 } }).input.seed).toBe(7);
+			expect(accepted(MODEL, { ...base, additionalInputFields: { seed: 7 } }).input.seed).toBe(7);
 		});
 
 		it('may replace a panel value with a valid one', () => {
 			expect(
-				accepted(KEY, { ...base, additionalInputFields: '{"duration": 12}' }).input.duration,
+				accepted(MODEL, { ...base, additionalInputFields: '{"duration": 12}' }).input.duration,
 			).toBe(12);
 		});
 
 		it('may not replace a panel value with an invalid one', () => {
 			expect(
-				rejected(KEY, { ...base, additionalInputFields: '{"duration": 10, "fixed_lens": "yes"}' }),
+				rejected(MODEL, {
+					...base,
+					additionalInputFields: '{"duration": 10, "fixed_lens": "yes"}',
+				}),
 			).toEqual([
 				'"duration" is 10 for model vidmodel-1.5-pro; allowed: 4, 8, 12',
 				'"fixed_lens" is "yes" for model vidmodel-1.5-pro; allowed: true or false',
@@ -193,7 +198,7 @@ describe('vidmodel-1.5-pro', () => {
 		});
 
 		it('rejects text that is not JSON', () => {
-			const [error] = rejected(KEY, { ...base, additionalInputFields: '{seed: 1}' });
+			const [error] = rejected(MODEL, { ...base, additionalInputFields: '{seed: 1}' });
 			expect(error).toMatch(
 				/^"Additional Input Fields" is not valid JSON \(.+\) for model vidmodel-1\.5-pro; allowed: a JSON object/,
 			);
@@ -205,13 +210,15 @@ describe('vidmodel-1.5-pro', () => {
 			['null', 'null'],
 			['42', '42'],
 		])('rejects %s, which is not an object', (json, shown) => {
-			expect(rejected(KEY, { ...base, additionalInputFields: json })).toEqual([
+			expect(rejected(MODEL, { ...base, additionalInputFields: json })).toEqual([
 				`"Additional Input Fields" is ${shown} for model vidmodel-1.5-pro; allowed: a JSON object such as {"field": "value"}`,
 			]);
 		});
 
 		it('still reports the panel problems when the JSON is invalid', () => {
-			expect(rejected(KEY, { ...base, duration: 10, additionalInputFields: '[' })).toHaveLength(2);
+			expect(rejected(MODEL, { ...base, duration: 10, additionalInputFields: '[' })).toHaveLength(
+				2,
+			);
 		});
 	});
 });
