@@ -70,7 +70,7 @@ export interface DemoReport {
 	fileRequests: number;
 }
 
-/** Examples the demo can run unattended: started by a Manual Trigger, with our node inside. */
+/** Examples the demo can run unattended: a Manual Trigger, and our node waiting for results. */
 export function runnableExamples(dir = path.join(ROOT, 'examples')): string[] {
 	if (!fs.existsSync(dir)) return [];
 	return fs
@@ -80,9 +80,12 @@ export function runnableExamples(dir = path.join(ROOT, 'examples')): string[] {
 		.map((f) => path.join(dir, f))
 		.filter((file) => {
 			const wf = loadWorkflowFile(file);
+			const media = wf.nodes.filter((n) => n.type === MEDIA_GENERATION_TYPE);
+			// Submit-only examples (callback pattern) need a reachable n8n to call back.
 			return (
 				wf.nodes.some((n) => n.type === MANUAL_TRIGGER_TYPE) &&
-				wf.nodes.some((n) => n.type === MEDIA_GENERATION_TYPE)
+				media.length > 0 &&
+				media.every((n) => n.parameters?.waitForCompletion !== false)
 			);
 		});
 }
@@ -138,11 +141,11 @@ async function saveFiles(
 		if (stored) await fs.promises.copyFile(stored, target);
 		else await fs.promises.writeFile(target, await result.readBinary(item, property));
 		const bytes = (await fs.promises.stat(target)).size;
-		// Match the binary to the simulated file by its URL's position in the item's file list.
-		const described = (item.json.files as Array<{ binary_property?: string; file_url?: string }> | undefined)?.find(
+		// The item's file list ties each binary property to the URL it was downloaded from.
+		const described = (item.json.files as Array<{ binary_property?: string; url?: string }> | undefined)?.find(
 			(f) => f.binary_property === property,
 		);
-		const served = simTask?.files.find((f) => f.url === described?.file_url)?.size;
+		const served = simTask?.files.find((f) => f.url === described?.url)?.size;
 		files.push({
 			fileName: binary.fileName ?? path.basename(target),
 			mimeType: binary.mimeType,
@@ -181,18 +184,27 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 	log(`  simulated service ${sim.baseUrl} (files on ${sim.fileBaseUrl}), each task takes ${((options.durationMs ?? 3000) / 1000).toFixed(1)} s`);
 	log(`  output folder ${path.relative(process.cwd(), outDir) || outDir}`);
 	try {
+		// All examples run at once, as separate executions; their reports follow in file order.
+		const started = Date.now();
+		const results = await Promise.all(
+			workflows.map(
+				async (workflow) =>
+					await runWorkflow(workflow, {
+						credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } },
+						binaryMode: 'filesystem',
+					}),
+			),
+		);
+		log(`  all executions done after ${((Date.now() - started) / 1000).toFixed(1)} s`);
 		for (const [index, file] of examples.entries()) {
 			const workflow = workflows[index];
+			const result = results[index];
 			const example = path.relative(ROOT, file);
 			log('');
 			log(`▶ ${example}: "${workflow.name ?? ''}"`);
 			for (const node of workflow.nodes.filter((n) => n.type === MEDIA_GENERATION_TYPE)) {
 				log(`  node "${node.name}": ${describeNode(node)}`);
 			}
-			const result = await runWorkflow(workflow, {
-				credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } },
-				binaryMode: 'filesystem',
-			});
 			const run: DemoRun = {
 				example,
 				workflowName: workflow.name ?? '',
@@ -220,7 +232,7 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 					log(`  task ${task.taskId || '(none)'}: ${task.status}${wait} (${task.statusReads} status read${task.statusReads === 1 ? '' : 's'})`);
 					if (task.error) log(`    error: ${task.error}`);
 					for (const f of task.files) {
-						const check = f.servedBytes === undefined ? '' : f.servedBytes === f.bytes ? ', bytes as served' : `, SERVED ${f.servedBytes} B`;
+						const check = f.servedBytes === undefined ? '' : f.servedBytes === f.bytes ? ', size as served' : `, SERVED ${f.servedBytes} B`;
 						log(`    file ${f.fileName}  ${f.mimeType}  ${kB(f.bytes)}${check} → ${path.relative(process.cwd(), f.path)}`);
 					}
 				}

@@ -1,0 +1,69 @@
+// `npm run demo` is the README's main command: its main function runs here on every test run so
+// that the example workflows and the demo keep working (sources instead of the build, a temp
+// output folder, short simulated tasks).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { main, runnableExamples } from '../../tools/demo';
+
+jest.setTimeout(90_000);
+
+describe('npm run demo', () => {
+	const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mgen-demo-'));
+	afterAll(() => fs.rmSync(outDir, { recursive: true, force: true }));
+
+	it('runs the image, video and music examples end to end and writes their files', async () => {
+		const lines: string[] = [];
+		const report = await main({ source: 'src', outDir, durationMs: 300, log: (l) => lines.push(l) });
+		const text = lines.join('\n');
+
+		expect(report.ok).toBe(true);
+		expect(report.runs.map((r) => path.basename(r.example)).sort()).toEqual([
+			'generate-image.json',
+			'generate-music.json',
+			'generate-video.json',
+		]);
+		const mimes = report.runs.flatMap((r) => r.tasks.flatMap((t) => t.files.map((f) => f.mimeType))).sort();
+		expect(mimes).toEqual(['audio/mpeg', 'image/png', 'video/mp4']);
+		for (const run of report.runs) {
+			expect(run.status).toBe('success');
+			for (const task of run.tasks) {
+				expect(task.status).toBe('finished');
+				expect(text).toContain(task.taskId);
+				for (const file of task.files) {
+					expect(fs.statSync(file.path).size).toBe(file.bytes);
+					expect(file.bytes).toBe(file.servedBytes);
+					expect(path.dirname(file.path)).toBe(outDir);
+					expect(text).toContain(file.fileName);
+				}
+			}
+		}
+		expect(report.fileRequests).toBe(3);
+		expect(report.keyLeaksToFileHost).toBe(0);
+		expect(text).toMatch(/Callback URL/);
+		expect(text).toMatch(/Demo passed/);
+	});
+
+	it('every example file is a workflow n8n can import, using the published node type names', () => {
+		const dir = path.resolve(__dirname, '..', '..', 'examples');
+		const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+		expect(files.length).toBeGreaterThanOrEqual(3);
+		for (const f of files) {
+			const wf = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+			expect(typeof wf.name).toBe('string');
+			for (const node of wf.nodes) {
+				expect(node.type).not.toMatch(/^CUSTOM\./);
+				if (String(node.type).startsWith('n8n-nodes-media-generation.')) {
+					expect(Object.keys(node.credentials ?? {})).toEqual(['mediaGenerationApi']);
+					expect(node.credentials.mediaGenerationApi.name).toBe('Media Generation API');
+				}
+			}
+		}
+		expect(runnableExamples().map((f) => path.basename(f))).toEqual([
+			'generate-image.json',
+			'generate-music.json',
+			'generate-video.json',
+		]);
+	});
+});
