@@ -2,13 +2,15 @@
 // waiting, with the trigger's Production URL as Callback URL and a Callback Reference;
 // examples/callback-receive.json (the Media Generation Trigger) gets the simulator's callback
 // and starts with the confirmed task, the reference and the file.
+import { randomBytes } from 'crypto';
+
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { MEDIA_GENERATION_TYPE, loadWorkflowFile, runWorkflow } from '../harness';
 import { startCallbackReceiver } from '../harness/webhook';
 import { startSimulator } from '../simulator';
 
-const API_KEY = 'sk-example-pair-key-9876543210';
+const API_KEY = `sk-${randomBytes(12).toString('hex')}`;
 
 it('callback-submit.json ends at once with the task; callback-receive.json gets its result', async () => {
 	const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 200 });

@@ -1,6 +1,8 @@
 // The Media Generation Trigger through n8n-core's real WebhookContext and WorkflowExecute,
 // called over HTTP by the simulator's own callbacks (and by forged ones), confirming with the
 // simulator's status endpoint and downloading from its file origin.
+import { randomBytes } from 'crypto';
+
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
@@ -8,7 +10,8 @@ import { startCallbackReceiver, type CallbackReceiver, type Delivery } from '../
 import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
 import { client } from '../simulator/client';
 
-const API_KEY = 'sk-trigger-secret-key-0123456789';
+/** A fresh key per run: any place it shows up in is a leak. */
+const API_KEY = `sk-${randomBytes(12).toString('hex')}`;
 
 interface Setup {
 	sim: Simulator;
@@ -145,10 +148,6 @@ describe('Media Generation Trigger: genuine callbacks', () => {
 		expect((item.json.files as IDataObject[])[0].size).toBe(40_000_000);
 		// Ordering, not a timing target: the answer was complete while webhook() still ran.
 		expect(delivery.answeredMs).toBeLessThan(delivery.webhookMs);
-		// Figures for the README (benchmarks own the targets).
-		process.stdout.write(
-			`[trigger] 40 MB callback: service answered after ${delivery.answeredMs} ms, download done after ${delivery.webhookMs} ms\n`,
-		);
 	});
 
 	it('a failed task reaches a "Failed" trigger with its error message and no files', async () => {
@@ -364,7 +363,7 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 });
 
 describe('Media Generation Trigger: secret in the callback URL', () => {
-	const secret = 'cb-secret-5f2a9c';
+	const secret = randomBytes(8).toString('hex');
 
 	it('refuses a callback without the secret or with a wrong one (401), accepts the right one', async () => {
 		const s = await setup({ options: { secret } });
@@ -433,7 +432,7 @@ describe('Media Generation Trigger: when verification or download fails nothing 
 			{ name: 'Media Generation Trigger', type: MEDIA_GENERATION_TRIGGER_TYPE, credentials: mediaCredentials() },
 			{ name: 'Downstream', type: NOOP_TYPE },
 		);
-		const wrongKey = 'sk-wrong-key-abcdefghijklmnop';
+		const wrongKey = `sk-${randomBytes(12).toString('hex')}`;
 		const receiver = await startCallbackReceiver({
 			workflow,
 			credentials: { mediaGenerationApi: { apiKey: wrongKey, baseUrl: s.sim.baseUrl } },

@@ -12,6 +12,7 @@
 //      that data, then WorkflowExecute.processRunExecutionData, as n8n's WorkflowRunner does.
 // Not n8n here: no database, no express (a plain Node server; the trigger only uses the Node
 // response API), no queue mode.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
