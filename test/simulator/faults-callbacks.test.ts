@@ -138,6 +138,15 @@ describe('callbacks', () => {
 			await none.close();
 		}
 	});
+	it("moving the clock past a task's end sends its callback at once", async () => {
+		await api.create('image-1', { prompt: 'x [sim:duration=3600000]' }, { callback_url: hook.url });
+		await sim.idle();
+		expect(hook.received).toHaveLength(0);
+		sim.clock.advance(3600000);
+		await sim.idle();
+		expect(hook.received).toHaveLength(1);
+		expect(JSON.parse(hook.received[0].body).data.status).toBe('finished');
+	});
 	it('sendCallback forges or replays a callback once, to any URL with any body', async () => {
 		const id = await api.create('image-1', { prompt: 'x [sim:never]' }, { callback_url: hook.url });
 		const forged = await sim.sendCallback(id, {
@@ -162,6 +171,34 @@ describe('callbacks', () => {
 		await api.create('image-1', { prompt: 'b' }, { callback_url: hook.url });
 		await waitFor(() => hook.received.length === 1);
 		expect(() => JSON.parse(hook.received[0].body)).toThrow();
+	});
+});
+
+describe('fault rules are checked when added', () => {
+	it.each([
+		[
+			{ endpoint: 'submit', kind: 'truncate' },
+			'fault kind "truncate" does not apply to submit; allowed: 429',
+		],
+		[{ endpoint: 'file', kind: 'unknownTask' }, 'does not apply to file'],
+		[{ endpoint: 'callback', kind: '500' }, 'allowed: drop, slow, malformed'],
+		[
+			{ endpoint: 'poll', kind: '500' },
+			'fault endpoint "poll" is invalid; allowed: submit, status, file, callback',
+		],
+		[{ endpoint: 'status', kind: '500', rate: 1.5 }, 'fault rate 1.5 is invalid; allowed: 0 to 1'],
+		[{ endpoint: 'status', kind: '500', times: -1 }, 'fault times -1 is invalid'],
+		[{ endpoint: 'status', kind: '500', when: 'after' }, 'when applies to submit only'],
+	])('%p is refused', (rule, message) => {
+		expect(() => sim.faults.add(rule as never)).toThrow(message);
+		expect(sim.faults.list()).toHaveLength(0);
+	});
+	it('remove() and applied() track a rule by id', async () => {
+		const id = sim.faults.add({ endpoint: 'status', kind: '500' });
+		await api.status('x');
+		expect(sim.faults.applied(id)).toBe(1);
+		sim.faults.remove(id);
+		expect((await api.status('x')).status).toBe(404);
 	});
 });
 

@@ -164,6 +164,32 @@ export interface Simulator {
 export const FILE_VALIDITY_MS = 24 * 60 * 60 * 1000;
 const MAX_BODY = 5 * 1024 * 1024;
 
+/** Which fault kinds make sense where; a rule outside this table would silently do nothing. */
+export const FAULT_KINDS: Record<FaultRule['endpoint'], FaultKind[]> = {
+	submit: ['429', '500', '502', '503', 'drop', 'slow', 'malformed', 'code'],
+	status: ['429', '500', '502', '503', 'drop', 'slow', 'malformed', 'code', 'unknownTask'],
+	file: ['429', '500', '502', '503', 'drop', 'slow', 'truncate'],
+	callback: ['drop', 'slow', 'malformed'],
+};
+
+function checkRule(rule: FaultRule): void {
+	const kinds = FAULT_KINDS[rule.endpoint];
+	if (!kinds)
+		throw new Error(
+			`fault endpoint ${JSON.stringify(rule.endpoint)} is invalid; allowed: ${Object.keys(FAULT_KINDS).join(', ')}`,
+		);
+	if (!kinds.includes(rule.kind))
+		throw new Error(
+			`fault kind ${JSON.stringify(rule.kind)} does not apply to ${rule.endpoint}; allowed: ${kinds.join(', ')}`,
+		);
+	if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1))
+		throw new Error(`fault rate ${rule.rate} is invalid; allowed: 0 to 1`);
+	if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 0))
+		throw new Error(`fault times ${rule.times} is invalid; allowed: an integer >= 0`);
+	if (rule.when !== undefined && rule.endpoint !== 'submit')
+		throw new Error(`fault when applies to submit only, not to ${rule.endpoint}`);
+}
+
 /** mulberry32: small seeded PRNG so fault rates are reproducible. */
 function prng(seed: number): () => number {
 	let a = seed >>> 0;
@@ -243,6 +269,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	let ruleSeq = 0;
 	const faults: FaultController = {
 		add(rule) {
+			checkRule(rule);
 			const id = `fault-${++ruleSeq}`;
 			rules.push({ ...rule, id, applied: 0 });
 			return id;
@@ -328,31 +355,30 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				json(res, 200, envelopeError(500, 'internal error, please retry'));
 				return true;
 			case 'unknownTask':
-				unknownTask(res, entry);
+				unknownTask(res);
 				return true;
 			case 'truncate':
 				return false; // handled by the file endpoint while streaming
 		}
 	}
 
-	function unknownTask(res: http.ServerResponse, entry: RequestLogEntry) {
+	function unknownTask(res: http.ServerResponse) {
 		if (unknownTaskStyle === 'envelope')
 			return json(res, 200, envelopeError(404, 'task not found'));
 		if (unknownTaskStyle === '400')
 			return json(res, 400, envelopeError(400, 'task_id: task not found'));
-		void entry;
 		return json(res, 404, envelopeError(404, 'task not found'));
 	}
 
 	// ---- tasks ----
+	// Status from elapsed clock time: the first 10 % of the duration `not_started`, up to 25 %
+	// `queued`, then `processing` with progress 0..99, then the outcome. A failed task keeps the
+	// progress it had reached (99 at the end of a run, 0 when it failed at once).
 	function statusOf(t: SimTask, now = clock.now()): { status: TaskStatus; progress: number } {
 		const e = now - t.createdAt;
 		const d = t.durationMs;
-		if (t.outcome !== 'never' && e >= d)
-			return {
-				status: t.outcome === 'fail' ? 'failed' : 'finished',
-				progress: t.outcome === 'fail' ? Math.min(99, Math.floor((e / Math.max(d, 1)) * 99)) : 100,
-			};
+		if (t.outcome === 'finish' && e >= d) return { status: 'finished', progress: 100 };
+		if (t.outcome === 'fail' && e >= d) return { status: 'failed', progress: d > 0 ? 99 : 0 };
 		if (e < d * 0.1) return { status: 'not_started', progress: 0 };
 		if (e < d * 0.25) return { status: 'queued', progress: 0 };
 		const p = Math.floor(((e - d * 0.25) / (d * 0.75)) * 99);
@@ -639,7 +665,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			entry.taskId = id;
 			const task = tasks.get(id);
 			if (await applyFault(fault('status', `${id} ${task?.prompt ?? ''}`), res, entry)) return;
-			if (!task) return unknownTask(res, entry);
+			if (!task) return unknownTask(res);
 			settle(task);
 			return json(res, 200, { code: 200, msg: 'success', data: view(task) });
 		}

@@ -151,6 +151,14 @@ describe('unknown tasks and endpoints', () => {
 			await other.close();
 		}
 	});
+	it('a submission body over 5 MB gets 413', async () => {
+		const r = await api.submit({
+			model: 'image-1',
+			input: { prompt: 'x'.repeat(6 * 1024 * 1024) },
+		});
+		expect([r.status, r.data.code]).toEqual([413, 413]);
+		expect(sim.tasks()).toHaveLength(0);
+	});
 	it('other paths get 404 JSON, wrong methods 405', async () => {
 		const auth = { headers: { Authorization: `Bearer ${sim.apiKey}` }, validateStatus: () => true };
 		expect((await axios.get(`${sim.baseUrl}/api/v2/whatever`, auth)).status).toBe(404);
@@ -193,9 +201,12 @@ describe('task lifecycle', () => {
 			prompt: 'x [sim:fail=Content policy violation] [sim:duration=50]',
 		});
 		const last = (await api.pollToEnd(id)).pop()!;
-		expect(last).toMatchObject({ status: 'failed', error_message: 'Content policy violation' });
+		expect(last).toMatchObject({
+			status: 'failed',
+			error_message: 'Content policy violation',
+			progress: 99,
+		});
 		expect(last.files).toBeUndefined();
-		expect(last.progress).toBeLessThan(100);
 	});
 	it('[sim:never] is still processing long after the default duration', async () => {
 		const id = await api.create('image-1', { prompt: 'x [sim:never]' });
@@ -323,6 +334,16 @@ describe('result files', () => {
 		const r = await download(f.file_url);
 		expect(r.status).toBe(404);
 		expect(JSON.parse(r.data.toString()).msg).toBe('file expired');
+	});
+	it('HEAD tells type and size without a body', async () => {
+		const [f] = await finishedFiles('generate-music', { prompt: 'x [sim:size=50000]' });
+		const r = await axios.head(f.file_url);
+		expect([r.status, r.headers['content-type'], r.headers['content-length'], r.data]).toEqual([
+			200,
+			'audio/mpeg',
+			'50000',
+			'',
+		]);
 	});
 	it('unknown or tampered file URLs get 404', async () => {
 		const [f] = await finishedFiles('image-1', { prompt: 'x' });
