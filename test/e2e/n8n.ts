@@ -180,7 +180,8 @@ export class N8nInstance {
 		this.dir = path.join(OUT_ROOT, RUN_ID, name);
 		this.userFolder = path.join(this.dir, 'user');
 		this.logsDir = path.join(this.dir, 'logs');
-		this.binaryDataDir = path.join(this.userFolder, '.n8n', 'binaryData');
+		// n8n 2.x's default N8N_BINARY_DATA_STORAGE_PATH (1.x used .n8n/binaryData).
+		this.binaryDataDir = path.join(this.userFolder, '.n8n', 'storage');
 		fs.mkdirSync(this.logsDir, { recursive: true });
 		const env: NodeJS.ProcessEnv = { ...process.env };
 		// Nothing of the developer's or the test runner's n8n settings leaks in.
@@ -317,10 +318,12 @@ export class N8nInstance {
 		}
 	}
 
-	async importWorkflow(workflow: Record<string, unknown>) {
-		const file = path.join(this.dir, `workflow-${String(workflow.id)}.json`);
-		fs.writeFileSync(file, JSON.stringify(workflow, null, 2));
-		await this.cli(['import:workflow', `--input=${file}`], { label: `import-workflow-${String(workflow.id)}` });
+	/** One `n8n import:workflow` for them all (each n8n command costs seconds of start-up). */
+	async importWorkflows(workflows: Array<Record<string, unknown>>) {
+		const label = `import-workflows-${workflows.map((w) => String(w.id)).join('-')}`.slice(0, 80);
+		const file = path.join(this.dir, `${label}.json`);
+		fs.writeFileSync(file, JSON.stringify(workflows, null, 2));
+		await this.cli(['import:workflow', `--input=${file}`], { label });
 	}
 
 	/**
@@ -434,7 +437,10 @@ export class N8nInstance {
 	}
 }
 
-/** Last lines of a log file, headed by its name. */
+/**
+ * Last lines of a log file, headed by its name. The noise is left out: database migration lines,
+ * and the execution JSON `execute` prints (it is in the file).
+ */
 export function tailOf(file: string, lines = 40): string {
 	let text = '';
 	try {
@@ -443,7 +449,20 @@ export function tailOf(file: string, lines = 40): string {
 		return `--- ${file}: (missing) ---`;
 	}
 	const all = text.split('\n');
-	return `--- ${path.basename(file)} (last ${Math.min(lines, all.length)} of ${all.length} lines) ---\n${all.slice(-lines).join('\n')}`;
+	const kept: string[] = [];
+	for (let i = 0; i < all.length; i++) {
+		if (/^(Starting|Finished) migration /.test(all[i])) continue;
+		if (all[i] === '{') {
+			const end = all.indexOf('}', i);
+			if (end > i) {
+				kept.push(`[execution JSON, ${end - i + 1} lines, in the file]`);
+				i = end;
+				continue;
+			}
+		}
+		kept.push(all[i]);
+	}
+	return `--- ${file} (last ${Math.min(lines, kept.length)} lines, noise left out) ---\n${kept.slice(-lines).join('\n')}`;
 }
 
 /** The part of IRun that `n8n execute --rawOutput` prints and the tests read. */

@@ -28,7 +28,7 @@ afterAll(async () => {
 test('n8n loads the package and authenticates with its credential', () =>
 	n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(`${sim.baseUrl}/`, sim.apiKey)]);
-		await n8n.importWorkflow(
+		await n8n.importWorkflows([
 			workflow(
 				'mgenSmoke000001',
 				[
@@ -51,7 +51,7 @@ test('n8n loads the package and authenticates with its credential', () =>
 				],
 				chain('Start', 'Status'),
 			),
-		);
+		]);
 		const { run, result } = await n8n.execute('mgenSmoke000001');
 
 		const [item] = outputItems(run, 'Status');

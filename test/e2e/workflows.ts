@@ -1,5 +1,8 @@
 // Test-only. Workflow JSON for the end-to-end layer, in the shape `n8n import:workflow` takes.
-import { CREDENTIAL_TYPE } from './n8n';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { CREDENTIAL_TYPE, NODE_TYPE, ROOT } from './n8n';
 
 export interface WorkflowNode {
 	id: string;
@@ -52,4 +55,36 @@ export function workflow(id: string, nodes: WorkflowNode[], connections: Connect
 		settings: { executionOrder: 'v1', saveManualExecutions: true },
 		pinData: {},
 	};
+}
+
+/** The Media Generation node as a workflow node. */
+export function mediaNode(name: string, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {
+	return {
+		id: `n-${name.replace(/\W+/g, '-')}`,
+		name,
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [400, 0],
+		parameters,
+		credentials: { [CREDENTIAL_TYPE]: CREDENTIAL },
+		...extra,
+	};
+}
+
+export function noOp(name: string): WorkflowNode {
+	return { id: `n-${name}`, name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [600, 0], parameters: {} };
+}
+
+/**
+ * A workflow from examples/, as a user imports it: our credential picked for every node that
+ * asks for one, a fixed id for `n8n execute --id`.
+ */
+export function exampleWorkflow(file: string, id: string) {
+	const wf = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
+		nodes: WorkflowNode[];
+	} & Record<string, unknown>;
+	for (const node of wf.nodes) {
+		if (node.credentials?.[CREDENTIAL_TYPE]) node.credentials[CREDENTIAL_TYPE] = CREDENTIAL;
+	}
+	return { ...wf, id, active: false };
 }

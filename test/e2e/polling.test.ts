@@ -1,0 +1,293 @@
+// The polling path in a real n8n: workflows run with `n8n execute`, the Media Generation node
+// submits to the simulator, polls, and streams the files into n8n's filesystem binary store.
+// What is checked is what a user would see: the execution's output, the files on disk (byte for
+// byte what the service served), the error output, and the memory n8n needed for a 1 GB file.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+
+import { mediaChunks, startSimulator, type Simulator } from '../simulator';
+import {
+	N8nInstance,
+	outputItems,
+	removeEmptyRunFolder,
+	type BinaryJson,
+	type ItemJson,
+	type MemorySample,
+} from './n8n';
+import {
+	credentialImport,
+	exampleWorkflow,
+	manualTrigger,
+	mediaNode,
+	noOp,
+	workflow,
+	type WorkflowNode,
+} from './workflows';
+
+jest.setTimeout(300_000);
+
+const MB = 1024 * 1024;
+const GB = 1024 * MB;
+
+let sim: Simulator;
+let n8n: N8nInstance;
+
+const WF = {
+	video: 'mgenExVideo0001',
+	image: 'mgenExImage0001',
+	batch: 'mgenBatch000001',
+	bigBaseline: 'mgenBigBase0001',
+	big: 'mgenBigFile0001',
+};
+
+/** 20 rows: 14 that finish, 4 the service fails, 2 refused before any request (bad duration). */
+const BATCH_ROWS = Array.from({ length: 20 }, (_, row) => {
+	const fails = row % 5 === 3;
+	const invalid = row === 7 || row === 16;
+	return {
+		row,
+		prompt: `clip ${row} [sim:duration=${200 + ((row * 137) % 1200)}]${fails ? ` [sim:fail=content policy row ${row}]` : ''}`,
+		duration: invalid ? 5 : 4,
+		expect: invalid ? ('invalid' as const) : fails ? ('failed' as const) : ('finished' as const),
+	};
+});
+
+function largeFileWorkflow(id: string, size: number) {
+	return workflow(
+		id,
+		[
+			manualTrigger(),
+			mediaNode('Generate', {
+				resource: 'video',
+				operation: 'generate',
+				model: 'vidmodel-1.5-pro',
+				prompt: `a long take [sim:size=${size}] [sim:duration=200]`,
+				aspectRatio: '16:9',
+				duration: 12,
+			}),
+		],
+		{ Start: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] } },
+	);
+}
+
+function batchWorkflow() {
+	const nodes: WorkflowNode[] = [
+		manualTrigger(),
+		{
+			id: 'n-rows',
+			name: 'Rows',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			position: [200, 0],
+			parameters: {
+				mode: 'raw',
+				jsonOutput: JSON.stringify({ rows: BATCH_ROWS.map(({ expect: _, ...r }) => r) }),
+			},
+		},
+		{
+			id: 'n-split',
+			name: 'Split',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [300, 0],
+			parameters: { fieldToSplitOut: 'rows' },
+		},
+		mediaNode(
+			'Generate',
+			{
+				resource: 'video',
+				operation: 'generate',
+				model: 'vidmodel-1.5-pro',
+				prompt: '={{ $json.prompt }}',
+				aspectRatio: '16:9',
+				duration: '={{ $json.duration }}',
+			},
+			{ onError: 'continueErrorOutput' },
+		),
+		noOp('Done'),
+		noOp('Failed'),
+	];
+	return workflow('mgenBatch000001', nodes, {
+		Start: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+		Rows: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+		Split: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] },
+		Generate: {
+			main: [
+				[{ node: 'Done', type: 'main', index: 0 }],
+				[{ node: 'Failed', type: 'main', index: 0 }],
+			],
+		},
+	});
+}
+
+function sha256OfServed(kind: 'image' | 'video' | 'audio', size: number): string {
+	const hash = createHash('sha256');
+	for (const chunk of mediaChunks(kind, size)) hash.update(chunk);
+	return hash.digest('hex');
+}
+
+async function sha256OfFile(file: string): Promise<string> {
+	const hash = createHash('sha256');
+	for await (const chunk of fs.createReadStream(file, { highWaterMark: 4 * MB })) hash.update(chunk as Buffer);
+	return hash.digest('hex');
+}
+
+/** The item's binary files are on disk under the user folder, equal to what the simulator served. */
+async function expectFilesAsServed(item: ItemJson) {
+	const taskId = String(item.json.task_id);
+	const task = sim.task(taskId);
+	expect(task).toBeDefined();
+	const binaries = Object.values(item.binary ?? {}) as BinaryJson[];
+	expect(binaries).toHaveLength(task!.files.length);
+	for (const [index, file] of task!.files.entries()) {
+		const binary = binaries[index];
+		// Filesystem mode: metadata in the execution, bytes in a file, nothing inline.
+		expect(binary.data === undefined || binary.data === 'filesystem-v2').toBe(true);
+		const onDisk = n8n.binaryFile(binary);
+		expect(fs.statSync(onDisk).size).toBe(file.size);
+		expect(await sha256OfFile(onDisk)).toBe(sha256OfServed(file.kind, file.size));
+	}
+	return binaries;
+}
+
+function expectNoKeyLeaks(text: string) {
+	expect(text).not.toContain(sim.apiKey);
+	// The file host never received the key.
+	for (const r of sim.requests.filter((q) => q.origin === 'files')) {
+		expect(JSON.stringify(r.headers)).not.toContain(sim.apiKey);
+	}
+}
+
+beforeAll(async () => {
+	sim = await startSimulator({ apiKey: `e2e-polling-${process.pid}-secret` });
+	n8n = await N8nInstance.create('polling');
+	await n8n.explain(async () => {
+		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
+		await n8n.importWorkflows([
+			exampleWorkflow('generate-video.json', WF.video),
+			exampleWorkflow('generate-image.json', WF.image),
+			batchWorkflow(),
+			largeFileWorkflow(WF.bigBaseline, 1 * MB),
+			largeFileWorkflow(WF.big, 1 * GB),
+		]);
+	});
+});
+
+afterAll(async () => {
+	await n8n?.dispose();
+	await sim?.close();
+	removeEmptyRunFolder();
+});
+
+describe('polling path: the examples run with n8n execute', () => {
+	test.each([
+		['generate-video.json', WF.video, 'Generate Video', 'video/mp4', 'mp4'],
+		['generate-image.json', WF.image, 'Generate Image', 'image/png', 'png'],
+	])('%s: the task finishes and its file is in n8n\'s binary store as served', (_file, id, nodeName, mime, ext) =>
+		n8n.explain(async () => {
+			const before = sim.tasks().length;
+			const { run, result } = await n8n.execute(id);
+			expect(run.data.resultData.error).toBeUndefined();
+
+			const items = outputItems(run, nodeName);
+			expect(items).toHaveLength(1);
+			const [item] = items;
+			expect(item.json).toMatchObject({ status: 'finished', progress: 100, error_message: null });
+			expect(sim.tasks()).toHaveLength(before + 1);
+			const binaries = await expectFilesAsServed(item);
+			expect(binaries[0]).toMatchObject({ mimeType: mime, fileExtension: ext });
+			expect(binaries[0].fileName).toMatch(new RegExp(`\\.${ext}$`));
+			expectNoKeyLeaks(result.stdout + result.stderr);
+		}),
+	);
+});
+
+describe('error output and batches', () => {
+	test('20 items with mixed outcomes: finished to the main output, failed and refused to the error output, each once', () =>
+		n8n.explain(async () => {
+			const before = sim.tasks().length;
+			const { run, result } = await n8n.execute(WF.batch);
+			expect(run.data.resultData.error).toBeUndefined();
+
+			// Read the node's own outputs: their pairedItem points at the input rows.
+			const done = outputItems(run, 'Generate', 0);
+			const failed = outputItems(run, 'Generate', 1);
+			// And the workflow did continue down both branches.
+			expect(outputItems(run, 'Done')).toHaveLength(done.length);
+			expect(outputItems(run, 'Failed')).toHaveLength(failed.length);
+			const rowOf = (item: ItemJson) => {
+				const paired = item.pairedItem as { item: number } | Array<{ item: number }>;
+				return (Array.isArray(paired) ? paired[0] : paired).item;
+			};
+			const seen = [...done, ...failed].map(rowOf).sort((a, b) => a - b);
+			expect(seen).toEqual(BATCH_ROWS.map((r) => r.row));
+
+			// Only valid rows were submitted, each exactly once (no re-submission).
+			const created = sim.tasks().slice(before);
+			expect(created).toHaveLength(BATCH_ROWS.filter((r) => r.expect !== 'invalid').length);
+			expect(new Set(created.map((t) => t.prompt)).size).toBe(created.length);
+
+			for (const item of done) {
+				const row = BATCH_ROWS[rowOf(item)];
+				expect(row.expect).toBe('finished');
+				expect(item.json.status).toBe('finished');
+				expect(sim.task(String(item.json.task_id))?.prompt).toBe(row.prompt);
+				await expectFilesAsServed(item);
+			}
+			for (const item of failed) {
+				const row = BATCH_ROWS[rowOf(item)];
+				// n8n routes an item to the error output only when its json holds nothing but
+				// error/message/details (or the item carries an error): the task fields sit in details.
+				const fields = { ...item.json, ...((item.json.details as Record<string, unknown>) ?? {}) };
+				expect(typeof item.json.error).toBe('string');
+				// n8n merges the input row into an error item: the user sees which row failed.
+				expect(item.json.row).toBe(row.row);
+				if (row.expect === 'failed') {
+					// The service's failure, with the task kept for follow-up.
+					const task = sim.task(String(fields.task_id));
+					expect(task?.prompt).toBe(row.prompt);
+					expect(fields.status).toBe('failed');
+					expect(String(fields.error_message)).toBe(`content policy row ${row.row}`);
+				} else {
+					// Refused before any request: the message names the field, the value and what is allowed.
+					expect(row.expect).toBe('invalid');
+					expect(fields.task_id ?? undefined).toBeUndefined();
+					expect(String(item.json.error)).toMatch(/duration.*\b5\b.*4, 8, 12/i);
+				}
+			}
+			expect(done).toHaveLength(BATCH_ROWS.filter((r) => r.expect === 'finished').length);
+			expectNoKeyLeaks(result.stdout + result.stderr);
+		}),
+	);
+});
+
+describe('a 1 GB result in filesystem binary mode', () => {
+	test('is streamed to disk: n8n\'s memory grows far less than the file size', () =>
+		n8n.explain(async () => {
+			const figures: Record<string, MemorySample & { seconds: number }> = {};
+			for (const [label, id] of [
+				['1 MB', WF.bigBaseline],
+				['1 GB', WF.big],
+			] as const) {
+				const started = Date.now();
+				const { run, memory } = await n8n.execute(id, { memory: true, timeoutMs: 240_000 });
+				figures[label] = { ...memory!, seconds: (Date.now() - started) / 1000 };
+				const [item] = outputItems(run, 'Generate');
+				expect(item.json.status).toBe('finished');
+				await expectFilesAsServed(item);
+			}
+			const growth = figures['1 GB'].mainPeak - figures['1 MB'].mainPeak;
+			const treeGrowth = figures['1 GB'].treePeak - figures['1 MB'].treePeak;
+			const mb = (n: number) => `${(n / MB).toFixed(0)} MB`;
+			process.stdout.write(
+				`[e2e] n8n execute, peak memory (VmHWM of the n8n process / sampled RSS of its process tree):\n` +
+					Object.entries(figures)
+						.map(([k, f]) => `[e2e]   ${k} result: ${mb(f.mainPeak)} / ${mb(f.treePeak)}, ${f.seconds.toFixed(1)} s, ${f.samples} samples\n`)
+						.join('') +
+					`[e2e]   growth for +1 GB: ${mb(growth)} / ${mb(treeGrowth)}\n`,
+			);
+			expect(growth).toBeLessThan(300 * MB);
+			expect(treeGrowth).toBeLessThan(300 * MB);
+		}),
+	);
+});
