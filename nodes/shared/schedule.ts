@@ -88,28 +88,35 @@ export function predictFinish(
 	// extrapolating from p itself lands at or just after the finish, rarely before it.
 	const p = last.progress;
 	const zeros = samples.filter((s) => s.progress <= 0);
-	let anchor: { at: number; progress: number } | undefined;
-	if (zeros.length > 0) anchor = { at: zeros[zeros.length - 1].at, progress: 0 };
-	else if (originKnown) anchor = { at: 0, progress: 0 };
-
-	const estimates: number[] = [];
-	if (anchor && last.at > anchor.at) {
-		estimates.push(last.at + ((100 - p) * (last.at - anchor.at)) / (p - anchor.progress));
+	const lastZero = zeros.length > 0 ? zeros[zeros.length - 1] : undefined;
+	let anchorEstimate: number | undefined;
+	// From the last moment progress was 0 (or the task's start): exact for linear progress from
+	// the start; an upper bound when progress began some time after that last zero.
+	const anchorAt = lastZero ? lastZero.at : originKnown ? 0 : undefined;
+	if (anchorAt !== undefined && last.at > anchorAt) {
+		anchorEstimate = last.at + ((100 - p) * (last.at - anchorAt)) / p;
 	}
-	// A second estimate from the earliest non-zero sample, when far enough apart to be precise.
+	// From the rate between the first non-zero sample and the last: unbiased by a late start,
+	// precise once they are far enough apart in progress.
+	let rateEstimate: number | undefined;
 	const firstNonZero = samples.find((s) => s.progress > 0);
-	if (firstNonZero && firstNonZero !== last && last.progress - firstNonZero.progress >= 5) {
-		const rate = (last.progress - firstNonZero.progress) / (last.at - firstNonZero.at);
-		if (rate > 0) estimates.push(last.at + (100 - p) / rate);
+	const spanned = firstNonZero ? last.progress - firstNonZero.progress : 0;
+	if (firstNonZero && spanned > 0 && last.at > firstNonZero.at) {
+		const rate = spanned / (last.at - firstNonZero.at);
+		rateEstimate = last.at + (100 - p) / rate;
 	}
-	if (estimates.length === 0) return undefined;
 
-	const finishAt = Math.max(...estimates);
-	const spread = estimates.length > 1 ? Math.abs(estimates[0] - estimates[1]) / finishAt : 0;
-	// Steady when the samples agree; a single sample is trusted only once precise enough.
-	const confident =
-		spread <= 0.15 && (estimates.length > 1 || last.progress >= options.confidentProgress);
-	return { finishAt, confident };
+	if (rateEstimate !== undefined && spanned >= options.confidentProgress) {
+		// Steady when the rate agrees with the bound; far beyond it, progress is slowing down.
+		const steady = anchorEstimate === undefined || rateEstimate <= anchorEstimate * 1.15;
+		return { finishAt: rateEstimate, confident: steady };
+	}
+	if (anchorEstimate === undefined) {
+		return rateEstimate === undefined ? undefined : { finishAt: rateEstimate, confident: false };
+	}
+	// One precise enough sample counted from a known start (no zero seen): trust it.
+	const confident = !lastZero && last.progress >= options.confidentProgress;
+	return { finishAt: anchorEstimate, confident };
 }
 
 /** Milliseconds to wait before the next status read. */

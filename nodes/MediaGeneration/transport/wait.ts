@@ -19,6 +19,11 @@ export interface WaitOptions {
 	timeoutMs: number;
 	/** Read at once instead of after the schedule's first delay (picking up an existing task). */
 	pollImmediately?: boolean;
+	/**
+	 * When the origin is not known, take the task's created_time as the origin once a read
+	 * returns one that is plausible on this clock (an existing task picked up later).
+	 */
+	learnOrigin?: (createdTime: string | undefined, now: number) => number | undefined;
 	schedule?: Partial<PollScheduleOptions>;
 	/** Called after every successful status read. */
 	onUpdate?: (task: Task, polls: number) => void;
@@ -68,6 +73,8 @@ export async function waitForTask(
 	let failedReads = 0;
 	let retryAfterMs: number | undefined;
 	let first = true;
+	let origin = options.origin;
+	let originKnown = options.originKnown;
 
 	for (;;) {
 		const now = Date.now();
@@ -76,9 +83,9 @@ export async function waitForTask(
 				? 0
 				: nextPollDelay(
 						{
-							now: now - options.origin,
+							now: now - origin,
 							observations,
-							originKnown: options.originKnown,
+							originKnown,
 							retryAfterMs,
 						},
 						schedule,
@@ -119,7 +126,16 @@ export async function waitForTask(
 		failedReads = 0;
 		retryAfterMs = undefined;
 		lastTask = task;
-		observations.push({ at: readAt - options.origin, progress: task.progress });
+		if (!originKnown && options.learnOrigin) {
+			const learnt = options.learnOrigin(task.created_time, readAt);
+			if (learnt !== undefined) {
+				// Re-base what was seen so far on the task's real start.
+				for (const o of observations) o.at += origin - learnt;
+				origin = learnt;
+				originKnown = true;
+			}
+		}
+		observations.push({ at: readAt - origin, progress: task.progress });
 		if (observations.length > 50) observations.splice(1, observations.length - 50);
 		options.onUpdate?.(task, polls);
 		if (isTerminal(task.status)) return { task, finishedAt: readAt, polls };

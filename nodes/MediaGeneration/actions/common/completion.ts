@@ -21,6 +21,8 @@ export interface CompletionRequest {
 	originKnown: boolean;
 	/** Read at once (an existing task) rather than after the schedule's first delay. */
 	pollImmediately: boolean;
+	/** See WaitOptions.learnOrigin. */
+	learnOrigin?: (createdTime: string | undefined, now: number) => number | undefined;
 	/** A status already read (skips waiting when final). */
 	known?: Task;
 	/** Epoch ms the final state was first seen, when `known` is final. */
@@ -61,6 +63,7 @@ export async function completeTask(
 				originKnown: request.originKnown,
 				timeoutMs: run.timeoutMs,
 				pollImmediately: request.pollImmediately,
+				learnOrigin: request.learnOrigin,
 				schedule: { maxDelayMs: run.maxPollIntervalMs },
 				onUpdate: (t) => request.progress?.update(itemIndex, taskId, t.status, t.progress),
 				onReadFailure: (fault) =>

@@ -5,7 +5,7 @@ import { completeTask } from '../common/completion';
 import { asItemError } from '../common/errors';
 import { readRunOptions, taskRunOptions, type RunOptions } from '../common/options';
 import { ProgressReporter } from '../common/progress';
-import { readTaskId, taskIdProperty } from './common';
+import { originFromCreatedTime, readTaskId, taskIdProperty } from './common';
 
 export const description: INodeProperties[] = [
 	taskIdProperty('waitForCompletion'),
@@ -44,6 +44,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 						origin: Date.now(),
 						originKnown: false,
 						pollImmediately: true,
+						learnOrigin: originFromCreatedTime,
 						wait: true,
 						run: entry.run,
 						progress,

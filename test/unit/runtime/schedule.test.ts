@@ -1,0 +1,146 @@
+// The poll schedule is a pure function: these tests replay whole tasks on a virtual clock (no
+// timers, no HTTP) and check what the node would do: how many status reads, and how soon after
+// the finish it notices. Figures for the benchmark come from bench/, not from here.
+import {
+	DEFAULT_POLL_SCHEDULE,
+	nextPollDelay,
+	predictFinish,
+	type PollObservation,
+} from '../../../nodes/shared/schedule';
+
+type Progress = (elapsedMs: number, durationMs: number) => number | undefined;
+
+/** The simulator's curve: 0 for the first quarter (not started, queued), then linear to 99. */
+const queuedThenLinear: Progress = (e, d) =>
+	e < d * 0.25 ? 0 : Math.min(99, Math.floor(((e - d * 0.25) / (d * 0.75)) * 99));
+const linearFloor: Progress = (e, d) => Math.min(99, Math.floor((100 * e) / d));
+const noProgress: Progress = () => undefined;
+
+/** Replays one task: returns the number of reads and the lag of the read that saw it finished. */
+function replay(durationMs: number, progress: Progress, retryAfterMs?: number) {
+	const observations: PollObservation[] = [];
+	const delays: number[] = [];
+	let now = 0;
+	for (let reads = 1; reads < 10_000; reads++) {
+		const delay = nextPollDelay({ now, observations, retryAfterMs });
+		delays.push(delay);
+		now += delay;
+		if (now >= durationMs) return { reads, lagMs: now - durationMs, delays };
+		observations.push({ at: now, progress: progress(now, durationMs) });
+	}
+	throw new Error('never noticed the finish');
+}
+
+describe('poll schedule', () => {
+	it('reads first after the configured first delay', () => {
+		expect(nextPollDelay({ now: 0, observations: [] })).toBe(DEFAULT_POLL_SCHEDULE.firstDelayMs);
+	});
+
+	it('never reads more often than the minimum nor waits longer than the cap', () => {
+		for (const duration of [3_000, 45_000, 600_000, 3_600_000]) {
+			for (const progress of [queuedThenLinear, linearFloor, noProgress]) {
+				const { delays } = replay(duration, progress);
+				for (const d of delays) {
+					expect(d).toBeGreaterThanOrEqual(DEFAULT_POLL_SCHEDULE.minDelayMs);
+					expect(d).toBeLessThanOrEqual(DEFAULT_POLL_SCHEDULE.maxDelayMs);
+				}
+			}
+		}
+	});
+
+	it('honours Retry-After even when the prediction says the task is about done', () => {
+		const observations = [{ at: 9_000, progress: 90 }];
+		expect(nextPollDelay({ now: 9_000, observations })).toBeLessThan(5_000);
+		expect(nextPollDelay({ now: 9_000, observations, retryAfterMs: 7_000 })).toBe(7_000);
+	});
+
+	it('a settable cap bounds every wait', () => {
+		const options = { ...DEFAULT_POLL_SCHEDULE, maxDelayMs: 5_000 };
+		const delay = nextPollDelay({ now: 200_000, observations: [{ at: 200_000 }] }, options);
+		expect(delay).toBe(5_000);
+	});
+
+	it('without progress, backs off in proportion to the time already waited', () => {
+		const early = nextPollDelay({ now: 10_000, observations: [{ at: 10_000 }] });
+		const late = nextPollDelay({ now: 100_000, observations: [{ at: 100_000 }] });
+		expect(early).toBe(10_000 * DEFAULT_POLL_SCHEDULE.backoffRatio);
+		expect(late).toBe(
+			Math.min(DEFAULT_POLL_SCHEDULE.maxDelayMs, 100_000 * DEFAULT_POLL_SCHEDULE.backoffRatio),
+		);
+	});
+
+	it('backs off faster while progress is still 0 than when there is no progress at all', () => {
+		const zero = nextPollDelay({ now: 20_000, observations: [{ at: 20_000, progress: 0 }] });
+		const none = nextPollDelay({ now: 20_000, observations: [{ at: 20_000 }] });
+		expect(zero).toBeGreaterThan(none);
+	});
+
+	it('aims just after the finish extrapolated from steadily rising progress', () => {
+		// 40% after 20 s from the start: done at 50 s.
+		const prediction = predictFinish([{ at: 20_000, progress: 40 }], true);
+		expect(prediction?.finishAt).toBeCloseTo(50_000, -2);
+		expect(prediction?.confident).toBe(true);
+		const delay = nextPollDelay({ now: 20_000, observations: [{ at: 20_000, progress: 40 }] });
+		expect(20_000 + delay).toBeGreaterThanOrEqual(50_000);
+		// ...but never further than the cap in one step.
+		expect(delay).toBeLessThanOrEqual(DEFAULT_POLL_SCHEDULE.maxDelayMs);
+	});
+
+	it('does not trust a single coarse sample: 1% could mean anything from 1% to 2%', () => {
+		const prediction = predictFinish([{ at: 3_000, progress: 1 }], true);
+		expect(prediction?.confident).toBe(false);
+	});
+
+	it('uses the rate between samples when progress started late (queueing)', () => {
+		// Progress began at 30 s; 10% at 40 s and 30% at 60 s: 1%/s, done at 130 s.
+		const observations = [
+			{ at: 20_000, progress: 0 },
+			{ at: 40_000, progress: 10 },
+			{ at: 60_000, progress: 30 },
+		];
+		const prediction = predictFinish(observations, true);
+		expect(prediction).toBeDefined();
+		expect(prediction!.finishAt).toBeGreaterThanOrEqual(125_000);
+		expect(prediction!.finishAt).toBeLessThanOrEqual(140_000);
+	});
+
+	it('when overdue, re-reads soon instead of waiting a full back-off', () => {
+		const observations = [{ at: 50_000, progress: 97 }];
+		const delay = nextPollDelay({ now: 60_000, observations });
+		expect(delay).toBeLessThanOrEqual(0.05 * 60_000);
+	});
+
+	describe('replayed tasks (simulator-like progress)', () => {
+		it.each([10_000, 60_000, 300_000])(
+			'a %i ms task: at most a third of the reads of fixed 2-second polling (from 60 s up), lag at most 11%% of the duration',
+			(duration) => {
+				const { reads, lagMs } = replay(duration, queuedThenLinear);
+				const fixedReads = Math.ceil(duration / 2_000);
+				if (duration >= 60_000) expect(reads).toBeLessThanOrEqual(fixedReads / 3);
+				else expect(reads).toBeLessThanOrEqual(fixedReads);
+				expect(lagMs).toBeLessThanOrEqual(duration * 0.11);
+			},
+		);
+
+		it.each([10_000, 60_000, 300_000])(
+			'a %i ms task with linear progress: few reads, small lag',
+			(duration) => {
+				const { reads, lagMs } = replay(duration, linearFloor);
+				expect(reads).toBeLessThanOrEqual(Math.max(2, Math.ceil(duration / 2_000 / 10)));
+				expect(lagMs).toBeLessThanOrEqual(duration * 0.05);
+			},
+		);
+
+		it('without any progress the lag stays a bounded share of the duration', () => {
+			for (const duration of [30_000, 120_000, 600_000]) {
+				const { lagMs } = replay(duration, noProgress);
+				expect(lagMs).toBeLessThanOrEqual(
+					Math.max(
+						DEFAULT_POLL_SCHEDULE.minDelayMs,
+						duration * DEFAULT_POLL_SCHEDULE.backoffRatio * 1.3,
+					),
+				);
+			}
+		});
+	});
+});
