@@ -1,6 +1,7 @@
 // One streaming-memory measurement, in a process of its own (started by bench/lib/memory.ts):
 // warms up with a small download, then records how far the resident set grows above that
 // baseline while the node downloads one file of SIZE bytes into n8n's filesystem binary store.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 
 import { runWorkflow, setBinaryMode } from '../test/harness';

@@ -1,6 +1,7 @@
 // Node overhead per item, in a process of its own (started by bench/lib/overhead.ts) so that
 // the simulator's CPU time (another process) does not count. Runs 1,000 items whose tasks end at
 // once, under V8's sampling CPU profiler, and attributes self time to where the code lives.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { Session } from 'node:inspector/promises';
 
 import { runWorkflow, setBinaryMode } from '../test/harness';

@@ -6,6 +6,7 @@
 //   npm run bench -- --only polling    a subset: batch, polling, memory, overhead (comma-separated)
 //   npm run bench -- --quick           smaller sizes, to check the benchmarks themselves run
 //   npm run bench -- --out FILE        write the JSON elsewhere (default bench/results/latest.json)
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { execSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -1,5 +1,6 @@
 // The simulator in a process of its own, for benchmarks that measure the CPU time or memory of
 // the process running the node: the service's work must not count as the node's.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { startSimulator } from '../test/simulator';
 
 async function main() {

@@ -1,6 +1,7 @@
 // Runs a TypeScript file of the benchmark in its own Node process (the running Node, i.e. the
 // Node 24 that tools/run.js chose) with tsx's loader, talking over IPC. One process per
 // measurement keeps its memory figures free of the other benchmarks' garbage.
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';

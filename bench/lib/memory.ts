@@ -1,5 +1,6 @@
 // Streaming memory: peak RSS growth of a process that runs the node on one download of 10 MB,
 // 100 MB and 1 GB in n8n's filesystem binary mode (one fresh process per size).
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { startSimulator } from '../../test/simulator';
 import { startChild } from './child';
 

@@ -1,5 +1,6 @@
 // Node overhead per item: 1,000 items, the service answering at once (tasks of 0 ms), with the
 // simulator and the measured engine in separate processes.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { startChild } from './child';
 
 export interface OverheadResult {
