@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // `npm run demo`: the example workflows in examples/ run end to end through n8n's real execution
 // engine (n8n-core's WorkflowExecute, in-process) against the embedded simulator of the service,
 // over real HTTP; the generated files are written to ./demo-output/. Exits non-zero if any

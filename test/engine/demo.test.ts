@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // `npm run demo` is the README's main command: its main function runs here on every test run so
 // that the example workflows and the demo keep working (sources instead of the build, a temp
 // output folder, short simulated tasks).

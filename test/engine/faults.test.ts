@@ -1,5 +1,7 @@
 // Service faults injected in the simulator, seen through n8n's engine: what is retried, what is
 // never sent twice (double billing), what the user is told, and where the API key never goes.
+import { randomUUID } from 'crypto';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Simulator } from '../simulator';
@@ -74,7 +76,7 @@ describe('faults on submit', () => {
 	});
 
 	it('a wrong API key: clear error, and the key given appears nowhere', async () => {
-		const wrongKey = 'sk-wrong-key-0123456789abcdef';
+		const wrongKey = `wrong-${randomUUID()}`;
 		const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'who am i')), {
 			credentials: credentialsFor(sim(), wrongKey),
 		});

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // Proves the in-process harness with its own test-only nodes: the real n8n engine runs the
 // workflow, pinned items flow through, binary data lands in n8n's store, cancellation stops a
 // running node, and unknown node types fail with a clear message.

@@ -7,7 +7,6 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentials,
 	ICredentialType,
-	IHttpRequestHelper,
 	IHttpRequestOptions,
 	INode,
 	INodeCredentialsDetails,
@@ -85,9 +84,7 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		return undefined;
 	}
 
-	async runPreAuthentication(
-		_helpers: IHttpRequestHelper,
-	): Promise<ICredentialDataDecryptedObject | undefined> {
+	async runPreAuthentication(): Promise<ICredentialDataDecryptedObject | undefined> {
 		return undefined;
 	}
 

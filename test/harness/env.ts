@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // Test-only. Imported first by the harness, before n8n-core loads: n8n-core reads these
 // variables when its singletons are first created, and without N8N_USER_FOLDER it would write
 // ~/.n8n/config on the developer's machine.

@@ -1,10 +1,12 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-require-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply; require() loads the files package.json lists, by path, and n8n-core's own copy of @n8n/di */
 // Test-only. Runs real n8n workflows in-process through n8n-core's WorkflowExecute (the engine
 // n8n itself runs), with this package's real node and credential classes, a credentials helper
 // that applies the credential type's `authenticate` the way n8n's CLI does, and n8n's binary
 // data service (filesystem mode in a temporary folder, so streamed downloads really go to
 // disk; `default` mode keeps them in memory). What is not n8n here: no database, no UI, no
 // HTTP server; the few built-in nodes our workflows use are stand-ins (./nodes.ts).
-import './env';
+// First: sets n8n's environment (user folder, binary data) before n8n-core is loaded.
+import { BINARY_DATA_PATH, HARNESS_ROOT } from './env';
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -40,7 +42,6 @@ import type {
 } from 'n8n-workflow';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { BINARY_DATA_PATH, HARNESS_ROOT } from './env';
 import { HarnessCredentialsHelper, type CredentialValues } from './credentials';
 import { HARNESS_NODE_TYPES } from './nodes';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // Test-only node types that stand in for the few n8n built-in nodes our workflows rely on.
 // They are registered in the harness under n8n's own type names so that the repository's
 // example workflows (exported from n8n) run unchanged. They are never shipped.
@@ -8,7 +9,7 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError, sleep } from 'n8n-workflow';
 
 /**
  * Equivalent of n8n's Manual Trigger for manual executions: emits one empty item. (n8n's own
@@ -25,7 +26,7 @@ export class HarnessManualTrigger implements INodeType {
 		description: 'Test-only stand-in for n8n’s Manual Trigger',
 		defaults: { name: 'When clicking ‘Execute workflow’' },
 		inputs: [],
-		outputs: ['main'],
+		outputs: [NodeConnectionTypes.Main],
 		properties: [],
 	};
 
@@ -44,10 +45,11 @@ export class HarnessItems implements INodeType {
 		name: 'harness.items',
 		group: ['transform'],
 		version: 1,
+		usableAsTool: true,
 		description: 'Test-only: emits the items given as JSON',
 		defaults: { name: 'Items' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		properties: [
 			{ displayName: 'Items', name: 'items', type: 'json', default: '[]' },
 		],
@@ -70,10 +72,11 @@ export class HarnessNoOp implements INodeType {
 		name: 'n8n-nodes-base.noOp',
 		group: ['organization'],
 		version: 1,
+		usableAsTool: true,
 		description: 'Test-only stand-in for n8n’s No Operation node',
 		defaults: { name: 'No Operation, do nothing' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		properties: [],
 	};
 
@@ -92,23 +95,21 @@ export class HarnessSleep implements INodeType {
 		name: 'harness.sleep',
 		group: ['organization'],
 		version: 1,
+		usableAsTool: true,
 		description: 'Test-only: waits, then passes items through',
 		defaults: { name: 'Sleep' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		properties: [{ displayName: 'Milliseconds', name: 'ms', type: 'number', default: 1000 }],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const ms = this.getNodeParameter('ms', 0) as number;
-		const signal = this.getExecutionCancelSignal();
-		await new Promise<void>((resolve, reject) => {
-			const timer = setTimeout(resolve, ms);
-			signal?.addEventListener('abort', () => {
-				clearTimeout(timer);
-				reject(new NodeOperationError(this.getNode(), 'Sleep cancelled'));
-			});
-		});
+		try {
+			await sleep(ms, this.getExecutionCancelSignal());
+		} catch {
+			throw new NodeOperationError(this.getNode(), 'Sleep cancelled');
+		}
 		return [this.getInputData()];
 	}
 }
@@ -124,10 +125,11 @@ export class HarnessBinary implements INodeType {
 		name: 'harness.binary',
 		group: ['transform'],
 		version: 1,
+		usableAsTool: true,
 		description: 'Test-only: writes text as binary data',
 		defaults: { name: 'Binary' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		properties: [
 			{ displayName: 'Text', name: 'text', type: 'string', default: '' },
 			{ displayName: 'File Name', name: 'fileName', type: 'string', default: 'file.txt' },
@@ -162,10 +164,11 @@ export class HarnessHttpProbe implements INodeType {
 		name: 'harness.httpProbe',
 		group: ['transform'],
 		version: 1,
+		usableAsTool: true,
 		description: 'Test-only: authenticated GET',
 		defaults: { name: 'HTTP Probe' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'mediaGenerationApi', required: true }],
 		properties: [{ displayName: 'URL', name: 'url', type: 'string', default: '' }],
 	};
@@ -188,6 +191,7 @@ export class HarnessStickyNote implements INodeType {
 		name: 'n8n-nodes-base.stickyNote',
 		group: ['input'],
 		version: [1, 2],
+		usableAsTool: true,
 		description: 'Test-only stand-in for n8n’s Sticky Note',
 		defaults: { name: 'Sticky Note' },
 		inputs: [],
