@@ -9,13 +9,23 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 
-import { MEDIA, actualSize, mediaChunks, type MediaKind } from './media';
+import {
+	MEDIA,
+	REFERENCE_MIME,
+	actualSize,
+	mediaChunks,
+	referenceChunks,
+	referenceSize,
+	type MediaKind,
+	type ReferenceFormat,
+} from './media';
 import { ValidationError, validateSubmission, type ValidationConfig } from './validation';
 
 export * from './media';
 export * from './validation';
 
-export type Endpoint = 'submit' | 'status' | 'file' | 'other';
+/** `reference`: reference images served for workflows to point the service at (see referenceUrl). */
+export type Endpoint = 'submit' | 'status' | 'file' | 'reference' | 'other';
 export type TaskStatus = 'not_started' | 'queued' | 'processing' | 'finished' | 'failed';
 
 export interface SimulatorOptions {
@@ -133,6 +143,22 @@ export interface FaultController {
 	list(): Array<FaultRule & { id: string; applied: number }>;
 }
 
+/** How the file host serves a reference image (all optional). */
+export interface ReferenceOptions {
+	/** Bytes of the image (default: the format's minimum). */
+	size?: number;
+	/** Content-Type to claim instead of the real one; 'none' sends none. */
+	type?: string;
+	/** Answer HEAD with this status (e.g. 405) instead of the headers. */
+	head?: number;
+	/** Send no Content-Length (chunked), on HEAD and GET. */
+	noLength?: boolean;
+	/** Ignore Range headers and send the whole file. */
+	ignoreRange?: boolean;
+	/** Answer every request with this status instead (e.g. 404, 403). */
+	status?: number;
+}
+
 export interface Simulator {
 	baseUrl: string;
 	fileBaseUrl: string;
@@ -150,6 +176,11 @@ export interface Simulator {
 	view(id: string): Record<string, unknown> | undefined;
 	faults: FaultController;
 	clock: { now(): number; advance(ms: number): void };
+	/**
+	 * URL of a reference image on the file host, e.g. referenceUrl('start.png', { size: 11e6 }).
+	 * The extension picks the format: png, jpg, webp, or gif (a type the service refuses).
+	 */
+	referenceUrl(name: string, options?: ReferenceOptions): string;
 	/** Posts a callback now: by default the task's real body to its callback_url. */
 	sendCallback(
 		taskId: string,
@@ -672,8 +703,67 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		return json(res, 404, envelopeError(404, `no such endpoint: ${req.method} ${url.pathname}`));
 	}
 
+	async function handleReference(
+		req: http.IncomingMessage,
+		res: http.ServerResponse,
+		url: URL,
+		format: ReferenceFormat,
+	) {
+		const q = url.searchParams;
+		const num = (name: string) => (q.has(name) ? Number(q.get(name)) : undefined);
+		const status = num('status');
+		if (status)
+			return json(res, status, envelopeError(status, `reference image answered ${status}`));
+		const headStatus = num('head');
+		if (req.method === 'HEAD' && headStatus) {
+			res.writeHead(headStatus, { Allow: 'GET' });
+			return res.end();
+		}
+		const size = referenceSize(format, num('size'));
+		const type = q.get('type') ?? REFERENCE_MIME[format];
+		const headers: http.OutgoingHttpHeaders = { 'Accept-Ranges': 'bytes' };
+		if (type !== 'none') headers['Content-Type'] = type;
+		let from = 0;
+		let to = size - 1;
+		const range = /^bytes=(\d+)-(\d*)$/.exec(String(req.headers.range ?? ''));
+		let code = 200;
+		if (range && q.get('range') !== 'ignore') {
+			from = Number(range[1]);
+			to = range[2] === '' ? size - 1 : Math.min(Number(range[2]), size - 1);
+			if (from > to) {
+				res.writeHead(416, { 'Content-Range': `bytes */${size}` });
+				return res.end();
+			}
+			code = 206;
+			headers['Content-Range'] = `bytes ${from}-${to}/${size}`;
+		}
+		if (q.get('length') !== 'none') headers['Content-Length'] = to - from + 1;
+		res.writeHead(code, headers);
+		if (req.method === 'HEAD') return res.end();
+		const slice = function* () {
+			let at = 0;
+			for (const c of referenceChunks(format, size)) {
+				const end = at + c.length;
+				if (end > from) yield c.subarray(Math.max(0, from - at), Math.min(c.length, to + 1 - at));
+				at = end;
+				if (at > to) return;
+			}
+		};
+		try {
+			await pipeline(Readable.from(slice()), res);
+		} catch {
+			// The client stopped reading (a sniffing client does): nothing left to answer.
+		}
+	}
+
 	async function handleFile(req: http.IncomingMessage, res: http.ServerResponse) {
 		const url = new URL(req.url ?? '/', 'http://x');
+		const ref = /^\/refs\/[^/]+\.(png|jpg|jpeg|webp|gif)$/i.exec(url.pathname);
+		if (ref) {
+			logEntry('files', 'reference', req, res);
+			const ext = ref[1].toLowerCase();
+			return handleReference(req, res, url, (ext === 'jpeg' ? 'jpg' : ext) as ReferenceFormat);
+		}
 		const m = /^\/files\/([^/]+)\/(\d+)-([^/.]+)\.(png|mp4|mp3)$/.exec(url.pathname);
 		const entry = logEntry('files', m ? 'file' : 'other', req, res);
 		if (!m) return json(res, 404, envelopeError(404, 'no such file'));
@@ -770,6 +860,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		callbacks,
 		tasks: () => [...tasks.values()],
 		task: (id) => tasks.get(id),
+		referenceUrl(name, o = {}) {
+			const q = new URLSearchParams();
+			if (o.size !== undefined) q.set('size', String(o.size));
+			if (o.type !== undefined) q.set('type', o.type);
+			if (o.head !== undefined) q.set('head', String(o.head));
+			if (o.noLength) q.set('length', 'none');
+			if (o.ignoreRange) q.set('range', 'ignore');
+			if (o.status !== undefined) q.set('status', String(o.status));
+			const query = q.toString();
+			return `${fileBaseUrl}/refs/${encodeURIComponent(name)}${query ? `?${query}` : ''}`;
+		},
 		view: (id) => {
 			const t = tasks.get(id);
 			return t ? view(t) : undefined;

@@ -352,6 +352,96 @@ describe('result files', () => {
 	});
 });
 
+describe('reference images on the file host', () => {
+	const get = (url: string, headers: Record<string, string> = {}) =>
+		axios
+			.get<ArrayBuffer>(url, { responseType: 'arraybuffer', headers, validateStatus: () => true })
+			.then((r) => ({
+				status: r.status,
+				headers: r.headers,
+				body: Buffer.from(r.data),
+			}));
+	it.each([
+		['start.png', 'image/png', (b: Buffer) => expect(pngChunks(b)[0]).toBe('IHDR')],
+		[
+			'start.jpg',
+			'image/jpeg',
+			(b: Buffer) => {
+				expect([...b.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+				// Segments (marker + length) chain from SOI exactly to EOI.
+				let o = 2;
+				while (b[o + 1] !== 0xd9) {
+					expect(b[o]).toBe(0xff);
+					o += 2 + b.readUInt16BE(o + 2);
+				}
+				expect(o).toBe(b.length - 2);
+			},
+		],
+		[
+			'start.webp',
+			'image/webp',
+			(b: Buffer) => {
+				expect([b.toString('ascii', 0, 4), b.toString('ascii', 8, 12)]).toEqual(['RIFF', 'WEBP']);
+				expect(b.readUInt32LE(4)).toBe(b.length - 8);
+			},
+		],
+		['start.gif', 'image/gif', (b: Buffer) => expect(b.toString('ascii', 0, 6)).toBe('GIF89a')],
+	])('%s is served as %s at the size asked for, with its signature', async (name, type, check) => {
+		const size = 10 * 1024 * 1024 + 2;
+		const r = await get(sim.referenceUrl(name, { size }));
+		expect([r.status, r.headers['content-type'], r.body.length]).toEqual([200, type, size]);
+		check(r.body);
+	});
+	it('HEAD tells type and size; a Range GET gets 206 with just those bytes', async () => {
+		const url = sim.referenceUrl('a.jpg', { size: 5000 });
+		const head = await axios.head(url);
+		expect([head.headers['content-type'], head.headers['content-length']]).toEqual([
+			'image/jpeg',
+			'5000',
+		]);
+		const part = await get(url, { Range: 'bytes=0-11' });
+		expect([part.status, part.headers['content-range'], part.body.length]).toEqual([
+			206,
+			'bytes 0-11/5000',
+			12,
+		]);
+		expect([...part.body.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+		const tail = await get(url, { Range: 'bytes=4990-' });
+		expect([tail.status, tail.body.length, [...tail.body.subarray(-2)]]).toEqual([
+			206,
+			10,
+			[0xff, 0xd9],
+		]);
+	});
+	it('can lie about the type, refuse HEAD, hide the length, ignore Range or fail', async () => {
+		expect(
+			(await axios.head(sim.referenceUrl('x.png', { type: 'application/octet-stream' }))).headers[
+				'content-type'
+			],
+		).toBe('application/octet-stream');
+		expect(
+			(await axios.head(sim.referenceUrl('x.png', { head: 405 }), { validateStatus: () => true }))
+				.status,
+		).toBe(405);
+		const chunked = await get(sim.referenceUrl('x.png', { noLength: true, size: 1000 }));
+		expect([
+			chunked.headers['content-length'],
+			chunked.headers['transfer-encoding'],
+			chunked.body.length,
+		]).toEqual([undefined, 'chunked', 1000]);
+		const whole = await get(sim.referenceUrl('x.png', { ignoreRange: true, size: 1000 }), {
+			Range: 'bytes=0-11',
+		});
+		expect([whole.status, whole.body.length]).toEqual([200, 1000]);
+		expect((await get(sim.referenceUrl('x.png', { status: 404 }))).status).toBe(404);
+	});
+	it('is logged as endpoint "reference", not as a result download', async () => {
+		await axios.head(sim.referenceUrl('x.webp'));
+		expect(sim.requests.map((e) => [e.origin, e.endpoint])).toEqual([['files', 'reference']]);
+		expect([sim.count('reference'), sim.count('file')]).toEqual([1, 0]);
+	});
+});
+
 describe('request log', () => {
 	it('records every request on both origins in order, with endpoint, status, task id, headers and body', async () => {
 		await api.status('missing');

@@ -169,3 +169,94 @@ export function mediaChunks(kind: MediaKind, requested?: number): Generator<Buff
 export function mediaBuffer(kind: MediaKind, requested?: number): Buffer {
 	return Buffer.concat([...mediaChunks(kind, requested)]);
 }
+
+// ---- reference images (inputs a workflow points the service at) ----
+
+export type ReferenceFormat = 'png' | 'jpg' | 'webp' | 'gif';
+
+export const REFERENCE_MIME: Record<ReferenceFormat, string> = {
+	png: 'image/png',
+	jpg: 'image/jpeg',
+	webp: 'image/webp',
+	gif: 'image/gif',
+};
+
+// JPEG: SOI, a JFIF APP0 segment, COM segments carrying the padding, EOI.
+const JPEG_HEAD = Buffer.from([
+	0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01,
+	0x00, 0x01, 0x00, 0x00,
+]);
+const JPEG_EOI = Buffer.from([0xff, 0xd9]);
+const JPEG_MIN = JPEG_HEAD.length + JPEG_EOI.length;
+// WebP: RIFF header, a VP8X chunk, then a padding chunk decoders skip.
+const WEBP_MIN = 12 + 18;
+// GIF: header, logical screen, trailer (a type the service does not accept).
+const GIF_MIN = 6 + 7 + 1;
+
+function referenceMinimum(format: ReferenceFormat): number {
+	return { png: PNG_MIN, jpg: JPEG_MIN, webp: WEBP_MIN, gif: GIF_MIN }[format];
+}
+
+/** Exact size `referenceChunks` yields: padding needs room for its own header. */
+export function referenceSize(format: ReferenceFormat, requested?: number): number {
+	const min = referenceMinimum(format);
+	if (requested === undefined || requested <= min) return min;
+	const overhead = { png: 12, jpg: 4, webp: 8, gif: 0 }[format];
+	let size = requested;
+	if (size - min < overhead) size = min + overhead;
+	// RIFF chunks are padded to even sizes.
+	if (format === 'webp' && size % 2 === 1) size++;
+	return size;
+}
+
+function* jpeg(size: number): Generator<Buffer> {
+	yield JPEG_HEAD;
+	let left = size - JPEG_MIN;
+	while (left > 0) {
+		let seg = Math.min(left, 65535 + 2);
+		if (left - seg > 0 && left - seg < 4) seg -= 4;
+		const head = Buffer.from([0xff, 0xfe, ((seg - 2) >> 8) & 0xff, (seg - 2) & 0xff]);
+		yield head;
+		yield* zeros(seg - 4);
+		left -= seg;
+	}
+	yield JPEG_EOI;
+}
+
+function* webp(size: number): Generator<Buffer> {
+	const riff = Buffer.alloc(12);
+	riff.write('RIFF', 0, 'ascii');
+	riff.writeUInt32LE(size - 8, 4);
+	riff.write('WEBP', 8, 'ascii');
+	yield riff;
+	const vp8x = Buffer.alloc(18);
+	vp8x.write('VP8X', 0, 'ascii');
+	vp8x.writeUInt32LE(10, 4);
+	// 1x1 canvas: width-1 and height-1 as 24-bit values, already zero.
+	yield vp8x;
+	const pad = size - WEBP_MIN;
+	if (pad > 0) {
+		const head = Buffer.alloc(8);
+		head.write('PADD', 0, 'ascii');
+		head.writeUInt32LE(pad - 8, 4);
+		yield head;
+		yield* zeros(pad - 8);
+	}
+}
+
+function* gif(size: number): Generator<Buffer> {
+	yield Buffer.from('GIF89a', 'ascii');
+	yield Buffer.from([1, 0, 1, 0, 0, 0, 0]);
+	// Padding before the trailer: a decoder stops at the trailer anyway.
+	yield* zeros(size - GIF_MIN);
+	yield Buffer.from([0x3b]);
+}
+
+/** Chunks of a reference image of `referenceSize(format, requested)` bytes. */
+export function referenceChunks(format: ReferenceFormat, requested?: number): Generator<Buffer> {
+	const size = referenceSize(format, requested);
+	if (format === 'png') return png(size);
+	if (format === 'jpg') return jpeg(size);
+	if (format === 'webp') return webp(size);
+	return gif(size);
+}
