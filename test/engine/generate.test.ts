@@ -322,3 +322,44 @@ describe('submit without waiting', () => {
 		expect(callbackUrl.searchParams.get('ref')).toBe('row-7');
 	});
 });
+
+describe('where n8n shows it', () => {
+	it('a manual run sends the task progress to the editor', async () => {
+		const result = await run(
+			sim(),
+			mediaWorkflow({
+				resource: 'music',
+				operation: 'generate',
+				model: 'generate-music',
+				prompt: 'progress [sim:duration=1500]',
+			}),
+		);
+		expect(result.error).toBeUndefined();
+		const taskId = sim().tasks()[0].id;
+		const messages = result.events
+			.filter((e) => e.kind === 'sendDataToUI')
+			.map((e) => JSON.stringify(e.data));
+		expect(messages.length).toBeGreaterThan(0);
+		expect(messages.join('\n')).toContain(taskId);
+		expect(messages.join('\n')).toMatch(/sendConsoleMessage/);
+	});
+
+	it("works with n8n's in-memory binary mode too", async () => {
+		const result = await run(
+			sim(),
+			mediaWorkflow({
+				resource: 'image',
+				operation: 'generate',
+				model: 'image-by-id',
+				modelId: sim().imageModelId,
+				prompt: 'in memory [sim:duration=200][sim:size=5000]',
+			}),
+			{ binaryMode: 'default' },
+		);
+		expect(result.error).toBeUndefined();
+		const [item] = result.outputOf(NODE);
+		expect(result.binaryPath(item)).toBeUndefined();
+		const served = servedBytes(simTaskOf(sim(), item));
+		expect(Buffer.from(item.binary!.data.data, 'base64').equals(served)).toBe(true);
+	});
+});

@@ -216,7 +216,8 @@ export async function setBinaryMode(mode: BinaryMode): Promise<void> {
 }
 
 async function ensureBinary(mode?: BinaryMode): Promise<void> {
-	const wanted = mode ?? binaryMode ?? (process.env.N8N_DEFAULT_BINARY_DATA_MODE as BinaryMode);
+	// A run that names no mode gets the process default, not whatever the previous run chose.
+	const wanted = mode ?? (process.env.N8N_DEFAULT_BINARY_DATA_MODE as BinaryMode);
 	await setBinaryMode(wanted === 'default' ? 'default' : 'filesystem');
 }
 
