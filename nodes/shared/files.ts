@@ -142,6 +142,48 @@ function discard(body: unknown): void {
 	if (stream && typeof stream.destroy === 'function') stream.destroy();
 }
 
+/** A body that sends nothing for this long is given up (and the download retried). */
+const STALL_MS = 60_000;
+
+/**
+ * The request timeout only covers the wait for the headers: a body that stops flowing would
+ * hang the execution. Watches the socket's byte count (reading it leaves the stream's flow
+ * untouched) and destroys the body when it stays still for `idleMs`.
+ */
+function watchForStall(
+	body: unknown,
+	signal: AbortSignal | undefined,
+	idleMs: number,
+): { stop: () => void } {
+	const stream = body as StreamLike & { socket?: { bytesRead?: number } | null };
+	let stopped = false;
+	const stop = () => {
+		stopped = true;
+	};
+	if (!stream || typeof stream.destroy !== 'function') return { stop };
+	void (async () => {
+		let lastBytes = -1;
+		let idleSince = Date.now();
+		while (!stopped) {
+			const ticked = await sleep(1_000, signal).then(
+				() => true,
+				() => false,
+			);
+			if (!ticked || stopped) return;
+			const bytes = stream.socket?.bytesRead;
+			if (typeof bytes !== 'number') return;
+			if (bytes !== lastBytes) {
+				lastBytes = bytes;
+				idleSince = Date.now();
+			} else if (Date.now() - idleSince >= idleMs) {
+				stream.destroy?.(new Error(`no data received for ${Math.round(idleMs / 1000)} s`));
+				return;
+			}
+		}
+	})();
+	return { stop };
+}
+
 export interface DownloadOptions {
 	binaryProperty?: string;
 	modelLabel?: string;
@@ -224,11 +266,13 @@ async function downloadOnce(
 	const mimeType = resolveMimeType(headerValue(headers, 'content-type'), file);
 	const lengthHeader = headerValue(headers, 'content-length');
 	const expected = lengthHeader === undefined ? undefined : Number(lengthHeader);
-	const binary = await ctx.helpers.prepareBinaryData(
-		response.body as BinaryInput,
-		fileName,
-		mimeType,
-	);
+	const watch = watchForStall(response.body, signal, STALL_MS);
+	let binary: IBinaryData;
+	try {
+		binary = await ctx.helpers.prepareBinaryData(response.body as BinaryInput, fileName, mimeType);
+	} finally {
+		watch.stop();
+	}
 	const size = typeof binary.bytes === 'number' ? binary.bytes : Number.NaN;
 	if (
 		expected !== undefined &&
