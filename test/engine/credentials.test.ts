@@ -256,6 +256,15 @@ describe('credential test against the simulator, through n8n-core RoutingNode', 
 		expect(result).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
 	});
 
+	it('a base URL without http(s):// → an error about the URL, not about the key', async () => {
+		const result = await testCredential({
+			apiKey: sim.apiKey,
+			baseUrl: sim.baseUrl.replace('http://', ''),
+		});
+		expect(result).toEqual({ status: 'Error', message: 'Invalid URL' });
+		expect(sim.requests).toHaveLength(0);
+	});
+
 	it('an unknown host name → the DNS error, not a key message', async () => {
 		const result = await testCredential({
 			apiKey: 'anything',
