@@ -103,6 +103,12 @@ describe('faults on status reads', () => {
 		expect(item.json.status).toBe('finished');
 		expect(sim().faults.applied(id)).toBe(fault.times);
 		expect(sim().count('status')).toBeGreaterThan(fault.times);
+		if ('retryAfter' in fault) {
+			// Retry-After honoured: the next read came no earlier than asked (simulator's log).
+			const reads = sim().requests.filter((r) => r.endpoint === 'status');
+			const faulted = reads.findIndex((r) => r.fault !== undefined);
+			expect(reads[faulted + 1].at - reads[faulted].at).toBeGreaterThanOrEqual(fault.retryAfter * 1000);
+		}
 		expect(sim().count('submit')).toBe(1);
 		const bytes = await result.readBinary(item);
 		expect(bytes.equals(servedBytes(simTaskOf(sim(), item)))).toBe(true);

@@ -363,3 +363,111 @@ describe('where n8n shows it', () => {
 		expect(Buffer.from(item.binary!.data.data, 'base64').equals(served)).toBe(true);
 	});
 });
+
+describe('options checked before any request', () => {
+	it.each([
+		['Max Tasks in Flight 0', { maxConcurrentTasks: 0 }, /Max Tasks in Flight/],
+		['a Callback URL that is not one', { callbackUrl: 'not a url' }, /Callback URL/],
+		['a binary field name with spaces', { binaryPropertyName: 'my file' }, /Put Output File in Field/],
+	])('%s', async (_label, options, pattern) => {
+		const result = await run(
+			sim(),
+			mediaWorkflow({
+				resource: 'music',
+				operation: 'generate',
+				model: 'generate-music',
+				prompt: 'p',
+				options,
+			}),
+		);
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toMatch(pattern);
+		expect(result.error?.message).toMatch(/allowed/);
+		expect(sim().requests).toHaveLength(0);
+	});
+
+	it('a Callback URL that already has a query keeps it, with the reference added', async () => {
+		const result = await run(
+			sim(),
+			mediaWorkflow({
+				resource: 'music',
+				operation: 'generate',
+				model: 'generate-music',
+				prompt: 'p [sim:never]',
+				waitForCompletion: false,
+				options: { callbackUrl: 'https://n8n.example.com/webhook/x?tenant=42', callbackReference: 'a b&c' },
+			}),
+		);
+		expect(result.error).toBeUndefined();
+		const url = new URL(sim().tasks()[0].callbackUrl!);
+		expect(url.searchParams.get('tenant')).toBe('42');
+		expect(url.searchParams.get('ref')).toBe('a b&c');
+	});
+});
+
+describe('reference image pre-check (vidmodel-1.5-pro, opt-in)', () => {
+	/** A real PNG and a real MP3 on the simulator's file host: the files of finished tasks. */
+	async function hostedFiles(): Promise<{ png: string; mp3: string }> {
+		const image = await run(
+			sim(),
+			mediaWorkflow({
+				resource: 'image',
+				operation: 'generate',
+				model: 'image-by-id',
+				modelId: sim().imageModelId,
+				prompt: 'reference [sim:duration=50]',
+				waitForCompletion: false,
+			}),
+		);
+		const music = await run(
+			sim(),
+			mediaWorkflow({
+				resource: 'music',
+				operation: 'generate',
+				model: 'generate-music',
+				prompt: 'not an image [sim:duration=50]',
+				waitForCompletion: false,
+			}),
+		);
+		sim().clock.advance(1000);
+		const png = sim().task(String(image.outputOf(NODE)[0].json.task_id))!.files[0].url;
+		const mp3 = sim().task(String(music.outputOf(NODE)[0].json.task_id))!.files[0].url;
+		return { png, mp3 };
+	}
+
+	function videoWith(urls: string[]): IDataObject {
+		return {
+			resource: 'video',
+			operation: 'generate',
+			model: 'vidmodel-1.5-pro',
+			prompt: 'animate it',
+			aspectRatio: '1:1',
+			duration: 4,
+			waitForCompletion: false,
+			vidmodel15ProOptions: { imageUrls: urls },
+			options: { checkReferenceImages: true },
+		};
+	}
+
+	it('a PNG passes and the task is submitted; an MP3 or a missing file is refused before submitting', async () => {
+		const { png, mp3 } = await hostedFiles();
+		const submitsBefore = sim().count('submit');
+
+		const ok = await run(sim(), mediaWorkflow(videoWith([png])));
+		expect(ok.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(submitsBefore + 1);
+
+		const wrongType = await run(sim(), mediaWorkflow(videoWith([png, mp3])));
+		expect(wrongType.status).toBe('error');
+		expect(`${wrongType.error?.message}`).toMatch(/audio\/mpeg/);
+		expect(`${wrongType.error?.message}`).toMatch(/jpeg|png|webp/i);
+
+		const missing = await run(sim(), mediaWorkflow(videoWith([`${sim().fileBaseUrl}/files/nothing/0-x.png`])));
+		expect(missing.status).toBe('error');
+		expect(`${missing.error?.message}`).toContain('/files/nothing/0-x.png');
+
+		// Neither refused item reached the service; no request to the file host carried the key.
+		expect(sim().count('submit')).toBe(submitsBefore + 1);
+		expectKeyNowhere(sim(), wrongType);
+	});
+});
