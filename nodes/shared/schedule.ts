@@ -22,8 +22,10 @@ export interface PollObservation {
 export interface PollScheduleOptions {
 	/** Delay before the first read after a submission. */
 	firstDelayMs: number;
-	/** Never read more often than this. */
+	/** Never read more often than this (back-off and probing reads). */
 	minDelayMs: number;
+	/** Shortest wait for a read aimed at a confidently predicted finish that is close. */
+	minAimDelayMs: number;
 	/** Never wait longer than this between reads. */
 	maxDelayMs: number;
 	/** Without progress information, wait this fraction of the time elapsed so far. */
@@ -35,18 +37,22 @@ export interface PollScheduleOptions {
 	zeroProgressRatio: number;
 	/** Aim this fraction of the predicted duration after the predicted finish. */
 	marginRatio: number;
-	/** Progress at which one sample is precise enough to aim at (integer rounding ≈ 1/p). */
+	/** Progress two samples must span before their rate is trusted (integer rounding ≈ 1/Δp). */
 	confidentProgress: number;
+	/** With only an upper bound for the finish, read again after this share of the time left. */
+	probeRatio: number;
 }
 
 export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	firstDelayMs: 1_000,
 	minDelayMs: 1_000,
+	minAimDelayMs: 250,
 	maxDelayMs: 30_000,
 	backoffRatio: 0.2,
 	zeroProgressRatio: 0.5,
 	marginRatio: 0.02,
 	confidentProgress: 10,
+	probeRatio: 0.2,
 };
 
 export interface PollState {
@@ -114,9 +120,9 @@ export function predictFinish(
 	if (anchorEstimate === undefined) {
 		return rateEstimate === undefined ? undefined : { finishAt: rateEstimate, confident: false };
 	}
-	// One precise enough sample counted from a known start (no zero seen): trust it.
-	const confident = !lastZero && last.progress >= options.confidentProgress;
-	return { finishAt: anchorEstimate, confident };
+	// A single span from the anchor is only an upper bound: progress may have started (after
+	// queueing) well after it, and then the task ends much sooner. Never aim at it blindly.
+	return { finishAt: anchorEstimate, confident: false };
 }
 
 /** Milliseconds to wait before the next status read. */
@@ -142,8 +148,16 @@ export function nextPollDelay(
 		// Overdue: the task runs longer than predicted; keep the lag a small share of the time.
 		return clamp(now * options.marginRatio * 2);
 	}
-	if (prediction.confident) return clamp(untilTarget);
-	// Not yet trustworthy (the estimate is late-biased: progress may have started after the
-	// anchor): go halfway, which also yields a rate from two non-zero samples.
-	return clamp(Math.max(backoff, untilTarget / 2));
+	if (prediction.confident) {
+		return Math.round(
+			Math.max(
+				options.minAimDelayMs,
+				state.retryAfterMs ?? 0,
+				Math.min(options.maxDelayMs, untilTarget),
+			),
+		);
+	}
+	// Not yet trustworthy (an upper bound): read again after a share of the time left, enough
+	// for progress to move about `probeRatio` of what remains, which yields a rate.
+	return clamp(Math.min(untilTarget / 2, untilTarget * options.probeRatio));
 }
