@@ -205,4 +205,23 @@ describe('Retry On Fail', () => {
 		expect(errorText(result)).toContain(sim().tasks()[0].id);
 		expect(errorText(result)).toContain('out of credits');
 	});
+
+	it('after a timeout, the retry resumes the same task and returns its files', async () => {
+		// 4 s of work, 1.8 s of patience per try, 3 tries: only a resumed wait can succeed
+		// without a second task.
+		const result = await run(
+			sim(),
+			mediaWorkflow(videoParams('resume me [sim:duration=4000]', { timeoutMinutes: 0.03 }), {
+				retryOnFail: true,
+				maxTries: 3,
+				waitBetweenTries: 0,
+			}),
+		);
+		expect(result.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(1);
+		const [item] = result.outputOf(NODE);
+		expect(item.json.task_id).toBe(sim().tasks()[0].id);
+		expect(item.json.status).toBe('finished');
+		expect((await result.readBinary(item)).equals(servedBytes(sim().tasks()[0]))).toBe(true);
+	});
 });
