@@ -56,7 +56,7 @@ function peakConcurrency(tasks: SimTask[]): number {
 
 describe('a batch of items', () => {
 	it('runs every task at once: N tasks take about the time of one, not N times', async () => {
-		const items = Array.from({ length: 6 }, (_, i) => ({ prompt: `batch ${i} [sim:duration=1500]` }));
+		const items = Array.from({ length: 6 }, (_, i) => ({ prompt: `batch ${i} [sim:duration=2500]` }));
 		const result = await run(sim(), mediaWorkflow(imageParams(sim())), { items });
 		expect(result.error).toBeUndefined();
 		const tasks = sim().tasks();
@@ -67,7 +67,7 @@ describe('a batch of items', () => {
 		expect(lastCreated).toBeLessThan(firstEnded);
 		expect(peakConcurrency(tasks)).toBe(6);
 		process.stdout.write(
-			`[batch] 6 tasks of 1.5 s each: workflow took ${(result.durationMs / 1000).toFixed(1)} s, ${sim().count('status')} status reads\n`,
+			`[batch] 6 tasks of 2.5 s each: workflow took ${(result.durationMs / 1000).toFixed(1)} s, ${sim().count('status')} status reads\n`,
 		);
 	});
 
