@@ -1,6 +1,7 @@
-// One jest project per test layer; tools/run.js runs them in order under Node 24.
+// One jest project per test layer; tools/run.js runs them in order under Node 24. ts-jest only
+// transpiles (isolatedModules in tsconfig.test.json): `tsc -p tsconfig.test.json` type-checks.
 const transform = {
-	'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true }],
+	'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 };
 const base = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 

@@ -125,14 +125,16 @@ function jest(node, projects, extra = []) {
 /** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
 const LAYERS = ['unit', 'engine', 'soak', 'e2e'];
 
+// Folders of each jest project (jest.config.js): a layer with no test file is reported, not run.
+const LAYER_DIRS = { unit: ['unit', 'simulator'], engine: ['engine'], soak: ['soak'], e2e: ['e2e'] };
+
 function projectExists(name) {
-	const dir = path.join(ROOT, 'test', name);
-	if (!fs.existsSync(dir)) return false;
+	const dirs = (LAYER_DIRS[name] || [name]).map((d) => path.join(ROOT, 'test', d));
 	const walk = (d) =>
 		fs.readdirSync(d, { withFileTypes: true }).some((e) =>
 			e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.test.ts'),
 		);
-	return walk(dir);
+	return dirs.some((d) => fs.existsSync(d) && walk(d));
 }
 
 function tsx(node, script, args = []) {
