@@ -110,7 +110,19 @@ async function runItem(
 	let submitted: SubmittedTask | undefined;
 	let submittedAt = Date.now();
 	const previous = findAccepted(ctx, itemIndex, body);
-	if (previous) {
+	if (previous && previous.taskId === undefined) {
+		const message = `Item ${itemIndex}: an earlier attempt of this execution submitted this item and its answer was lost: the submission may have been accepted`;
+		return {
+			ok: false,
+			error: new NodeOperationError(ctx.getNode(), message, {
+				itemIndex,
+				description:
+					'It was NOT sent again on this retry: a repeat could create a second task and be billed twice. If a task was created, its task_id is unknown here: check the service before running this item again.',
+			}),
+			json: { ...baseJson, submission: 'unknown' },
+		};
+	}
+	if (previous?.taskId) {
 		submitted = {
 			task_id: previous.taskId,
 			status: 'not_started',
@@ -136,6 +148,9 @@ async function runItem(
 			});
 		} catch (error) {
 			failure = { ok: false, ...submitFailure(ctx, itemIndex, error, baseJson) };
+		}
+		if (failure && failure.ok === false && failure.json.submission === 'unknown') {
+			rememberAccepted(ctx, itemIndex, body, { submittedAt });
 		}
 		if (failure || !submitted) return failure as ItemOutcome;
 		rememberAccepted(ctx, itemIndex, body, {

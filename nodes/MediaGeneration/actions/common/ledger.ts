@@ -3,13 +3,15 @@ import { createHash } from 'crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 /**
- * Tasks this process accepted, per execution/node/run/item. n8n's "Retry On Fail" calls
+ * Tasks this process submitted, per execution/node/run/item. n8n's "Retry On Fail" calls
  * execute() again in the same execution (same process, same run index): an item whose exact
- * submission was already accepted then resumes its task instead of paying for a new one.
+ * submission was already accepted then resumes its task instead of paying for a new one, and
+ * one whose answer was lost (the task may exist) is not sent again either.
  * Entries are dropped when the node run ends without error, and expire after 25 hours.
  */
 interface Entry {
-	taskId: string;
+	/** Absent when the submission may or may not have been accepted (answer lost). */
+	taskId?: string;
 	createdTime?: string;
 	submittedAt: number;
 	storedAt: number;
