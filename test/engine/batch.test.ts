@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // Batches through n8n's engine: all items in flight at once (checked on the simulator's own
 // task records, never by wall-clock thresholds), input order and pairing kept, one failure
 // never losing the others, with Continue On Fail, the error output, and neither.

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // A task's life across executions, through n8n's engine: cancellation stops the polling, a
 // timeout keeps task_id and Task → Wait for Completion picks the task up, Get Status reads once,
 // Download Files works within the 24 hours and says clearly when the files have expired, and
