@@ -117,7 +117,13 @@ export function waitFailure(
 	if (!fault) return { error: unexpected(ctx, itemIndex, error), json };
 	if (fault.kind === 'cancelled') return cancelled(ctx, itemIndex, json);
 	const message = `Item ${itemIndex}: could not read the status of task ${taskId}: ${fault.message}`;
-	return { error: nodeError(ctx, itemIndex, message, pickUp(taskId), fault), json };
+	const unknownTask =
+		(fault.kind === 'http' || fault.kind === 'envelope') &&
+		(fault.statusCode === 404 || fault.statusCode === 400);
+	const description = unknownTask
+		? `Check the task_id "${taskId}": the service does not know it.`
+		: pickUp(taskId);
+	return { error: nodeError(ctx, itemIndex, message, description, fault), json };
 }
 
 /** The task itself failed on the service. */
