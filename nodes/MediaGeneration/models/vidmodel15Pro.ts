@@ -47,8 +47,8 @@ export const vidmodel15Pro: ModelDefinition = {
 			type: 'options',
 			required: true,
 			options: ASPECT_RATIOS.map((r) => ({ name: r, value: r })),
-			// No default: the spec shows none, so the user must choose.
-			default: '',
+			// The spec shows no service default; the panel preselects a value the user sees.
+			default: '16:9',
 		},
 		{
 			displayName: 'Duration',
@@ -56,7 +56,8 @@ export const vidmodel15Pro: ModelDefinition = {
 			type: 'options',
 			required: true,
 			options: DURATIONS.map((d) => ({ name: `${d} Seconds`, value: d })),
-			default: '',
+			// The shortest, so an untouched panel spends the fewest credits.
+			default: 4,
 			description: 'Length of the video in seconds',
 		},
 		{
@@ -95,7 +96,7 @@ export const vidmodel15Pro: ModelDefinition = {
 					name: 'resolution',
 					type: 'options',
 					options: RESOLUTIONS.map((r) => ({ name: r.name, value: r.value })),
-					default: '',
+					default: '720p',
 				},
 			],
 		},

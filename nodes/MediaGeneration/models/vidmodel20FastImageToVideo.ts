@@ -57,7 +57,7 @@ export const vidmodel20FastImageToVideo: ModelDefinition = {
 					name: 'aspectRatio',
 					type: 'options',
 					options: ASPECT_RATIOS.map((r) => ({ name: r === 'auto' ? 'Auto' : r, value: r })),
-					default: '',
+					default: 'auto',
 				},
 				{
 					displayName: 'Duration (Seconds)',
@@ -80,7 +80,7 @@ export const vidmodel20FastImageToVideo: ModelDefinition = {
 					name: 'resolution',
 					type: 'options',
 					options: RESOLUTIONS.map((r) => ({ name: r, value: r })),
-					default: '',
+					default: '720p',
 				},
 			],
 		},

@@ -57,7 +57,8 @@ const FIXTURES: Record<
 	'vidmodel-1.5-pro': {
 		required: { prompt: 'p', aspectRatio: '16:9', duration: 8 },
 		sends: { prompt: 'p', aspect_ratio: '16:9', duration: 8 },
-		freshErrors: ['prompt', 'aspect_ratio', 'duration'],
+		// Aspect ratio and duration are preselected (16:9, 4 s): only the prompt is missing.
+		freshErrors: ['prompt'],
 	},
 	'vidmodel-2.0-fast/image-to-video': {
 		required: { prompt: 'p', startFrameUrl: 'https://f.example.com/a.png' },
@@ -161,7 +162,7 @@ describe('model registry', () => {
 				expect(p.required).toBe(true);
 		});
 
-		it('flags the empty required fields of a fresh node, as the editor does', () => {
+		it('flags the required fields a fresh node leaves empty, as the editor does', () => {
 			const issues = NodeHelpers.getNodeParametersIssues(
 				allProperties,
 				{ id: '1', name: 'n', type: 't', typeVersion: 1, position: [0, 0], parameters: fresh },
@@ -169,7 +170,7 @@ describe('model registry', () => {
 			);
 			const required = [
 				...(model.modelId === undefined ? ['modelId'] : []),
-				...model.properties.filter((p) => p.required).map((p) => p.name),
+				...model.properties.filter((p) => p.required && p.default === '').map((p) => p.name),
 			];
 			expect(Object.keys(issues?.parameters ?? {}).sort()).toEqual(required.sort());
 		});
