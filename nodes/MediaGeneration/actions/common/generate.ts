@@ -13,7 +13,7 @@ import { buildSubmission, checkReferenceImages, generateProperties } from '../..
 import type { MediaKind } from '../../models/types';
 import { finishBatch, guard, mapWithLimit, type ItemOutcome } from './batch';
 import { completeTask } from './completion';
-import { asItemError, submitFailure } from './errors';
+import { asItemError, cancelled, submitFailure } from './errors';
 import { findAccepted, forgetRun, rememberAccepted } from './ledger';
 import { generateRunProperties, readRunOptions, type RunOptions } from './options';
 import { ProgressReporter } from './progress';
@@ -86,6 +86,10 @@ async function runItem(
 	progress: ProgressReporter,
 ): Promise<ItemOutcome> {
 	const { model, input, run } = prepared;
+	// Items still queued behind Max Tasks in Flight when the user cancels are never sent.
+	if (ctx.getExecutionCancelSignal()?.aborted) {
+		return { ok: false, ...cancelled(ctx, itemIndex, { model }) };
+	}
 	const imageUrls = input.image_urls;
 	if (run.checkReferenceImages && Array.isArray(imageUrls) && imageUrls.length > 0) {
 		let problem: NodeOperationError | undefined;
