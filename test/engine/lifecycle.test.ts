@@ -53,16 +53,18 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
 }
 
 describe('cancellation', () => {
-	it('stopping the execution stops the polling at once', async () => {
-		const running = start(sim(), mediaWorkflow(videoParams('forever [sim:never]')));
-		await until(() => sim().count('status') >= 1, 'the first status read');
+	it('stopping the execution stops the polling of every task at once', async () => {
+		const running = start(sim(), mediaWorkflow(videoParams('={{ $json.prompt }}')), {
+			items: [1, 2, 3].map((n) => ({ prompt: `forever ${n} [sim:never]` })),
+		});
+		await until(() => sim().count('status') >= 3, 'a status read of each task');
 		const result = await running.cancel();
 		expect(result.status).toBe('canceled');
 		const readsAtStop = sim().count('status');
 		// Well past the poll schedule's next read: nothing more was sent.
 		await new Promise((r) => setTimeout(r, 2500));
 		expect(sim().count('status')).toBe(readsAtStop);
-		expect(sim().count('submit')).toBe(1);
+		expect(sim().count('submit')).toBe(3);
 		// The node learnt of the stop through n8n's cancel signal: the run ended on its own.
 		expect(result.outputOf(NODE)).toEqual([]);
 	});
