@@ -11,8 +11,12 @@
 //   1. `npm install --ignore-scripts`: plain installs fail on the native packages that download
 //      their own binaries at install time (offline here), and on Node 20 isolated-vm cannot compile.
 //   2. `npm rebuild` of the native modules `n8n start` / `n8n execute` load, under Node 24 with
-//      its headers (npm_config_nodedir): sqlite3 (the database) compiles from source;
-//      isolated-vm (expression sandbox) has a prebuilt binary for Node 24.
+//      its headers (npm_config_nodedir): sqlite3 (the default database; its prebuilt binary is
+//      a download the offline install cannot make, so it compiles from source, about a minute)
+//      and isolated-vm (n8n 2.x's default "vm" expression engine; without it every command exits
+//      with "Could not initialize the vm expression engine"; it ships a Node 24 prebuild).
+//      The other packages with install scripts (kafka, oracledb, ssh2's cpu-features, sentry's
+//      profilers, msgpackr-extract) are optional or only loaded by nodes these tests do not use.
 //   3. a smoke run of `n8n --version` under Node 24, then a stamp, so later runs take no time.
 // The install happens in a scratch folder renamed into place at the end, under a lock folder,
 // so two runs on the same machine neither race nor leave a half install that looks complete.
