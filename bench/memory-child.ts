@@ -41,11 +41,28 @@ async function main() {
 		hwmReset = false;
 	}
 	let sampledPeak = baseline;
+	const base = process.memoryUsage();
+	// What the resident set held at its sampled peak, above the baseline: V8 heap, or buffers
+	// outside it (network chunks, write queues).
+	let atPeak = { heapUsed: 0, external: 0, arrayBuffers: 0 };
 	const timer = setInterval(() => {
-		sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
+		const m = process.memoryUsage();
+		if (m.rss > sampledPeak) {
+			sampledPeak = m.rss;
+			atPeak = {
+				heapUsed: m.heapUsed - base.heapUsed,
+				external: m.external - base.external,
+				arrayBuffers: m.arrayBuffers - base.arrayBuffers,
+			};
+		}
 	}, 5);
+	// Diagnostic (BENCH_GC_EVERY_MS): collect garbage often, to tell garbage awaiting V8's next
+	// collection apart from memory the download really holds.
+	const gcEvery = Number(process.env.BENCH_GC_EVERY_MS ?? 0);
+	const gcTimer = gcEvery > 0 ? setInterval(() => global.gc?.(), gcEvery) : undefined;
 	const { written, durationMs } = await download(size);
 	clearInterval(timer);
+	if (gcTimer) clearInterval(gcTimer);
 	sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
 	process.send!({
 		type: 'result',
@@ -55,6 +72,7 @@ async function main() {
 		baseline,
 		hwm: hwmReset ? kb('VmHWM') : undefined,
 		sampledPeak,
+		atPeak,
 	});
 }
 

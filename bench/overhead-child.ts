@@ -30,6 +30,8 @@ export function category(url: string, fn: string): string {
 	if (url.includes('/node_modules/zod/')) return 'zod';
 	if (/\/node_modules\/(n8n-core|n8n-workflow|@n8n)\//.test(url)) return 'engine';
 	if (/\/node_modules\/(axios|follow-redirects|form-data|proxy-from-env|combined-stream|mime-types|mime-db)\//.test(url)) return 'http';
+	// Libraries n8n's engine calls (the package itself imports none of them).
+	if (/\/node_modules\/(luxon|lodash|callsites|debug|readable-stream|uuid|flatted|jmespath|xml2js|mime)/.test(url)) return 'engine libraries';
 	if (url.startsWith('node:') || url === '') return 'node.js runtime';
 	if (url.includes('/test/harness/')) return 'harness';
 	return 'other';
@@ -67,11 +69,16 @@ async function main() {
 	const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 	const selfUs = new Map<string, number>();
 	const nodeFunctions = new Map<string, number>();
+	const otherScripts = new Map<string, number>();
 	for (let i = 0; i < profile.samples.length; i++) {
 		const node = byId.get(profile.samples[i])!;
 		const dt = profile.timeDeltas[i] ?? 0;
 		const cat = category(node.callFrame.url, node.callFrame.functionName);
 		selfUs.set(cat, (selfUs.get(cat) ?? 0) + dt);
+		if (cat === 'other') {
+			const key = node.callFrame.url.replace(/^.*\/node_modules\//, '').split('/').slice(0, 2).join('/') || '(no url)';
+			otherScripts.set(key, (otherScripts.get(key) ?? 0) + dt);
+		}
 		if (cat === 'node') {
 			const key = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*\/(nodes|credentials)\//, '$1/')}`;
 			nodeFunctions.set(key, (nodeFunctions.get(key) ?? 0) + dt);
@@ -84,6 +91,9 @@ async function main() {
 		cpuUserMs: cpu.user / 1000,
 		cpuSystemMs: cpu.system / 1000,
 		selfMs: Object.fromEntries([...selfUs].map(([k, v]) => [k, v / 1000])),
+		topOtherMs: Object.fromEntries(
+			[...otherScripts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k, v]) => [k, v / 1000]),
+		),
 		topNodeFunctionsMs: Object.fromEntries(
 			[...nodeFunctions].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([k, v]) => [k, v / 1000]),
 		),

@@ -6,6 +6,9 @@
 //   npm run bench -- --only polling    a subset: batch, polling, memory, overhead (comma-separated)
 //   npm run bench -- --quick           smaller sizes, to check the benchmarks themselves run
 //   npm run bench -- --out FILE        write the JSON elsewhere (default bench/results/latest.json)
+//   npm run bench -- --only memory --gc-every 50
+//                                      diagnostic: force a GC every 50 ms during the download, to
+//                                      tell garbage awaiting collection from memory really held
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { execSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -18,6 +21,7 @@ import { memoryBenchmark, type MemoryRow } from './lib/memory';
 import { overheadBenchmark, type OverheadResult } from './lib/overhead';
 import { pollingBenchmark, type PollingRow } from './lib/polling';
 import { mb, round, seconds, table } from './lib/stats';
+import { DEFAULT_POLL_SCHEDULE } from '../nodes/shared/schedule';
 
 type Name = 'batch' | 'polling' | 'memory' | 'overhead';
 const ALL: Name[] = ['batch', 'polling', 'memory', 'overhead'];
@@ -26,6 +30,7 @@ function parseArgs(argv: string[]) {
 	let only = ALL;
 	let quick = false;
 	let out = path.join(__dirname, 'results', 'latest.json');
+	let gcEvery = 0;
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		if (a === '--quick') quick = true;
@@ -37,9 +42,13 @@ function parseArgs(argv: string[]) {
 			only = names as Name[];
 		} else if (a === '--out' || a.startsWith('--out=')) {
 			out = path.resolve(a.includes('=') ? a.slice(6) : argv[++i]);
-		} else throw new Error(`unknown argument "${a}"; use --only, --quick, --out`);
+		} else if (a === '--gc-every' || a.startsWith('--gc-every=')) {
+			const value = a.includes('=') ? a.slice(11) : argv[++i];
+			gcEvery = Number(value);
+			if (!Number.isInteger(gcEvery) || gcEvery < 1) throw new Error(`--gc-every: "${value}"; allowed: milliseconds, an integer of at least 1`);
+		} else throw new Error(`unknown argument "${a}"; use --only, --quick, --out, --gc-every`);
 	}
-	return { only, quick, out };
+	return { only, quick, out, gcEvery };
 }
 
 function machine() {
@@ -104,7 +113,8 @@ function printPolling(rows: PollingRow[], check?: PollingCheckRow[]) {
 			]),
 		]),
 	);
-	say('targets: ratio <= 0.33, lag / duration <= 10%. "progress: none" = a service that reports no usable progress.');
+	say('targets: ratio <= 0.33, lag / duration <= 10%. progress: "reported" = rising percentage (the simulator),');
+	say('"absent" = no progress field, "zero" = progress stays 0 until the task ends.');
 	say('durations vary +-5% around the nominal value; reads = status requests per task (mean).');
 	if (check) {
 		say('\nvalidation: the same schedule for real (engine, HTTP, wall clock) vs simulated');
@@ -117,22 +127,26 @@ function printPolling(rows: PollingRow[], check?: PollingCheckRow[]) {
 	}
 }
 
-function printMemory(rows: MemoryRow[]) {
+function printMemory(rows: MemoryRow[], gcEvery: number) {
 	say('\n## 3. Streaming memory: peak RSS growth while the node downloads one file (filesystem binary mode)');
+	if (gcEvery) say(`(diagnostic run: a full GC forced every ${gcEvery} ms; not the normal figure)`);
 	say(
 		table([
-			['file', 'written', 'baseline RSS', 'peak growth (VmHWM)', 'peak growth (sampled)', 'run time'],
+			['file', 'written', 'baseline RSS', 'peak growth (VmHWM)', 'peak growth (sampled)', 'of which Buffers', 'of which V8 heap', 'run time'],
 			...rows.map((r) => [
 				mb(r.sizeBytes),
 				mb(r.written),
 				mb(r.baselineRss),
 				r.growthHwm !== undefined ? mb(r.growthHwm) : 'n/a',
 				mb(r.growthSampled),
+				mb(r.atPeak.external),
+				mb(r.atPeak.heapUsed),
 				seconds(r.durationMs),
 			]),
 		]),
 	);
 	say('target: flat in the file size, < 64 MB growth. One fresh process per size, after a warm-up download.');
+	say('"of which": above the baseline at the sampled peak (Buffers = memory outside the V8 heap, e.g. network chunks).');
 }
 
 function printOverhead(o: OverheadResult) {
@@ -148,13 +162,15 @@ function printOverhead(o: OverheadResult) {
 		]),
 	);
 	say(`node's own code (package files + zod validation): ${round(o.nodeOwnMsPerItem, 3)} ms per item (target < 1 ms)`);
-	say(`whole engine process CPU (engine, HTTP client, binary store, node): ${round(o.processCpuMsPerItem, 3)} ms per item; wall time ${seconds(o.wallMs)} (includes the node's first status read ~2 s after submitting)`);
+	say(`whole engine process CPU (engine, HTTP client, binary store, node): ${round(o.processCpuMsPerItem, 3)} ms per item; wall time ${seconds(o.wallMs)} (includes the schedule's ${seconds(DEFAULT_POLL_SCHEDULE.firstDelayMs)} wait before the first status read)`);
 	const top = Object.entries(o.topNodeFunctionsMs);
+	const other = Object.entries(o.topOtherMs ?? {});
+	if (other.length) say(`"other" is mostly: ${other.map(([k, v]) => `${k} ${round(v, 1)} ms`).join('; ')}`);
 	if (top.length) say(`hottest functions of the node: ${top.map(([k, v]) => `${k} ${round(v, 1)} ms`).join('; ')}`);
 }
 
 async function main() {
-	const { only, quick, out } = parseArgs(process.argv.slice(2));
+	const { only, quick, out, gcEvery } = parseArgs(process.argv.slice(2));
 	const info = machine();
 	say(`# media-generation benchmarks ${info.date} (${info.commit}), Node ${info.node}, ${info.cpu} x ${info.cores}, load ${info.loadAverage.join(' ')}`);
 	if (quick) say('(--quick: reduced sizes; figures are not comparable with a full run)');
@@ -172,9 +188,9 @@ async function main() {
 		printPolling(rows, check);
 	}
 	if (only.includes('memory')) {
-		const rows = await memoryBenchmark(quick ? [10e6, 50e6] : [10e6, 100e6, 1e9]);
-		results.memory = rows;
-		printMemory(rows);
+		const rows = await memoryBenchmark(quick ? [10e6, 50e6] : [10e6, 100e6, 1e9], gcEvery);
+		results.memory = { gcEveryMs: gcEvery || null, rows };
+		printMemory(rows, gcEvery);
 	}
 	if (only.includes('overhead')) {
 		const o = await overheadBenchmark(quick ? 200 : 1000);

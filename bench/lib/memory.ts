@@ -14,20 +14,23 @@ export interface MemoryRow {
 	growthHwm?: number;
 	/** Highest RSS sampled every 5 ms minus the baseline (cross-check). */
 	growthSampled: number;
+	/** Above the baseline at the sampled peak: V8 heap in use, and Buffers outside the heap. */
+	atPeak: { heapUsed: number; external: number; arrayBuffers: number };
 }
 
-export async function memoryBenchmark(sizes = [10e6, 100e6, 1e9]): Promise<MemoryRow[]> {
+export async function memoryBenchmark(sizes = [10e6, 100e6, 1e9], gcEveryMs = 0): Promise<MemoryRow[]> {
 	const sim = await startSimulator({ seed: 6 });
 	try {
 		const rows: MemoryRow[] = [];
 		for (const size of sizes) {
 			const child = startChild('memory-child.ts', {
 				BENCH_SIZE: String(Math.round(size)),
+				BENCH_GC_EVERY_MS: String(gcEveryMs),
 				BENCH_SIM: JSON.stringify({ baseUrl: sim.baseUrl, apiKey: sim.apiKey }),
 				MGEN_HARNESS_SOURCE: process.env.MGEN_HARNESS_SOURCE ?? 'dist',
 			});
 			const m = await Promise.race([
-				child.next<Record<string, number>>('result'),
+				child.next<Record<string, number> & { atPeak: MemoryRow['atPeak'] }>('result'),
 				child.next<{ message: string }>('error').then((e) => {
 					throw new Error(`memory child (${size} B): ${e.message}`);
 				}),
@@ -40,6 +43,7 @@ export async function memoryBenchmark(sizes = [10e6, 100e6, 1e9]): Promise<Memor
 				baselineRss: m.baseline,
 				growthHwm: m.hwm !== undefined ? m.hwm - m.baseline : undefined,
 				growthSampled: m.sampledPeak - m.baseline,
+				atPeak: m.atPeak,
 			});
 		}
 		return rows;

@@ -15,6 +15,8 @@ export interface OverheadResult {
 	/** Everything on the CPU in the engine process, per item: an upper bound. */
 	processCpuMsPerItem: number;
 	topNodeFunctionsMs: Record<string, number>;
+	/** Where the "other" samples came from (packages or files). */
+	topOtherMs: Record<string, number>;
 }
 
 export async function overheadBenchmark(items = 1000): Promise<OverheadResult> {
@@ -43,6 +45,7 @@ export async function overheadBenchmark(items = 1000): Promise<OverheadResult> {
 			nodeOwnMsPerItem: ((selfMs.node ?? 0) + (selfMs.zod ?? 0)) / items,
 			processCpuMsPerItem: cpuMs / items,
 			topNodeFunctionsMs: m.topNodeFunctionsMs,
+			topOtherMs: m.topOtherMs,
 		};
 	} finally {
 		sim.send({ type: 'close' });
