@@ -7,6 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
+import { client } from '../simulator/client';
 import {
 	N8nInstance,
 	NODE_TYPE,
@@ -283,5 +284,35 @@ test('a forged callback for a task the service does not know starts nothing', ()
 		await new Promise((r) => setTimeout(r, 1500));
 		expect(await ids()).toEqual(before);
 		// Nothing was fetched from the forged file URL.
+		expect(sim.requests.some((r) => r.path.includes('evil'))).toBe(false);
+	}));
+
+test('a callback whose body lies about a real task starts one execution with what the service says', () =>
+	n8n.explain(async () => {
+		const before = new Set((await executionsOf(TRIGGER_WF)).map((e) => e.id));
+		// A real task at the service, finished, that nobody gave a callback URL.
+		const api = client(sim);
+		const taskId = await api.create(sim.imageModelId, { prompt: 'a real one [sim:duration=50]', size: '1:1', n: 1 });
+		await api.pollToEnd(taskId);
+		const real = sim.task(taskId)!;
+		await sim.sendCallback(taskId, {
+			url: `${triggerUrl()}?ref=lie`,
+			body: {
+				code: 200,
+				data: {
+					task_id: taskId,
+					status: 'finished',
+					files: [{ file_url: `${sim.fileBaseUrl}/files/evil.png`, file_type: 'image' }],
+				},
+			},
+		});
+		const ended = await endedExecutions(TRIGGER_WF, before.size + 1);
+		const fresh = ended.filter((e) => !before.has(e.id));
+		expect(fresh).toHaveLength(1);
+		const [item] = fresh[0].data!.resultData.runData['Media Generation Trigger'][0].data!.main[0]!;
+		expect(item.json).toMatchObject({ task_id: taskId, status: 'finished', reference: 'lie' });
+		const [binary] = Object.values(item.binary ?? {}) as BinaryJson[];
+		const onDisk = n8n.binaryFile(binary);
+		expect(sha256([fs.readFileSync(onDisk)])).toBe(sha256(mediaChunks(real.files[0].kind, real.files[0].size)));
 		expect(sim.requests.some((r) => r.path.includes('evil'))).toBe(false);
 	}));
