@@ -10,6 +10,7 @@ import {
 } from '../../../nodes/shared/files';
 import { FILE_VALIDITY_MS, taskOutputJson } from '../../../nodes/shared/output';
 import { callbackUrlWithReference } from '../../../nodes/MediaGeneration/actions/common/options';
+import { withoutSecret } from '../../../nodes/MediaGeneration/actions/common/generate';
 
 describe('file naming', () => {
 	it('names files <model-slug>-<task_id>-<n>.<ext>', () => {
@@ -147,6 +148,15 @@ describe('callback reference', () => {
 		);
 		expect(callbackUrlWithReference('https://n8n.example/webhook/abc', undefined)).toBe(
 			'https://n8n.example/webhook/abc',
+		);
+	});
+
+	it('the output shows the callback URL with a trigger secret masked', () => {
+		expect(withoutSecret('https://n8n.example/webhook/abc?secret=s3cr3t&ref=7')).toBe(
+			'https://n8n.example/webhook/abc?secret=***&ref=7',
+		);
+		expect(withoutSecret('https://n8n.example/webhook/abc?ref=7')).toBe(
+			'https://n8n.example/webhook/abc?ref=7',
 		);
 	});
 });

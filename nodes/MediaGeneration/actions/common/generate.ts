@@ -79,6 +79,14 @@ export async function executeGenerate(
 	return result;
 }
 
+/** The callback URL as shown in the output: a trigger's `secret` parameter masked. */
+export function withoutSecret(url: string): string {
+	const parsed = new URL(url);
+	if (!parsed.searchParams.has('secret')) return url;
+	parsed.searchParams.set('secret', '***');
+	return parsed.toString();
+}
+
 async function runItem(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -175,7 +183,7 @@ async function runItem(
 			},
 			extra,
 		);
-		if (run.callbackUrl) json.callback_url = run.callbackUrl;
+		if (run.callbackUrl) json.callback_url = withoutSecret(run.callbackUrl);
 		return { ok: true, data: { json, pairedItem: { item: itemIndex } } };
 	}
 
