@@ -3,6 +3,7 @@
 // without waiting, with the trigger's production URL and a reference per item; the simulator's
 // callbacks then start executions, read back through n8n's public API with a key created
 // through n8n's REST API. A forged callback (a task the service does not know) starts nothing.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 
@@ -26,6 +27,8 @@ const SUBMIT_WF = 'mgenSubmitter01';
 const TRIGGER_WEBHOOK_ID = randomUUID();
 const SUBMIT_PATH = `e2e-submit-${process.pid}`;
 const BROWSER_ID = 'mgen-e2e-browser';
+/** The owner account of this throw-away instance. */
+const OWNER = { email: 'e2e@example.com', secret: `${randomUUID()}-Aa1` };
 
 /** Four tasks that finish, one the service fails; each with its own reference. */
 const ROWS = Array.from({ length: 5 }, (_, i) => ({
@@ -118,7 +121,7 @@ async function rest(path: string, init: { method?: string; body?: unknown; cooki
 async function createApiKey(): Promise<{ key: string; cookie: string }> {
 	const { res } = await rest('/owner/setup', {
 		method: 'POST',
-		body: { email: 'e2e@example.com', firstName: 'End', lastName: 'ToEnd', password: 'E2e-password-123' },
+		body: { email: OWNER.email, firstName: 'End', lastName: 'ToEnd', password: OWNER.secret },
 	});
 	const cookie = (res.headers.getSetCookie?.() ?? [])
 		.map((c) => c.split(';')[0])
@@ -191,7 +194,7 @@ test('the running n8n lists both node types of the package', () =>
 	n8n.explain(async () => {
 		const login = await rest('/login', {
 			method: 'POST',
-			body: { emailOrLdapLoginId: 'e2e@example.com', password: 'E2e-password-123' },
+			body: { emailOrLdapLoginId: OWNER.email, password: OWNER.secret },
 		});
 		const auth = (login.res.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]).join('; ');
 		const res = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: { cookie: auth, 'browser-id': BROWSER_ID } });

@@ -6,11 +6,14 @@
 // Every instance gets a folder under .n8n-e2e/<run>/<name>/ with its user folder and one log
 // file per n8n command. `explain()` wraps a test body: on failure the error message carries the
 // tails of those logs, and the folder is kept; on success it is removed.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: runs n8n as a user would (processes, files, ports) under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+
+import { ensureN8n, type N8nInstall } from '../../tools/ensure-n8n';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 const OUT_ROOT = path.join(ROOT, '.n8n-e2e');
@@ -20,21 +23,11 @@ export const NODE_TYPE = `${PACKAGE_NAME}.mediaGeneration`;
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.mediaGenerationTrigger`;
 export const CREDENTIAL_TYPE = 'mediaGenerationApi';
 
-interface Install {
-	dir: string;
-	bin: string;
-	node: string;
-	version: string;
-}
-
-let install: Install | undefined;
+let install: N8nInstall | undefined;
 /** The cached n8n (installed on first use when the runner has not done it already). */
-export function n8nInstall(): Install {
+export function n8nInstall(): N8nInstall {
 	if (install) return install;
 	const node = process.env.MGEN_NODE24 || process.execPath;
-	const { ensureN8n } = require(path.join(ROOT, 'tools', 'ensure-n8n.js')) as {
-		ensureN8n: (node: string, o: { log: (m: string) => void; env: NodeJS.ProcessEnv }) => Install;
-	};
 	install = ensureN8n(node, { log: () => undefined, env: process.env });
 	return install;
 }

@@ -2,6 +2,7 @@
 // an HTTP Request node with the predefined credential type `mediaGenerationApi` reaches the
 // simulator with the Bearer key the credential's `authenticate` adds, and the key is nowhere
 // in what n8n prints or stores in plain text.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 

@@ -1,4 +1,5 @@
 // Test-only. Workflow JSON for the end-to-end layer, in the shape `n8n import:workflow` takes.
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 

@@ -1,0 +1,17 @@
+// Types of ensure-n8n.js for the TypeScript tests (test/e2e) that call it.
+export declare const N8N_VERSION: string;
+
+export interface N8nInstall {
+	/** The cache folder n8n is installed in. */
+	dir: string;
+	/** n8n's bin script, to run with `node`. */
+	bin: string;
+	version: string;
+	/** The Node 24 binary it was installed for. */
+	node: string;
+}
+
+export declare function ensureN8n(
+	node24Bin: string,
+	options?: { log?: (message: string) => void; env?: NodeJS.ProcessEnv; run?: unknown },
+): N8nInstall;
