@@ -472,6 +472,8 @@ export interface ExecutionJson {
 
 export interface NodeRunJson {
 	executionStatus?: string;
+	/** Milliseconds the node ran. */
+	executionTime?: number;
 	error?: { message?: string; description?: string };
 	data?: { main: Array<Array<ItemJson> | null> };
 }
