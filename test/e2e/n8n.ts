@@ -210,10 +210,9 @@ export class N8nInstance {
 	}
 
 	/** A fresh user folder with the packed package installed as a community package. */
-	static async create(name: string, extraEnv: Record<string, string> = {}): Promise<N8nInstance> {
+	static async create(name: string): Promise<N8nInstance> {
 		n8nInstall();
 		const instance = new N8nInstance(name, await freePort(), await freePort());
-		Object.assign(instance.env, extraEnv);
 		instance.installPackage();
 		return instance;
 	}
@@ -244,6 +243,11 @@ export class N8nInstance {
 				2,
 			),
 		);
+	}
+
+	/** Where the package sits in the user folder. */
+	get packageDir() {
+		return path.join(this.userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME);
 	}
 
 	get baseUrl() {
@@ -346,14 +350,13 @@ export class N8nInstance {
 	}
 
 	/** `n8n start` in the background; resolves once /healthz/readiness answers 200. */
-	async start(options: { memory?: boolean } = {}): Promise<void> {
+	async start(): Promise<void> {
 		const { node, bin } = n8nInstall();
 		this.serverLog = this.newLog('start');
 		const file = fs.openSync(this.serverLog, 'a');
 		const child = spawn(node, [bin, 'start'], { cwd: this.dir, env: this.env, stdio: ['ignore', file, file] });
 		fs.closeSync(file);
 		this.server = child;
-		void options;
 		const deadline = Date.now() + 90_000;
 		let exited: number | null | undefined;
 		child.once('exit', (code) => {

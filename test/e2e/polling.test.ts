@@ -5,6 +5,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import {
@@ -199,6 +200,15 @@ describe('polling path: the examples run with n8n execute', () => {
 			expect(binaries[0]).toMatchObject({ mimeType: mime, fileExtension: ext });
 			expect(binaries[0].fileName).toMatch(new RegExp(`\\.${ext}$`));
 			expectNoKeyLeaks(result.stdout + result.stderr);
+
+			// The package brought no node_modules: the node's runtime imports (zod among them)
+			// resolved from n8n's own, as they do for users.
+			expect(fs.existsSync(path.join(n8n.packageDir, 'node_modules'))).toBe(false);
+			const sharedDir = path.join(n8n.packageDir, 'dist', 'nodes', 'shared');
+			const importsZod = fs
+				.readdirSync(sharedDir)
+				.some((f) => f.endsWith('.js') && fs.readFileSync(path.join(sharedDir, f), 'utf8').includes('require("zod")'));
+			expect(importsZod).toBe(true);
 		}),
 	);
 });
