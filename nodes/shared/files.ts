@@ -147,22 +147,31 @@ const STALL_MS = 60_000;
 
 /**
  * The request timeout only covers the wait for the headers: a body that stops flowing would
- * hang the execution. Watches the socket's byte count (reading it leaves the stream's flow
- * untouched) and destroys the body when it stays still for `idleMs`.
+ * hang the execution. Once n8n's binary store consumes the body, a 'data' listener counts the
+ * bytes. It is added only then: before, it would start the flow with no store attached and
+ * chunks would be lost; after, it observes without changing the flow (with the store's 'readable'
+ * listener in place, Node emits 'data' only for what the store reads). When nothing arrives for
+ * `idleMs` while nothing waits in the stream's buffer, `onStall` aborts the request.
  */
 function watchForStall(
 	body: unknown,
 	signal: AbortSignal | undefined,
 	idleMs: number,
-): { stop: () => void } {
-	const stream = body as StreamLike & { socket?: { bytesRead?: number } | null };
-	let stopped = false;
-	const stop = () => {
-		stopped = true;
+	onStall: () => void,
+): { stop: () => void; stalled: () => boolean } {
+	const stream = body as StreamLike & {
+		readableFlowing?: boolean | null;
+		readableLength?: number;
+		listenerCount?: (event: string) => number;
 	};
-	if (!stream || typeof stream.destroy !== 'function') return { stop };
+	let stopped = false;
+	let stalled = false;
+	const handle = { stop: () => (stopped = true), stalled: () => stalled };
+	if (!stream || typeof stream.on !== 'function') return handle;
 	void (async () => {
-		let lastBytes = -1;
+		let received = 0;
+		let counting = false;
+		let lastReceived = 0;
 		let idleSince = Date.now();
 		while (!stopped) {
 			const ticked = await sleep(1_000, signal).then(
@@ -170,18 +179,29 @@ function watchForStall(
 				() => false,
 			);
 			if (!ticked || stopped) return;
-			const bytes = stream.socket?.bytesRead;
-			if (typeof bytes !== 'number') return;
-			if (bytes !== lastBytes) {
-				lastBytes = bytes;
+			if (!counting) {
+				const consumed =
+					stream.readableFlowing === true || (stream.listenerCount?.('readable') ?? 0) > 0;
+				if (!consumed) continue;
+				stream.on?.('data', (chunk: unknown) => {
+					received += (chunk as { length?: number }).length ?? 0;
+				});
+				counting = true;
+				idleSince = Date.now();
+				continue;
+			}
+			// Data waiting in the buffer means the store is slow (a busy disk), not the file host.
+			if (received !== lastReceived || (stream.readableLength ?? 0) > 0) {
+				lastReceived = received;
 				idleSince = Date.now();
 			} else if (Date.now() - idleSince >= idleMs) {
-				stream.destroy?.(new Error(`no data received for ${Math.round(idleMs / 1000)} s`));
+				stalled = true;
+				onStall();
 				return;
 			}
 		}
 	})();
-	return { stop };
+	return handle;
 }
 
 export interface DownloadOptions {
@@ -191,6 +211,8 @@ export interface DownloadOptions {
 	retries?: number;
 	/** Per attempt, until the answer's headers arrive. */
 	timeoutMs?: number;
+	/** Give up on a body that sends nothing for this long (default 60 s). */
+	stallMs?: number;
 	onRetry?: (fault: Fault, attempt: number, delayMs: number) => void;
 }
 
@@ -212,7 +234,10 @@ export async function downloadFile(
 		let fault: Fault | undefined;
 		let result: { binary: IBinaryData; mimeType: string; size: number } | undefined;
 		try {
-			result = await downloadOnce(ctx, file, fileName, signal, options.timeoutMs ?? 60_000);
+			result = await downloadOnce(ctx, file, fileName, signal, {
+				timeoutMs: options.timeoutMs ?? 60_000,
+				stallMs: options.stallMs ?? STALL_MS,
+			});
 		} catch (error) {
 			fault = classifyError(error, signal);
 		}
@@ -240,7 +265,28 @@ async function downloadOnce(
 	file: TaskFile,
 	fileName: string,
 	signal: AbortSignal | undefined,
-	timeoutMs: number,
+	limits: { timeoutMs: number; stallMs: number },
+): Promise<{ binary: IBinaryData; mimeType: string; size: number }> {
+	// Aborting the request is the one way to unblock a stalled body: n8n's HTTP client hands out
+	// a wrapper stream whose destroy() waits for the next chunk.
+	const controller = new AbortController();
+	const forwardCancel = () => controller.abort();
+	signal?.addEventListener('abort', forwardCancel, { once: true });
+	if (signal?.aborted) controller.abort();
+	try {
+		return await downloadBody(ctx, file, fileName, controller, signal, limits);
+	} finally {
+		signal?.removeEventListener('abort', forwardCancel);
+	}
+}
+
+async function downloadBody(
+	ctx: ApiContext,
+	file: TaskFile,
+	fileName: string,
+	controller: AbortController,
+	signal: AbortSignal | undefined,
+	limits: { timeoutMs: number; stallMs: number },
 ): Promise<{ binary: IBinaryData; mimeType: string; size: number }> {
 	const response = (await ctx.helpers.httpRequest({
 		url: file.file_url,
@@ -248,8 +294,8 @@ async function downloadOnce(
 		encoding: 'stream',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: timeoutMs,
-		abortSignal: signal,
+		timeout: limits.timeoutMs,
+		abortSignal: controller.signal,
 	})) as { statusCode: number; headers?: IDataObject; body: unknown };
 	const headers = response.headers ?? {};
 	if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -266,12 +312,24 @@ async function downloadOnce(
 	const mimeType = resolveMimeType(headerValue(headers, 'content-type'), file);
 	const lengthHeader = headerValue(headers, 'content-length');
 	const expected = lengthHeader === undefined ? undefined : Number(lengthHeader);
-	const watch = watchForStall(response.body, signal, STALL_MS);
-	let binary: IBinaryData;
+	const watch = watchForStall(response.body, signal, limits.stallMs, () => controller.abort());
+	let binary: IBinaryData | undefined;
+	let failure: unknown;
 	try {
 		binary = await ctx.helpers.prepareBinaryData(response.body as BinaryInput, fileName, mimeType);
+	} catch (error) {
+		failure = error;
 	} finally {
 		watch.stop();
+	}
+	if (!binary || watch.stalled()) {
+		if (watch.stalled()) {
+			throw new TransportError({
+				kind: 'network',
+				message: `the file host sent no data for ${Math.round(limits.stallMs / 1000)} s`,
+			});
+		}
+		throw new TransportError(classifyError(failure, signal));
 	}
 	const size = typeof binary.bytes === 'number' ? binary.bytes : Number.NaN;
 	if (
