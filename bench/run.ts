@@ -20,7 +20,7 @@ import { batchBenchmark, validatePollingOverHttp, type BatchResult, type Polling
 import { memoryBenchmark, type MemoryRow } from './lib/memory';
 import { overheadBenchmark, type OverheadResult } from './lib/overhead';
 import { pollingBenchmark, type PollingRow } from './lib/polling';
-import { mb, round, seconds, table } from './lib/stats';
+import { mb, median, round, seconds, table } from './lib/stats';
 import { DEFAULT_POLL_SCHEDULE } from '../nodes/shared/schedule';
 
 type Name = 'batch' | 'polling' | 'memory' | 'overhead';
@@ -127,26 +127,58 @@ function printPolling(rows: PollingRow[], check?: PollingCheckRow[]) {
 	}
 }
 
-function printMemory(rows: MemoryRow[], gcEvery: number) {
+export interface MemorySummary {
+	sizeBytes: number;
+	runs: number;
+	growthMedian: number;
+	growthMax: number;
+	buffersMedian: number;
+	heapMedian: number;
+	durationMedianMs: number;
+}
+
+export function summariseMemory(rows: MemoryRow[]): MemorySummary[] {
+	const sizes = [...new Set(rows.map((r) => r.sizeBytes))];
+	return sizes.map((sizeBytes) => {
+		const runs = rows.filter((r) => r.sizeBytes === sizeBytes);
+		const growth = runs.map((r) => r.growthHwm ?? r.growthSampled);
+		return {
+			sizeBytes,
+			runs: runs.length,
+			growthMedian: median(growth),
+			growthMax: Math.max(...growth),
+			buffersMedian: median(runs.map((r) => r.atPeak.external)),
+			heapMedian: median(runs.map((r) => r.atPeak.heapUsed)),
+			durationMedianMs: median(runs.map((r) => r.durationMs)),
+		};
+	});
+}
+
+function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: number) {
 	say('\n## 3. Streaming memory: peak RSS growth while the node downloads one file (filesystem binary mode)');
 	if (gcEvery) say(`(diagnostic run: a full GC forced every ${gcEvery} ms; not the normal figure)`);
 	say(
 		table([
-			['file', 'written', 'baseline RSS', 'peak growth (VmHWM)', 'peak growth (sampled)', 'of which Buffers', 'of which V8 heap', 'run time'],
-			...rows.map((r) => [
-				mb(r.sizeBytes),
-				mb(r.written),
-				mb(r.baselineRss),
-				r.growthHwm !== undefined ? mb(r.growthHwm) : 'n/a',
-				mb(r.growthSampled),
-				mb(r.atPeak.external),
-				mb(r.atPeak.heapUsed),
-				seconds(r.durationMs),
+			['file', 'runs', 'peak growth median', 'peak growth max', 'each run', 'of which Buffers (median)', 'of which V8 heap (median)', 'run time (median)'],
+			...summary.map((s) => [
+				mb(s.sizeBytes),
+				s.runs,
+				mb(Math.max(0, s.growthMedian)),
+				mb(Math.max(0, s.growthMax)),
+				rows
+					.filter((r) => r.sizeBytes === s.sizeBytes)
+					.map((r) => (r.growthHwm ?? r.growthSampled) / 1024 / 1024)
+					.map((v) => Math.max(0, v).toFixed(0))
+					.join(' / '),
+				mb(s.buffersMedian),
+				mb(s.heapMedian),
+				seconds(s.durationMedianMs),
 			]),
 		]),
 	);
-	say('target: flat in the file size, < 64 MB growth. One fresh process per size, after a warm-up download.');
-	say('"of which": above the baseline at the sampled peak (Buffers = memory outside the V8 heap, e.g. network chunks).');
+	say('target: flat in the file size, < 64 MB growth. Growth = kernel peak RSS (VmHWM, reset after a warm-up download)');
+	say('minus the RSS then; one fresh process per download. "of which": above the baseline at the sampled peak');
+	say('(Buffers = memory outside the V8 heap, e.g. network chunks already written and not yet collected).');
 }
 
 function printOverhead(o: OverheadResult) {
@@ -188,9 +220,10 @@ async function main() {
 		printPolling(rows, check);
 	}
 	if (only.includes('memory')) {
-		const rows = await memoryBenchmark(quick ? [10e6, 50e6] : [10e6, 100e6, 1e9], gcEvery);
-		results.memory = { gcEveryMs: gcEvery || null, rows };
-		printMemory(rows, gcEvery);
+		const rows = await memoryBenchmark(quick ? [10e6, 50e6] : [10e6, 100e6, 1e9], gcEvery, quick ? 1 : 3);
+		const summary = summariseMemory(rows);
+		results.memory = { gcEveryMs: gcEvery || null, summary, rows };
+		printMemory(rows, summary, gcEvery);
 	}
 	if (only.includes('overhead')) {
 		const o = await overheadBenchmark(quick ? 200 : 1000);

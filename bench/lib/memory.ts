@@ -1,13 +1,16 @@
 // Streaming memory: peak RSS growth of a process that runs the node on one download of 10 MB,
-// 100 MB and 1 GB in n8n's filesystem binary mode (one fresh process per size).
+// 100 MB and 1 GB in n8n's filesystem binary mode (one fresh process per download, each size
+// repeated: the peak depends on when V8 collects garbage, so one run per size is not enough).
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { startSimulator } from '../../test/simulator';
 import { startChild } from './child';
 
 export interface MemoryRow {
 	sizeBytes: number;
+	/** 1-based repeat of this size. */
+	run: number;
 	written: number;
-	/** Whole workflow run, including the node's first status read after ~2 s. */
+	/** Whole workflow run, including the schedule's wait before the first status read. */
 	durationMs: number;
 	baselineRss: number;
 	/** Kernel peak RSS (VmHWM, reset at the baseline) minus the baseline. */
@@ -18,11 +21,18 @@ export interface MemoryRow {
 	atPeak: { heapUsed: number; external: number; arrayBuffers: number };
 }
 
-export async function memoryBenchmark(sizes = [10e6, 100e6, 1e9], gcEveryMs = 0): Promise<MemoryRow[]> {
+export async function memoryBenchmark(
+	sizes = [10e6, 100e6, 1e9],
+	gcEveryMs = 0,
+	repeats = 3,
+): Promise<MemoryRow[]> {
 	const sim = await startSimulator({ seed: 6 });
 	try {
 		const rows: MemoryRow[] = [];
-		for (const size of sizes) {
+		// Sizes interleaved (10 MB, 100 MB, 1 GB, 10 MB, ...) so that a noisy moment on the
+		// machine does not fall on one size only.
+		const plan = Array.from({ length: repeats }, (_, r) => sizes.map((size) => ({ size, run: r + 1 }))).flat();
+		for (const { size, run } of plan) {
 			const child = startChild('memory-child.ts', {
 				BENCH_SIZE: String(Math.round(size)),
 				BENCH_GC_EVERY_MS: String(gcEveryMs),
@@ -38,6 +48,7 @@ export async function memoryBenchmark(sizes = [10e6, 100e6, 1e9], gcEveryMs = 0)
 			await child.exited;
 			rows.push({
 				sizeBytes: m.size,
+				run,
 				written: m.written,
 				durationMs: m.durationMs,
 				baselineRss: m.baseline,
