@@ -40,8 +40,8 @@ describe.each(KINDS)('%s files', (kind) => {
 /** Streams a generator, keeping only the byte count and the first and last bytes. */
 function walk(chunks: Iterable<Buffer>): { bytes: number; head: Buffer; tail: Buffer } {
 	let bytes = 0;
-	let head = Buffer.alloc(0);
-	let tail = Buffer.alloc(0);
+	let head: Buffer = Buffer.alloc(0);
+	let tail: Buffer = Buffer.alloc(0);
 	for (const c of chunks) {
 		if (head.length < 32) head = Buffer.concat([head, c.subarray(0, 32 - head.length)]);
 		tail = c.length >= 16 ? c.subarray(-16) : Buffer.concat([tail, c]).subarray(-16);
