@@ -225,6 +225,8 @@ test('callbacks start one execution per task with the confirmed task, the refere
 
 		const executions = await endedExecutions(TRIGGER_WF, ROWS.length);
 		expect(executions).toHaveLength(ROWS.length);
+		// What n8n stored of these executions holds no key.
+		expect(JSON.stringify(executions)).not.toContain(sim.apiKey);
 		await sim.idle();
 		// Every genuine callback was answered 2xx, once (no retries needed).
 		const genuine = sim.callbacks.filter((c) => !c.forged);
@@ -318,4 +320,11 @@ test('a callback whose body lies about a real task starts one execution with wha
 		const onDisk = n8n.binaryFile(binary);
 		expect(sha256([fs.readFileSync(onDisk)])).toBe(sha256(mediaChunks(real.files[0].kind, real.files[0].size)));
 		expect(sim.requests.some((r) => r.path.includes('evil'))).toBe(false);
+	}));
+
+test("the key is nowhere in n8n's server log", () =>
+	n8n.explain(async () => {
+		const log = n8n.serverLogText();
+		expect(log).toContain('Editor is now accessible');
+		expect(log).not.toContain(sim.apiKey);
 	}));
