@@ -408,10 +408,17 @@ export class N8nInstance {
 		return file;
 	}
 
-	/** Tails of every log of this instance, newest last. */
+	/**
+	 * Tails of this instance's logs, newest last: the server's (when started) and the three most
+	 * recent commands'; the others stay in the folder.
+	 */
 	logTails(lines = 40): string {
 		const files = fs.readdirSync(this.logsDir).sort();
-		return files.map((f) => tailOf(path.join(this.logsDir, f), lines)).join('\n');
+		const pick = new Set(files.slice(-3));
+		if (this.serverLog) pick.add(path.basename(this.serverLog));
+		const skipped = files.length - pick.size;
+		const head = skipped > 0 ? `(${skipped} older logs not shown)\n` : '';
+		return head + files.filter((f) => pick.has(f)).map((f) => tailOf(path.join(this.logsDir, f), lines)).join('\n');
 	}
 
 	/** Runs a test body; on failure the message gets the n8n logs' tails and the folder is kept. */
