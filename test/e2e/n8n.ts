@@ -3,7 +3,8 @@
 // user folder. Nothing here touches n8n's database directly: credentials and workflows go in
 // through `n8n import:*`, executions come out through `n8n execute` or the public API.
 //
-// Every instance gets a folder under .n8n-e2e/<run>/<name>/ with its user folder and one log
+// Every instance gets a folder under <tmp>/n8n-nodes-media-generation-e2e/<run>/<name>/ (outside
+// the repository, where eslint would walk into n8n's own files) with its user folder and one log
 // file per n8n command. `explain()` wraps a test body: on failure the error message carries the
 // tails of those logs, and the folder is kept; on success it is removed.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: runs n8n as a user would (processes, files, ports) under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
@@ -11,12 +12,13 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { ensureN8n, type N8nInstall } from '../../tools/ensure-n8n';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
-const OUT_ROOT = path.join(ROOT, '.n8n-e2e');
+const OUT_ROOT = process.env.MGEN_E2E_DIR || path.join(os.tmpdir(), 'n8n-nodes-media-generation-e2e');
 const RUN_ID = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
 export const PACKAGE_NAME = 'n8n-nodes-media-generation';
 export const NODE_TYPE = `${PACKAGE_NAME}.mediaGeneration`;
