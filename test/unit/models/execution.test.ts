@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
-	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
@@ -21,6 +20,7 @@ import {
 	generateProperties,
 	type MediaKind,
 } from '../../../nodes/MediaGeneration/models';
+import { frame } from './node-frame';
 import {
 	MANUAL_TRIGGER_TYPE,
 	chain,
@@ -30,24 +30,6 @@ import {
 } from '../../harness';
 
 const KINDS: MediaKind[] = ['image', 'video', 'music'];
-const frame: INodeProperties[] = [
-	{
-		displayName: 'Resource',
-		name: 'resource',
-		type: 'options',
-		noDataExpression: true,
-		options: KINDS.map((k) => ({ name: k, value: k })),
-		default: 'image',
-	},
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		options: [{ name: 'Generate', value: 'generate' }],
-		default: 'generate',
-	},
-];
 
 /** Test-only node: outputs each item's submission, or its error with continueOnFail. */
 class ModelProbe implements INodeType {

@@ -9,28 +9,10 @@ import {
 	validateSubmission,
 	type MediaKind,
 } from '../../../nodes/MediaGeneration/models';
+import { frame } from './node-frame';
 
 const KINDS: MediaKind[] = ['image', 'video', 'music'];
 
-/** Resource and operation as the node declares them around the registry's properties. */
-const frame: INodeProperties[] = [
-	{
-		displayName: 'Resource',
-		name: 'resource',
-		type: 'options',
-		noDataExpression: true,
-		options: KINDS.map((k) => ({ name: k, value: k })),
-		default: 'image',
-	},
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		options: [{ name: 'Generate', value: 'generate' }],
-		default: 'generate',
-	},
-];
 const allProperties = [...frame, ...KINDS.flatMap((k) => generateProperties(k))];
 const description = { properties: allProperties } as INodeTypeDescription;
 
