@@ -116,10 +116,30 @@ function typecheck() {
 	run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.test.json']);
 }
 
+const totals = { passed: 0, failed: 0, skipped: 0 };
+
+/** Runs jest projects and adds their counts to `totals` (printed as the run's last line). */
 function jest(node, projects, extra = []) {
+	const report = path.join(os.tmpdir(), `mgen-jest-${process.pid}-${projects.join('-')}.json`);
 	const args = [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'];
+	args.push('--json', `--outputFile=${report}`);
 	for (const p of projects) args.push('--selectProjects', p);
-	run(node, [...args, ...extra], { env: node24Env(node) });
+	try {
+		run(node, [...args, ...extra], { env: node24Env(node) });
+	} finally {
+		if (fs.existsSync(report)) {
+			const r = JSON.parse(fs.readFileSync(report, 'utf8'));
+			totals.passed += r.numPassedTests;
+			totals.failed += r.numFailedTests + (r.numRuntimeErrorTestSuites || 0);
+			totals.skipped += r.numPendingTests + (r.numTodoTests || 0);
+			fs.rmSync(report, { force: true });
+		}
+	}
+}
+
+function printTotals() {
+	const skipped = totals.skipped ? `, ${totals.skipped} skipped` : '';
+	process.stdout.write(`tests: ${totals.passed} passed, ${totals.failed} failed${skipped}\n`);
 }
 
 /** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
@@ -184,9 +204,11 @@ async function main() {
 			throw new Error(`unknown job "${job}": use test, demo, bench or simulator`);
 	}
 	log(`${job} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	if (job === 'test') printTotals();
 }
 
 main().catch((error) => {
 	process.stderr.write(`[run] ${error.message}\n`);
+	if (totals.passed || totals.failed) printTotals();
 	process.exit(error.exitCode || 1);
 });
