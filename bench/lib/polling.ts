@@ -5,7 +5,11 @@
 // simulator's own task model: each read advances the simulator's clock to the moment of the
 // read and takes the task as the status endpoint would answer then (`sim.view`). The simulated
 // loop is checked against one real run over HTTP by `validatePollingOverHttp` (bench/lib/batch.ts).
-import { DEFAULT_POLL_SCHEDULE, nextPollDelay, type PollObservation } from '../../nodes/shared/schedule';
+import {
+	DEFAULT_POLL_SCHEDULE,
+	nextPollDelay,
+	type PollObservation,
+} from '../../nodes/shared/schedule';
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { median, quantile, seeded } from './stats';
 
@@ -85,8 +89,13 @@ export async function simulateTask(
 		if (view.status === 'finished' || view.status === 'failed') {
 			return { durationMs, requests, lagMs: now - durationMs };
 		}
-		const progress = mode === 'reported' ? (view.progress as number) : mode === 'zero' ? 0 : undefined;
-		observations.push(progress === undefined ? { at: now } : { at: now, progress });
+		const progress =
+			mode === 'reported' ? (view.progress as number) : mode === 'zero' ? 0 : undefined;
+		observations.push({
+			at: now,
+			status: String(view.status),
+			...(progress === undefined ? {} : { progress }),
+		});
 		if (requests > 100_000) throw new Error('schedule never reached the end of the task');
 	}
 }

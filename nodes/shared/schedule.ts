@@ -6,7 +6,7 @@
  * Fixed polling pays one request per interval; here:
  *  - without usable progress, the delay grows with the time already waited (a fixed fraction
  *    of it), so the lag after the finish stays a bounded share of the task's duration; faster
- *    while progress is 0 (the task has not started: it will not finish right away);
+ *    while progress is 0 under a waiting status (not started: it will not finish right away);
  *  - when progress rises steadily, the finish is extrapolated and the next read is aimed just
  *    after it, capped so that a wrong extrapolation costs at most one capped wait;
  *  - an early read that still sees the task running re-aims with the fresher sample.
@@ -17,7 +17,20 @@ export interface PollObservation {
 	at: number;
 	/** Progress percentage reported at that time, when the service sent one. */
 	progress?: number;
+	/** The status read at that time. */
+	status?: string;
 }
+
+// Statuses that say the task has not started yet. A 0 % under any other status (a service that
+// leaves progress at 0 while it renders) is not taken as "queued": waiting as for a queued task
+// would let the lag after the finish grow to a large share of the task's duration.
+const WAITING_STATUS = /^(not[_ -]?started|queued|pending|waiting|submitted|created)$/i;
+
+/** Whether the last read says the task is still waiting to start. */
+const looksNotStarted = (observations: PollObservation[]) => {
+	const last = observations[observations.length - 1];
+	return last.progress === 0 && (last.status === undefined || WAITING_STATUS.test(last.status));
+};
 
 export interface PollScheduleOptions {
 	/** Delay before the first read after a submission. */
@@ -31,7 +44,7 @@ export interface PollScheduleOptions {
 	/** Without progress information, wait this fraction of the time elapsed so far. */
 	backoffRatio: number;
 	/**
-	 * While progress is reported as 0 (queued, not started), wait this fraction instead: a task
+	 * While progress is 0 (queued, not started), wait this fraction instead: a task
 	 * rarely jumps from 0 to done, so fewer reads are spent before processing begins.
 	 */
 	zeroProgressRatio: number;
@@ -136,9 +149,8 @@ export function nextPollDelay(
 
 	if (observations.length === 0) return clamp(options.firstDelayMs - now);
 
-	const last = observations[observations.length - 1];
-	const notStarted = last.progress === 0;
-	const backoff = now * (notStarted ? options.zeroProgressRatio : options.backoffRatio);
+	const backoff =
+		now * (looksNotStarted(observations) ? options.zeroProgressRatio : options.backoffRatio);
 	const prediction = predictFinish(observations, state.originKnown ?? true, options);
 	if (!prediction) return clamp(backoff);
 

@@ -135,7 +135,7 @@ export async function waitForTask(
 				originKnown = true;
 			}
 		}
-		observations.push({ at: readAt - origin, progress: task.progress });
+		observations.push({ at: readAt - origin, progress: task.progress, status: task.status });
 		if (observations.length > 50) observations.splice(1, observations.length - 50);
 		options.onUpdate?.(task, polls);
 		if (isTerminal(task.status)) return { task, finishedAt: readAt, polls };

@@ -78,6 +78,15 @@ describe('poll schedule', () => {
 		expect(zero).toBeGreaterThan(none);
 	});
 
+	it('takes 0 % as "not started" only while the status says so', () => {
+		const read = (status: string) =>
+			nextPollDelay({ now: 20_000, observations: [{ at: 20_000, progress: 0, status }] });
+		for (const waiting of ['not_started', 'queued', 'pending'])
+			expect(read(waiting)).toBe(20_000 * DEFAULT_POLL_SCHEDULE.zeroProgressRatio);
+		// A service that leaves progress at 0 while it renders: the lag must stay a small share.
+		expect(read('processing')).toBe(20_000 * DEFAULT_POLL_SCHEDULE.backoffRatio);
+	});
+
 	it('aims just after the finish extrapolated from steadily rising progress', () => {
 		// 20% at 10 s, 40% at 20 s: done at 50 s.
 		const observations = [
