@@ -200,7 +200,11 @@ export interface RetryOptions {
 const isRateLimit = (fault: Fault) =>
 	(fault.kind === 'http' || fault.kind === 'envelope') && fault.statusCode === 429;
 
-async function withRetries<T>(
+/**
+ * Runs `attemptOnce` until it succeeds, the fault is not one `mayRetry` accepts, the retries are
+ * spent or the execution is cancelled; backoff honours Retry-After. Throws a TransportError.
+ */
+export async function withRetries<T>(
 	ctx: ApiContext,
 	attemptOnce: () => Promise<T>,
 	mayRetry: (fault: Fault) => boolean,

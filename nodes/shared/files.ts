@@ -1,14 +1,12 @@
 import type { IBinaryData, IBinaryKeyData, IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { cancelSignalOf, getApiCredentials, type ApiContext } from './api';
+import { cancelSignalOf, getApiCredentials, withRetries, type ApiContext } from './api';
 import {
 	classifyError,
-	DEFAULT_BACKOFF,
 	headerValue,
 	isTransientForRead,
 	retryAfterFromHeaders,
-	retryDelay,
 	scrubSecret,
 	TransportError,
 	type Fault,
@@ -228,36 +226,27 @@ export async function downloadFile(
 	options: DownloadOptions = {},
 ): Promise<{ binary: IBinaryData; mimeType: string; size: number }> {
 	const signal = options.signal ?? cancelSignalOf(ctx);
-	const retries = options.retries ?? 4;
-	const url = file.file_url;
-	for (let attempt = 0; ; attempt++) {
-		let fault: Fault | undefined;
-		let result: { binary: IBinaryData; mimeType: string; size: number } | undefined;
-		try {
-			result = await downloadOnce(ctx, file, fileName, signal, {
-				timeoutMs: options.timeoutMs ?? 60_000,
-				stallMs: options.stallMs ?? STALL_MS,
-			});
-		} catch (error) {
-			fault = classifyError(error, signal);
-		}
-		if (result) return result;
-		fault ??= { kind: 'network', message: 'no answer' };
-		if (fault.kind === 'cancelled' || attempt >= retries || !isTransientForRead(fault)) {
-			throw new TransportError({
-				...fault,
-				message: `Downloading ${url} failed: ${fault.message}${attempt > 0 ? ` (after ${attempt + 1} attempts)` : ''}`,
-			});
-		}
-		const delay = retryDelay(attempt + 1, fault, DEFAULT_BACKOFF);
-		options.onRetry?.(fault, attempt + 1, delay);
-		const slept = await sleep(delay, signal).then(
-			() => true,
-			() => false,
+	let fault: Fault;
+	try {
+		return await withRetries(
+			ctx,
+			async () =>
+				await downloadOnce(ctx, file, fileName, signal, {
+					timeoutMs: options.timeoutMs ?? 60_000,
+					stallMs: options.stallMs ?? STALL_MS,
+				}),
+			isTransientForRead,
+			{ signal, retries: options.retries ?? 4, onRetry: options.onRetry },
 		);
-		if (!slept)
-			throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
+	} catch (error) {
+		fault = classifyError(error, signal);
 	}
+	// (Thrown outside the catch block: the lint rule wants node errors there.)
+	if (fault.kind === 'cancelled') throw new TransportError(fault);
+	throw new TransportError({
+		...fault,
+		message: `Downloading ${file.file_url} failed: ${fault.message}`,
+	});
 }
 
 async function downloadOnce(
