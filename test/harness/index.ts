@@ -246,6 +246,26 @@ function binaryOf(item: INodeExecutionData, property: string): IBinaryData {
 // ---------------------------------------------------------------------------------------------
 // Workflows
 
+/** Lifecycle hooks of one execution, carrying the workflow's data as n8n's own runners do. */
+export function createHooks(
+	mode: WorkflowExecuteMode,
+	executionId: string,
+	workflow: Workflow,
+	json: WorkflowJson,
+): ExecutionLifecycleHooks {
+	return new ExecutionLifecycleHooks(mode, executionId, {
+		id: workflow.id,
+		name: workflow.name ?? '',
+		active: workflow.active,
+		isArchived: false,
+		nodes: json.nodes,
+		connections: json.connections,
+		settings: workflow.settings,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as never);
+}
+
 export interface WorkflowJson {
 	id?: string;
 	name?: string;
@@ -439,17 +459,7 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = 
 			pinData: json.pinData,
 		});
 
-		const hooks = new ExecutionLifecycleHooks(options.mode ?? 'manual', executionId, {
-			id: workflowId,
-			name: workflow.name ?? '',
-			active: false,
-			isArchived: false,
-			nodes: json.nodes,
-			connections: json.connections,
-			settings: workflow.settings,
-			createdAt: new Date(),
-			updatedAt: new Date(),
-		} as never);
+		const hooks = createHooks(options.mode ?? 'manual', executionId, workflow, json);
 		hooks.addHandler('nodeExecuteBefore', (node) => {
 			events.push({ at: Date.now(), kind: 'nodeExecuteBefore', node });
 		});

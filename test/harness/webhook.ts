@@ -17,7 +17,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 
-import { ExecutionLifecycleHooks, WebhookContext, WorkflowExecute } from 'n8n-core';
+import { WebhookContext, WorkflowExecute } from 'n8n-core';
 import type {
 	IDataObject,
 	INode,
@@ -31,6 +31,7 @@ import { Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import {
 	createAdditionalData,
+	createHooks,
 	nodeTypes,
 	readBinary,
 	binaryPath,
@@ -239,17 +240,7 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 		});
 		const node = workflow.getNode(trigger.name) as INode;
 		const executionId = `webhook-${randomUUID()}`;
-		const hooks = new ExecutionLifecycleHooks(mode, executionId, {
-			id: workflowId,
-			name: workflow.name ?? '',
-			active: mode === 'webhook',
-			isArchived: false,
-			nodes: json.nodes,
-			connections: json.connections,
-			settings: workflow.settings,
-			createdAt: new Date(),
-			updatedAt: new Date(),
-		} as never);
+		const hooks = createHooks(mode, executionId, workflow, json);
 		const additionalData = createAdditionalData({
 			executionId,
 			workflowId,
