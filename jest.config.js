@@ -30,5 +30,17 @@ module.exports = {
 			// A real n8n process with the package installed as a community package.
 			testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
 		},
+		{
+			...base,
+			displayName: 'editor',
+			// n8n's editor in headless Chromium (Debian's), driven by playwright-core.
+			testMatch: ['<rootDir>/test/editor/**/*.test.ts'],
+		},
+		{
+			...base,
+			displayName: 'queue',
+			// n8n in queue mode: main, workers and webhook processes with Redis and PostgreSQL.
+			testMatch: ['<rootDir>/test/queue/**/*.test.ts'],
+		},
 	],
 };

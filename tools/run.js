@@ -17,6 +17,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+const { ensureDebianPackages } = require('./system-packages');
+
 const ROOT = path.resolve(__dirname, '..');
 const NODE24_VERSION = '24.21.0';
 const CACHE_DIR =
@@ -143,10 +145,39 @@ function printTotals() {
 }
 
 /** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
-const LAYERS = ['unit', 'engine', 'soak', 'e2e'];
+const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'editor', 'queue'];
 
 // Folders of each jest project (jest.config.js): a layer with no test file is reported, not run.
-const LAYER_DIRS = { unit: ['unit', 'simulator'], engine: ['engine'], soak: ['soak'], e2e: ['e2e'] };
+const LAYER_DIRS = {
+	unit: ['unit', 'simulator'],
+	engine: ['engine'],
+	soak: ['soak'],
+	e2e: ['e2e'],
+	editor: ['editor'],
+	queue: ['queue'],
+};
+
+/**
+ * Programs from the operating system a layer drives. Each returns { ok } or { ok: false, reason }
+ * naming what is missing; the layer is then skipped with that reason, except under CI=true,
+ * where a layer never skips.
+ */
+const LAYER_NEEDS = {
+	editor: () =>
+		ensureDebianPackages({
+			packages: ['chromium'],
+			need: ['/usr/bin/chromium'],
+			what: 'Chromium (the editor layer drives n8n in a real browser)',
+			log,
+		}),
+	queue: () =>
+		ensureDebianPackages({
+			packages: ['redis-server', 'postgresql'],
+			need: ['/usr/bin/redis-server'],
+			what: 'Redis and PostgreSQL (the queue-mode layer runs n8n as users scale it out)',
+			log,
+		}),
+};
 
 function projectExists(name) {
 	const dirs = (LAYER_DIRS[name] || [name]).map((d) => path.join(ROOT, 'test', d));
@@ -183,7 +214,17 @@ async function main() {
 					log(`layer ${layer}: no tests yet`);
 					continue;
 				}
-				if (layer === 'e2e') require('./ensure-n8n').ensureN8n(node, { log, run, env: node24Env(node) });
+				if (LAYER_NEEDS[layer]) {
+					const need = LAYER_NEEDS[layer]();
+					if (!need.ok) {
+						if (process.env.CI === 'true') {
+							throw new Error(`layer ${layer} cannot run and CI=true forbids skipping it: ${need.reason}`);
+						}
+						log(`layer ${layer}: SKIPPED: ${need.reason}`);
+						continue;
+					}
+				}
+				if (['e2e', 'editor', 'queue'].includes(layer)) require('./ensure-n8n').ensureN8n(node, { log, run, env: node24Env(node) });
 				log(`layer ${layer}`);
 				jest(node, [layer]);
 			}
