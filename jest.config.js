@@ -3,7 +3,14 @@
 const transform = {
 	'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
 };
-const base = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
+const base = {
+	testEnvironment: 'node',
+	transform,
+	moduleFileExtensions: ['ts', 'js', 'json'],
+	// The build's dist/package.json would collide with ./package.json in jest's module map (same
+	// name). Only the map skips dist/: tests that load the build by path still can.
+	modulePathIgnorePatterns: ['<rootDir>/dist/'],
+};
 
 module.exports = {
 	projects: [

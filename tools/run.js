@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The project's single entry point: `npm test`, `npm run demo`, `npm run bench` and
-// `npm run simulator` all come here. It uses only Node's built-ins, so that it runs on a fresh
+// The project's single entry point: `npm test`, `npm run demo`, `npm run bench`,
+// `npm run simulator` and `npm run dev` all come here. It uses only Node's built-ins, so that it runs on a fresh
 // machine with nothing but Node 20 and npm, and it does every set-up step itself:
 //   1. installs the devDependencies (scripts off: isolated-vm cannot compile on Node 20
 //      and nothing we run needs it), once per package-lock.json;
@@ -20,6 +20,10 @@ const path = require('node:path');
 const { ensureDebianPackages } = require('./system-packages');
 
 const ROOT = path.resolve(__dirname, '..');
+// The repository's .npmrc sets ignore-scripts for its own install, and npm passes it on to every
+// script as npm_config_ignore_scripts. The installs made below for n8n (`npm rebuild` of sqlite3)
+// and `npx n8n` need their scripts: they follow their own flags, not the repository's.
+delete process.env.npm_config_ignore_scripts;
 const NODE24_VERSION = '24.21.0';
 const CACHE_DIR =
 	process.env.MGEN_CACHE_DIR || path.join(os.homedir(), '.cache', 'n8n-nodes-media-generation');
@@ -122,7 +126,10 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 
 /** Runs jest projects and adds their counts to `totals` (printed as the run's last line). */
 function jest(node, projects, extra = []) {
-	const report = path.join(os.tmpdir(), `mgen-jest-${process.pid}-${projects.join('-')}.json`);
+	// Inside the repository (git-ignored), kept after the run: the last results of each layer.
+	const report = path.join(ROOT, '.test-results', `jest-${projects.join('-')}.json`);
+	fs.mkdirSync(path.dirname(report), { recursive: true });
+	fs.rmSync(report, { force: true });
 	const args = [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'];
 	args.push('--json', `--outputFile=${report}`);
 	for (const p of projects) args.push('--selectProjects', p);
@@ -134,7 +141,6 @@ function jest(node, projects, extra = []) {
 			totals.passed += r.numPassedTests;
 			totals.failed += r.numFailedTests + (r.numRuntimeErrorTestSuites || 0);
 			totals.skipped += r.numPendingTests + (r.numTodoTests || 0);
-			fs.rmSync(report, { force: true });
 		}
 	}
 }
@@ -238,11 +244,16 @@ async function main() {
 			build();
 			tsx(node, path.join(ROOT, 'bench', 'run.ts'), rest);
 			break;
+		case 'dev':
+			// n8n-node dev: tsc --watch, and `npx n8n@latest`, which needs Node 24 (first on PATH)
+			// and its install scripts (sqlite3).
+			run(bin('n8n-node'), ['dev', ...rest], { env: node24Env(node) });
+			break;
 		case 'simulator':
 			tsx(node, path.join(ROOT, 'test', 'simulator', 'cli.ts'), rest);
 			break;
 		default:
-			throw new Error(`unknown job "${job}": use test, demo, bench or simulator`);
+			throw new Error(`unknown job "${job}": use test, demo, bench, simulator or dev`);
 	}
 	log(`${job} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	if (job === 'test') printTotals();

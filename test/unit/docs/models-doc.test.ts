@@ -1,0 +1,78 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply; it reads docs/models.md from disk */
+// docs/models.md promises one table per model listing the panel's fields in the order the
+// editor shows them. This holds it to the node's real description: the fields n8n's own
+// displayParameter shows for a fresh node with that model selected, between the Model dropdown
+// and Wait for Completion, with each collection's options as "Options → X".
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
+import { MediaGeneration } from '../../../nodes/MediaGeneration/MediaGeneration.node';
+import { MODELS } from '../../../nodes/MediaGeneration/models';
+
+const description = new MediaGeneration().description as INodeTypeDescription;
+const properties = description.properties;
+const doc = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'models.md'), 'utf8');
+
+/** The panel's field names for a fresh node of `resource` → Generate with `model`, in order. */
+function panelFields(resource: string, model: string): string[] {
+	const values = NodeHelpers.getNodeParameters(
+		properties,
+		{ resource, operation: 'generate', model },
+		true,
+		false,
+		{ typeVersion: 1 },
+		description,
+	)!;
+	const visible = properties.filter(
+		(p) =>
+			p.type !== 'notice' &&
+			NodeHelpers.displayParameter(values, p, { typeVersion: 1 }, description),
+	);
+	const from = visible.findIndex((p) => p.name === 'model');
+	const to = visible.findIndex((p) => p.name === 'waitForCompletion');
+	return visible
+		.slice(from + 1, to)
+		.flatMap((p: INodeProperties) =>
+			p.type === 'collection'
+				? ((p.options ?? []) as INodeProperties[]).map((o) => `${p.displayName} → ${o.displayName}`)
+				: [p.displayName],
+		);
+}
+
+/** First column of the table under the heading `### <Kind>: <display name>`. */
+function documentedFields(kind: string, displayName: string): string[] | undefined {
+	const heading = `### ${kind}: ${displayName}\n`;
+	const start = doc.indexOf(heading);
+	if (start < 0) return undefined;
+	const rest = doc.slice(start + heading.length);
+	const end = rest.search(/\n#{2,3} /);
+	const section = end < 0 ? rest : rest.slice(0, end);
+	return section
+		.split('\n')
+		.filter(
+			(line) =>
+				line.startsWith('| ') && !line.startsWith('| Panel field') && !line.startsWith('|---'),
+		)
+		.map((line) => line.split('|')[1].trim());
+}
+
+const KIND_HEADING: Record<string, string> = { image: 'Image', video: 'Video', music: 'Music' };
+
+describe('docs/models.md', () => {
+	it.each(MODELS.map((m) => [m.key, m] as const))(
+		'%s: one table listing the panel fields in panel order',
+		(_key, model) => {
+			const documented = documentedFields(KIND_HEADING[model.kind], model.displayName);
+			expect(documented).toBeDefined();
+			expect(documented).toEqual(panelFields(model.kind, model.key));
+		},
+	);
+
+	it('has no table for a model the registry does not have', () => {
+		const headings = [...doc.matchAll(/^### (Image|Video|Music): (.+)$/gm)].map((m) => m[2]);
+		expect(headings.sort()).toEqual(MODELS.map((m) => m.displayName).sort());
+	});
+});
