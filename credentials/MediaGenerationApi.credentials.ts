@@ -79,6 +79,12 @@ export class MediaGenerationApi implements ICredentialType {
 			url: `/api/generate/status/${PROBE_TASK_ID}`,
 			method: 'GET',
 			ignoreHttpStatusErrors: true,
+			// n8n's credential tester copies every key of this request into the request it sends
+			// (RoutingNode), so these hold there too. A redirect is not followed: its answer has
+			// no "code" and gets the Base URL message below. And were one followed, the key would
+			// not go along to another origin (n8n's default is to send it).
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
 		},
 		rules: [
 			rule('code', 401, rejectedKey),
@@ -102,7 +108,7 @@ export class MediaGenerationApi implements ICredentialType {
 			rule(
 				'code',
 				undefined,
-				'The Base URL answered, but not like this service (no "code" in its reply to /api/generate/status). Check the Base URL: it is the root address of the service, without /api/….',
+				'The Base URL answered, but not like this service (no "code" in its reply to /api/generate/status). Check the Base URL: it is the root address of the service, without /api/…. Redirects are not followed (so the API key never reaches another address): if the address redirects, for example from http:// to https://, enter the address it leads to.',
 			),
 		],
 	};

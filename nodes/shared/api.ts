@@ -10,6 +10,7 @@ import { sleep } from 'n8n-workflow';
 import {
 	classifyError,
 	DEFAULT_BACKOFF,
+	headerValue,
 	isSafeToResubmit,
 	isTransientForRead,
 	retryAfterFromHeaders,
@@ -22,6 +23,7 @@ import {
 	parseStatusResponse,
 	parseSubmitResponse,
 	ResponseShapeError,
+	taskIdProblem,
 	type SubmittedTask,
 	type Task,
 } from './task';
@@ -95,6 +97,21 @@ function serviceMessage(body: unknown): string {
 	return '';
 }
 
+/** Where a redirect points, without its query (which may hold anything), for the message. */
+function redirectHint(headers: IDataObject): string {
+	const location = headerValue(headers, 'location');
+	let target = 'another address';
+	if (typeof location === 'string' && location !== '') {
+		try {
+			const url = new URL(location, 'http://unknown.invalid');
+			target = url.host === 'unknown.invalid' ? url.pathname : `${url.origin}${url.pathname}`;
+		} catch {
+			target = 'an unreadable address';
+		}
+	}
+	return ` (a redirect to ${target}: redirects are not followed, so the API key never goes to another address; if that address is the service, make it the credential's Base URL)`;
+}
+
 function httpHint(status: number, path: string): string {
 	if (status === 401 || status === 403)
 		return ' (check the API key in the Media Generation credential)';
@@ -121,7 +138,9 @@ export async function apiRequest(
 		ignoreHttpStatusErrors: true,
 		returnFullResponse: true,
 		timeout: request.timeoutMs ?? 60_000,
-		// The key is for this service only: never carry it along a redirect to another host.
+		// The key is for this service only. A redirect is not followed (it is reported, with
+		// where it points, see redirectHint); and were one followed, the key stays behind.
+		disableFollowRedirect: true,
 		sendCredentialsOnCrossOriginRedirect: false,
 	};
 	if (request.body) options.body = request.body;
@@ -146,13 +165,15 @@ export async function apiRequest(
 	}
 	const headers = (response.headers ?? {}) as IDataObject;
 	if (response.statusCode < 200 || response.statusCode >= 300) {
-		const detail = serviceMessage(response.body);
+		const redirected = response.statusCode >= 300 && response.statusCode < 400;
+		const detail = redirected ? '' : serviceMessage(response.body);
+		const hint = redirected ? redirectHint(headers) : httpHint(response.statusCode, request.path);
 		throw new TransportError({
 			kind: 'http',
 			statusCode: response.statusCode,
 			retryAfterMs: retryAfterFromHeaders(headers),
 			message: scrubSecret(
-				`The service answered HTTP ${response.statusCode}${httpHint(response.statusCode, request.path)}${detail ? `: ${detail}` : ''}`,
+				`The service answered HTTP ${response.statusCode}${hint}${detail ? `: ${detail}` : ''}`,
 				[credentials.apiKey],
 			),
 		});
@@ -189,20 +210,52 @@ export interface RetryOptions {
 	/** Retries after the first attempt. */
 	retries?: number;
 	/**
+	 * Epoch ms by which the whole operation must be over. No wait between attempts ends after
+	 * it: when the next delay (Retry-After included) would, the last fault is thrown at once.
+	 * Each attempt's request timeout is also cut to the time left (see attemptTimeout).
+	 */
+	deadline?: number;
+	/**
 	 * Epoch ms until which 429 answers keep being retried without counting against `retries`
 	 * (a 429 means "not accepted": safe to repeat for as long as the caller is willing to wait).
 	 */
 	rateLimitDeadline?: number;
+	/**
+	 * Total ms the loop may spend waiting between attempts (default MAX_RETRY_WAIT_MS), so that
+	 * a long Retry-After fails at once instead of holding the execution.
+	 */
+	maxWaitMs?: number;
 	/** Called before each retry (for logging). */
 	onRetry?: (fault: Fault, attempt: number, delayMs: number) => void;
 }
 
+/** Default bound of the time withRetries spends waiting between attempts, in total. */
+export const MAX_RETRY_WAIT_MS = 60_000;
+/** Without a deadline of its own, a status read (with its retries) ends within this. */
+export const STATUS_READ_LIMIT_MS = 60_000;
+/**
+ * How long a submission may wait out rate limits (429) and refused connections, in total: the
+ * service is asked again while its Retry-After fits in this, else the item fails at once.
+ */
+export const SUBMIT_WAIT_LIMIT_MS = 10_000;
+/** An attempt is not started with less time than this left before the deadline. */
+const MIN_ATTEMPT_MS = 1_000;
+
 const isRateLimit = (fault: Fault) =>
 	(fault.kind === 'http' || fault.kind === 'envelope') && fault.statusCode === 429;
 
+/** The request timeout of one attempt: `normalMs`, cut to the time left before `deadline`. */
+export function attemptTimeout(normalMs: number, deadline: number | undefined): number {
+	if (deadline === undefined) return normalMs;
+	return Math.max(MIN_ATTEMPT_MS, Math.min(normalMs, deadline - Date.now()));
+}
+
+const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
+
 /**
  * Runs `attemptOnce` until it succeeds, the fault is not one `mayRetry` accepts, the retries are
- * spent or the execution is cancelled; backoff honours Retry-After. Throws a TransportError.
+ * spent, the next wait would not fit in the deadline or the wait budget, or the execution is
+ * cancelled; backoff honours Retry-After. Throws a TransportError.
  */
 export async function withRetries<T>(
 	ctx: ApiContext,
@@ -212,7 +265,9 @@ export async function withRetries<T>(
 ): Promise<T> {
 	const retries = options.retries ?? 5;
 	const signal = options.signal ?? cancelSignalOf(ctx);
+	const maxWaitMs = options.maxWaitMs ?? MAX_RETRY_WAIT_MS;
 	let counted = 0;
+	let waited = 0;
 	for (let attempt = 0; ; attempt++) {
 		let fault: Fault;
 		try {
@@ -222,15 +277,31 @@ export async function withRetries<T>(
 		}
 		// (Errors are thrown outside the catch blocks: the lint rule wants node errors there.)
 		const delay = retryDelay(Math.min(attempt + 1, 8), fault, DEFAULT_BACKOFF);
+		const now = Date.now();
 		const waitingOutRateLimit =
 			isRateLimit(fault) &&
 			options.rateLimitDeadline !== undefined &&
-			Date.now() + delay < options.rateLimitDeadline;
+			now + delay < options.rateLimitDeadline;
 		if (!waitingOutRateLimit) counted++;
+		const tried = attempt > 0 ? `after ${attempt + 1} attempts` : '';
 		if (fault.kind === 'cancelled' || counted > retries || !mayRetry(fault)) {
 			throw new TransportError({
 				...fault,
-				message: attempt > 0 ? `${fault.message} (after ${attempt + 1} attempts)` : fault.message,
+				message: tried ? `${fault.message} (${tried})` : fault.message,
+			});
+		}
+		const left = Math.min(
+			maxWaitMs - waited,
+			options.deadline === undefined ? Infinity : options.deadline - now - MIN_ATTEMPT_MS,
+		);
+		if (delay > left) {
+			const asked =
+				fault.retryAfterMs !== undefined
+					? `the service asked to wait ${seconds(fault.retryAfterMs)} s, more than the ${seconds(left)} s left to this operation`
+					: 'no time left to this operation for another attempt';
+			throw new TransportError({
+				...fault,
+				message: `${fault.message} (${tried ? `${tried}; ` : ''}${asked})`,
 			});
 		}
 		options.onRetry?.(fault, attempt + 1, delay);
@@ -238,39 +309,59 @@ export async function withRetries<T>(
 			() => true,
 			() => false,
 		);
+		waited += delay;
 		if (!slept)
 			throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
 	}
 }
 
-/** Reads a task's status: authenticated, retried on transient faults (429, 5xx, drops, garbage). */
+/**
+ * Reads a task's status: authenticated, retried on transient faults (429, 5xx, drops, garbage),
+ * within `opts.deadline` (default: STATUS_READ_LIMIT_MS from now). The task id is checked
+ * first (see taskIdProblem): an implausible one is refused before any request.
+ */
 export async function getTaskStatus(
 	ctx: ApiContext,
 	taskId: string,
 	opts: RetryOptions = {},
 ): Promise<Task> {
+	const problem = taskIdProblem(taskId);
+	if (problem) {
+		throw new TransportError({ kind: 'config', message: `The task_id ${problem}` });
+	}
+	const deadline = opts.deadline ?? Date.now() + STATUS_READ_LIMIT_MS;
 	const path = `/api/generate/status/${encodeURIComponent(taskId)}`;
 	return await withRetries(
 		ctx,
 		async () => {
-			const response = await apiRequest(ctx, { method: 'GET', path, timeoutMs: 30_000 });
+			const response = await apiRequest(ctx, {
+				method: 'GET',
+				path,
+				timeoutMs: attemptTimeout(30_000, deadline),
+			});
 			return await parseOrFault(ctx, response, parseStatusResponse);
 		},
 		isTransientForRead,
-		opts,
+		{ ...opts, deadline },
 	);
 }
 
 /**
  * Submits one task. Repeated only while the service cannot have accepted it (429, connection
- * refused). Any other failure is thrown with a Fault the caller reports as "may have been
- * accepted": re-sending would risk a second, billed task.
+ * refused), and only within SUBMIT_WAIT_LIMIT_MS (and the caller's deadlines). Any other failure
+ * is thrown with a Fault the caller reports as "may have been accepted": re-sending would risk
+ * a second, billed task.
  */
 export async function submitTask(
 	ctx: ApiContext,
 	body: IDataObject,
 	opts: RetryOptions = {},
 ): Promise<SubmittedTask> {
+	const deadline = Math.min(
+		Date.now() + SUBMIT_WAIT_LIMIT_MS,
+		opts.deadline ?? Infinity,
+		opts.rateLimitDeadline ?? Infinity,
+	);
 	return await withRetries(
 		ctx,
 		async () => {
@@ -278,11 +369,12 @@ export async function submitTask(
 				method: 'POST',
 				path: '/api/generate/submit',
 				body,
+				// Not cut to the deadline: a submission cut short may still be accepted (and billed).
 				timeoutMs: 60_000,
 			});
 			return await parseOrFault(ctx, response, parseSubmitResponse);
 		},
 		isSafeToResubmit,
-		{ retries: 4, ...opts },
+		{ retries: 4, ...opts, deadline, rateLimitDeadline: deadline },
 	);
 }

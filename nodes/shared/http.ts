@@ -259,12 +259,27 @@ export function retryDelay(
 	return Math.round(Math.max(jittered, fault.retryAfterMs ?? 0));
 }
 
-/** Removes a secret from any text before it reaches an error, a log line or an output item. */
-export function scrubSecret(text: string, secrets: Array<string | undefined>): string {
+/**
+ * Query parameters whose values are secrets wherever a URL is quoted: the trigger's `secret`,
+ * a reference signature (`sig`), n8n's resume URLs (`signature`), and the usual token names.
+ * Matched after `?`, `&` or `;`, plain or percent-encoded (a URL quoted inside another URL).
+ */
+const SECRET_QUERY =
+	/((?:[?&;]|%3f|%26)(?:secret|sig|signature|token|access_token|api_key|apikey)(?:=|%3d))(?:(?!%26)[^&\s"'<>#,;)}\]\\])*/gi;
+
+/**
+ * Removes secrets from any text before it reaches an error, a log line or an output item: the
+ * given values (the API key, a trigger secret), any Bearer token, and the values of secret
+ * query parameters (SECRET_QUERY) of any URL the text quotes, such as a service error that
+ * repeats the callback_url.
+ */
+export function scrubSecret(text: string, secrets: Array<string | undefined> = []): string {
 	let result = text;
 	for (const secret of secrets) {
 		if (!secret || secret.length < 4) continue;
 		result = result.split(secret).join('***');
 	}
-	return result.replace(/(Bearer\s+)[^\s"',}]+/gi, '$1***');
+	return result
+		.replace(/(Bearer\s+)[^\s"',}]+/gi, '$1***')
+		.replace(SECRET_QUERY, '$1***');
 }

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { describeFile } from './files';
+import { scrubSecret } from './http';
 import type { Task } from './task';
 
 /** Generated files stay valid this long after the task finishes (spec: 24 hours). */
@@ -22,13 +23,25 @@ const iso = (ms: number | undefined) =>
 	ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
 
 /**
- * When the files stop being valid: 24 h after the finish when it was observed; otherwise 24 h
- * after creation, which is the earliest the files can expire (they were made after it).
+ * When the files stop being valid, never later than the service's own times support. The spec
+ * says files stay valid 24 h "after generation", and generation ended somewhere between the
+ * task's creation and the moment a final status was seen: only creation + 24 h is sure. So:
+ * created_time + 24 h (capped by first-seen-final + 24 h when the service's clock runs ahead);
+ * without a created_time, the node's own submission time + 24 h (a task is created after it is
+ * submitted); with neither, null. Shared by every operation and the trigger.
  */
-function expiresAt(task: Task, finished: number | undefined, created: number): string | null {
+export function expiresAt(
+	task: Pick<Task, 'status' | 'created_time'>,
+	times: { submittedAt?: number; finishedAt?: number } = {},
+): string | null {
 	if (task.status !== 'finished') return null;
-	if (finished !== undefined) return iso(finished + FILE_VALIDITY_MS);
-	return Number.isFinite(created) ? iso(created + FILE_VALIDITY_MS) : null;
+	const created = task.created_time ? Date.parse(task.created_time) : Number.NaN;
+	let start = Number.isFinite(created) ? created : times.submittedAt;
+	if (start === undefined || !Number.isFinite(start)) return null;
+	if (times.finishedAt !== undefined && Number.isFinite(times.finishedAt)) {
+		start = Math.min(start, times.finishedAt);
+	}
+	return iso(start + FILE_VALIDITY_MS);
 }
 
 /**
@@ -54,8 +67,9 @@ export function taskOutputJson(task: Task, extra: TaskOutputExtra = {}): IDataOb
 				? Math.max(0, Math.round((finished - start) / 100) / 10)
 				: null,
 		files,
-		expires_at: expiresAt(task, finished, created),
-		error_message: task.error_message ?? null,
+		expires_at: expiresAt(task, { submittedAt: extra.submittedAt, finishedAt: finished }),
+		// A failure text may quote the callback_url with its secret: masked like every error.
+		error_message: typeof task.error_message === 'string' ? scrubSecret(task.error_message) : null,
 		reference: extra.reference ?? null,
 	};
 	return json;

@@ -24,6 +24,30 @@ export interface SubmittedTask {
 	created_time?: string;
 }
 
+/** Longest task_id accepted (the spec gives none; real ids are far shorter). */
+export const TASK_ID_MAX_LENGTH = 200;
+/** Characters of a plausible task_id: letters, digits and - _ . ~ : + = @ (no "/", "?", "#", "%", spaces). */
+const TASK_ID_CHARS = /^[A-Za-z0-9\-_.~:+=@]+$/;
+
+/**
+ * The one rule for a plausible task_id, shared by every operation that names a task and by
+ * the trigger: 1 to 200 characters from TASK_ID_CHARS, and not made of dots alone ("." and
+ * ".." would be read as path segments and leave the status path). Returns what is wrong, in
+ * words fit for an error message ("… is …; allowed: …"), or undefined when the id is plausible.
+ */
+export function taskIdProblem(id: unknown): string | undefined {
+	const allowed = `allowed: 1 to ${TASK_ID_MAX_LENGTH} letters, digits and - _ . ~ : + = @, not only dots`;
+	if (typeof id !== 'string' || id === '') return `is empty; ${allowed}`;
+	const shown = JSON.stringify(id.length > 60 ? `${id.slice(0, 60)}…` : id);
+	if (id.length > TASK_ID_MAX_LENGTH) return `${shown} is ${id.length} characters long; ${allowed}`;
+	if (!TASK_ID_CHARS.test(id)) return `${shown} contains characters a task_id does not have; ${allowed}`;
+	if (/^\.+$/.test(id)) return `${shown} is only dots; ${allowed}`;
+	return undefined;
+}
+
+/** Whether `id` passes taskIdProblem. */
+export const isPlausibleTaskId = (id: unknown): id is string => taskIdProblem(id) === undefined;
+
 /** `finished` and `failed` are the only final states; anything else means "still processing". */
 export const isTerminal = (status: string): boolean => status === 'finished' || status === 'failed';
 

@@ -66,7 +66,45 @@ export function bool() {
 	return z.preprocess(coerceBoolean, z.boolean(only('true or false')));
 }
 
-/** Text that is not blank, optionally with a maximum length. */
+interface GraphemeSegmenter {
+	segment(text: string): Iterable<unknown>;
+}
+/** Intl.Segmenter where the runtime has it (every Node n8n supports); typed here, not in lib. */
+const Segmenter = (
+	Intl as unknown as {
+		Segmenter?: new (locale: undefined, options: { granularity: 'grapheme' }) => GraphemeSegmenter;
+	}
+).Segmenter;
+
+/** Unicode code points of a text: UTF-16 units minus surrogate pairs. */
+function codePointCount(value: string): number {
+	return value.length - (value.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
+}
+
+/**
+ * Length of a text as a person counts it: user-perceived characters (Unicode extended grapheme
+ * clusters: "é" written as e + accent, a flag or a family emoji is one), or code points where
+ * the runtime has no Intl.Segmenter. Never more than the code points nor the UTF-16 units, so a
+ * limit checked this way never rejects a text that a service counting either would accept.
+ * `stopAfter` bounds the work on huge texts: counting stops once past it.
+ */
+export function characterCount(value: string, stopAfter = Infinity): number {
+	if (!Segmenter) return codePointCount(value);
+	let count = 0;
+	for (const segment of new Segmenter(undefined, { granularity: 'grapheme' }).segment(value)) {
+		if (segment !== undefined && ++count > stopAfter) break;
+	}
+	return count;
+}
+
+/** Whether a text is at most `max` characters as characterCount counts them. */
+export function withinCharacters(value: string, max: number): boolean {
+	// Every character holds at least one code point: within by code points needs no segmenting.
+	if (codePointCount(value) <= max) return true;
+	return characterCount(value, max) <= max;
+}
+
+/** Text that is not blank, optionally with a maximum length (counted by characterCount). */
 export function text(maxLength?: number) {
 	const allowed =
 		maxLength === undefined
@@ -75,7 +113,7 @@ export function text(maxLength?: number) {
 	return z
 		.string(only(allowed))
 		.refine((v) => v.trim().length > 0, allowed)
-		.refine((v) => maxLength === undefined || v.length <= maxLength, allowed);
+		.refine((v) => maxLength === undefined || withinCharacters(v, maxLength), allowed);
 }
 
 export function isHttpUrl(value: string): boolean {
@@ -185,7 +223,7 @@ export function describeValue(value: unknown): string {
 	if (typeof value === 'string') {
 		if (value.trim() === '') return 'blank';
 		if (value.length > 120) {
-			return `a text of ${thousands(value.length)} characters`;
+			return `a text of ${thousands(characterCount(value))} characters`;
 		}
 		return JSON.stringify(value);
 	}

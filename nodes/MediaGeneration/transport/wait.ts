@@ -106,8 +106,9 @@ export async function waitForTask(
 		let task: Task | undefined;
 		let fault: Fault | undefined;
 		try {
-			// Few retries per read: the schedule itself is the outer retry loop.
-			task = await getTaskStatus(ctx, taskId, { signal, retries: 2 });
+			// Few retries per read: the schedule itself is the outer retry loop; none past the
+			// wait's deadline, whatever Retry-After says.
+			task = await getTaskStatus(ctx, taskId, { signal, retries: 2, deadline });
 		} catch (error) {
 			fault =
 				error instanceof TransportError ? error.fault : { kind: 'network', message: String(error) };

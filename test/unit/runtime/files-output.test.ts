@@ -93,7 +93,8 @@ describe('output item', () => {
 			finished_at: new Date(finishedAt).toISOString(),
 			wait_seconds: 61,
 			files: [{ url: 'https://f/v.mp4', file_type: 'video', mime_type: 'video/mp4' }],
-			expires_at: new Date(finishedAt + FILE_VALIDITY_MS).toISOString(),
+			// Creation + 24 h: generation ended somewhere between creation and finishedAt.
+			expires_at: new Date(Date.parse(created) + FILE_VALIDITY_MS).toISOString(),
 			error_message: null,
 			reference: 'row-7',
 		});

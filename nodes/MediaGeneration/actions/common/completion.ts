@@ -5,7 +5,7 @@ import { taskOutputJson } from '../../../shared/output';
 import type { Task } from '../../../shared/task';
 import { waitForTask } from '../../transport/wait';
 import type { ItemOutcome } from './batch';
-import { downloadFailure, taskFailure, waitFailure } from './errors';
+import { downloadFailure, noFilesFailure, taskFailure, waitFailure } from './errors';
 import type { RunOptions } from './options';
 import type { ProgressReporter } from './progress';
 
@@ -92,7 +92,11 @@ export async function completeTask(
 
 	const json = taskOutputJson(task, outputExtra(request, finishedAt));
 	if (task.status === 'failed') return { ok: false, ...taskFailure(ctx, itemIndex, task, json) };
-	if (task.status !== 'finished' || !run.downloadFiles || !task.files?.length) {
+	// Finished without a single file: nothing for the next node, which expects the result.
+	if (task.status === 'finished' && !task.files?.length) {
+		return { ok: false, ...noFilesFailure(ctx, itemIndex, task, json) };
+	}
+	if (task.status !== 'finished' || !run.downloadFiles) {
 		return { ok: true, data: { json, pairedItem: { item: itemIndex } } };
 	}
 

@@ -147,6 +147,30 @@ export function taskFailure(
 	};
 }
 
+/**
+ * The service reported the task finished but listed no files. Not a success: the next node
+ * expects the result (a binary, or at least a file URL), and an item without one would fail
+ * there, far from the cause, or pass silently. The task_id and status are kept.
+ */
+export function noFilesFailure(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	task: Task,
+	json: IDataObject,
+): ItemFailure {
+	return {
+		error: new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex}: task ${task.task_id} finished, but the service listed no files for it`,
+			{
+				itemIndex,
+				description: `The status of task_id ${task.task_id} is "finished" with an empty "files" list, so there is nothing to pass on. Check the task with Task → Get Status; if files appear, fetch them with Task → Download Files within 24 hours.`,
+			},
+		),
+		json: { ...json, files: [] },
+	};
+}
+
 /** The task finished but its files could not be fetched. */
 export function downloadFailure(
 	ctx: IExecuteFunctions,

@@ -1,6 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { taskIdProblem } from '../../../shared/task';
+
 export function taskIdProperty(operation: string): INodeProperties {
 	return {
 		displayName: 'Task ID',
@@ -14,14 +16,15 @@ export function taskIdProperty(operation: string): INodeProperties {
 	};
 }
 
-/** Reads the Task ID of one item; throws (before any request) when it is empty or odd. */
+/** Reads the Task ID of one item; throws (before any request) when it is not plausible. */
 export function readTaskId(ctx: IExecuteFunctions, itemIndex: number): string {
 	const raw = ctx.getNodeParameter('taskId', itemIndex, '') as unknown;
 	const value = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
-	if (!value || value.length > 200 || /[\s/?#]/.test(value)) {
+	const problem = taskIdProblem(value);
+	if (problem) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`Item ${itemIndex}: "Task ID" is ${JSON.stringify(raw ?? null)}; allowed: the task_id returned by a submission (no spaces, "/", "?" or "#")`,
+			`Item ${itemIndex}: "Task ID" ${problem} (the task_id returned by a submission)`,
 			{ itemIndex },
 		);
 	}
