@@ -2,6 +2,7 @@
 // real HTTP. Both run in this process with the simulator in it: they measure wall time of
 // I/O-bound waiting, not CPU.
 import { runWorkflow } from '../../test/harness';
+import { startChild } from './child';
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { adaptiveSchedule, simulateTask } from './polling';
 import { GENERATION_NODE, generationWorkflow, pairedIndex } from './workflow';
@@ -127,6 +128,116 @@ export async function validatePollingOverHttp(durations = [8_000, 12_000, 20_000
 		} finally {
 			await simulated.close();
 		}
+	} finally {
+		await sim.close();
+	}
+}
+
+export interface LargeBatchResult {
+	items: number;
+	inFlight: number;
+	taskMs: number;
+	wallMs: number;
+	wallOverT: number;
+	/** Peak RSS of the engine process minus its RSS before the batch (kernel VmHWM when available). */
+	rssGrowthBytes: number;
+	heapGrowthBytes: number;
+	/** rssGrowthBytes / inFlight. */
+	bytesPerTaskInFlight: number;
+	statusReads: number;
+	submits: number;
+}
+
+/**
+ * `items` tasks of `taskMs` with Max Tasks in Flight = `inFlight`: the engine and the node in one
+ * child process, the simulator in another (its memory and CPU are not the node's).
+ */
+export async function largeBatchBenchmark(items = 1000, taskMs = 20_000, inFlight = items): Promise<LargeBatchResult> {
+	const sim = startChild('sim-server.ts', { SIM_DURATION_MS: String(taskMs) });
+	try {
+		const ready = await sim.next<{ baseUrl: string; apiKey: string }>('ready');
+		const child = startChild('batch-child.ts', {
+			BENCH_ITEMS: String(items),
+			BENCH_IN_FLIGHT: String(inFlight),
+			BENCH_TASK_MS: String(taskMs),
+			BENCH_SIM: JSON.stringify({ baseUrl: ready.baseUrl, apiKey: ready.apiKey }),
+			MGEN_HARNESS_SOURCE: process.env.MGEN_HARNESS_SOURCE ?? 'dist',
+		});
+		const failed = child.next<{ message: string }>('error').then((e) => {
+			throw new Error(`large batch child: ${e.message}`);
+		});
+		await Promise.race([child.next('warm'), failed]);
+		sim.send({ type: 'counts' });
+		const before = await sim.next<{ submit: number; status: number }>('counts');
+		child.send({ type: 'go' });
+		const m = await Promise.race([child.next<Record<string, number>>('result'), failed]);
+		await child.exited;
+		sim.send({ type: 'counts' });
+		const after = await sim.next<{ submit: number; status: number }>('counts');
+		const peak = m.peakRssHwm ?? m.peakRssSampled;
+		const rssGrowthBytes = Math.max(peak, m.peakRssSampled) - m.baselineRss;
+		return {
+			items,
+			inFlight,
+			taskMs,
+			wallMs: m.wallMs,
+			wallOverT: m.wallMs / taskMs,
+			rssGrowthBytes,
+			heapGrowthBytes: m.peakHeap - m.baselineHeap,
+			bytesPerTaskInFlight: rssGrowthBytes / inFlight,
+			statusReads: after.status - before.status,
+			submits: after.submit - before.submit,
+		};
+	} finally {
+		sim.send({ type: 'close' });
+		await sim.exited;
+	}
+}
+
+export interface BatchCheckRow {
+	tasks: number;
+	taskMs: number;
+	inFlight: number;
+	real: { readsMean: number; lagMedianMs: number };
+	simulated: { readsMean: number; lagMedianMs: number };
+}
+
+/**
+ * A batch for real (engine, HTTP, wall clock: scouts, followers, the shared learner) and the
+ * same durations on the simulated clock: the mean reads should agree, the lags differ by HTTP
+ * latency and timer slack only.
+ */
+export async function validateBatchPollingOverHttp(tasks = 12, taskMs = 8_000, inFlight = 6): Promise<BatchCheckRow> {
+	const { simulateBatch } = await import('./polling');
+	const { median } = await import('./stats');
+	const sim = await startSimulator({ seed: 6 });
+	try {
+		const items = Array.from({ length: tasks }, (_, i) => ({ prompt: `batch check ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=1000]` }));
+		const result = await runWorkflow(generationWorkflow({ concurrency: inFlight, onError: 'continueErrorOutput' }), {
+			credentials: credentials(sim),
+			items,
+		});
+		const reads: number[] = [];
+		const lags: number[] = [];
+		for (const item of result.outputOf(GENERATION_NODE, 0)) {
+			const task = sim.task(String(item.json.task_id))!;
+			const own = sim.requests.filter((r) => r.endpoint === 'status' && r.taskId === task.id);
+			const seen = own.find((r) => r.at >= task.createdAt + task.durationMs);
+			reads.push(own.length);
+			if (seen) lags.push(seen.at - (task.createdAt + task.durationMs));
+		}
+		if (reads.length !== tasks) throw new Error(`batch check: ${reads.length} of ${tasks} tasks finished`);
+		const simulated = await simulateBatch(sim, Array.from({ length: tasks }, () => taskMs), { limit: inFlight, mode: 'reported', policy: 'node' });
+		return {
+			tasks,
+			taskMs,
+			inFlight,
+			real: { readsMean: reads.reduce((a, b) => a + b, 0) / reads.length, lagMedianMs: median(lags) },
+			simulated: {
+				readsMean: simulated.reduce((a, b) => a + b.requests, 0) / simulated.length,
+				lagMedianMs: median(simulated.map((s) => s.lagMs)),
+			},
+		};
 	} finally {
 		await sim.close();
 	}

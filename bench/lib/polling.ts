@@ -249,7 +249,8 @@ export async function simulateBatch(
 		w.reads++;
 		if (view.status === 'finished' || view.status === 'failed') {
 			const last = w.observations[w.observations.length - 1];
-			if (view.status === 'finished' && last) w.shared?.finished(last.at, now - w.origin, base + now);
+			if (view.status === 'finished' && last)
+				w.shared?.finished(last.at, now - w.origin, base + now);
 			w.shared?.leave();
 			results[w.index] = {
 				durationMs: w.durationMs,
@@ -260,7 +261,8 @@ export async function simulateBatch(
 			if (next < durations.length) await start();
 			continue;
 		}
-		const progress = mode === 'reported' ? (view.progress as number) : mode === 'zero' ? 0 : undefined;
+		const progress =
+			mode === 'reported' ? (view.progress as number) : mode === 'zero' ? 0 : undefined;
 		w.observations.push({
 			at: now - w.origin,
 			status: String(view.status),
@@ -324,8 +326,12 @@ export async function learningBenchmark(
 				const aloneFixed: PollRun[] = [];
 				for (let i = 0; i < samples; i++) {
 					const d = draw();
-					alone.push(...(await simulateBatch(sim, [d], { limit: 1, mode: progress, policy: 'node' })));
-					aloneFixed.push(...(await simulateBatch(sim, [d], { limit: 1, mode: progress, policy: 'fixed2s' })));
+					alone.push(
+						...(await simulateBatch(sim, [d], { limit: 1, mode: progress, policy: 'node' })),
+					);
+					aloneFixed.push(
+						...(await simulateBatch(sim, [d], { limit: 1, mode: progress, policy: 'fixed2s' })),
+					);
 				}
 				rows.push(row('alone, nothing learnt', alone, aloneFixed));
 
@@ -335,8 +341,21 @@ export async function learningBenchmark(
 				for (let b = 0; b < batches; b++) {
 					const ds = Array.from({ length: batchSize }, draw);
 					const learner = new DurationLearner();
-					batch.push(...(await simulateBatch(sim, ds, { limit: batchSize, mode: progress, policy: 'node', learner })));
-					batchFixed.push(...(await simulateBatch(sim, ds, { limit: batchSize, mode: progress, policy: 'fixed2s' })));
+					batch.push(
+						...(await simulateBatch(sim, ds, {
+							limit: batchSize,
+							mode: progress,
+							policy: 'node',
+							learner,
+						})),
+					);
+					batchFixed.push(
+						...(await simulateBatch(sim, ds, {
+							limit: batchSize,
+							mode: progress,
+							policy: 'fixed2s',
+						})),
+					);
 					// What the node hands to static data after the batch (JSON, as n8n stores it).
 					saved = JSON.parse(JSON.stringify(learner.toSaved()));
 				}
@@ -347,8 +366,17 @@ export async function learningBenchmark(
 				for (let i = 0; i < samples; i++) {
 					const d = draw();
 					const learner = new DurationLearner(saved);
-					later.push(...(await simulateBatch(sim, [d], { limit: 1, mode: progress, policy: 'node', learner })));
-					laterFixed.push(...(await simulateBatch(sim, [d], { limit: 1, mode: progress, policy: 'fixed2s' })));
+					later.push(
+						...(await simulateBatch(sim, [d], {
+							limit: 1,
+							mode: progress,
+							policy: 'node',
+							learner,
+						})),
+					);
+					laterFixed.push(
+						...(await simulateBatch(sim, [d], { limit: 1, mode: progress, policy: 'fixed2s' })),
+					);
 				}
 				rows.push(row('next run, alone', later, laterFixed));
 			} finally {
