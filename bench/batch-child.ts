@@ -57,9 +57,11 @@ async function main() {
 		peakSampled = Math.max(peakSampled, m.rss);
 		peakHeap = Math.max(peakHeap, m.heapUsed);
 	}, 50);
+	const cpu0 = process.cpuUsage();
 	const t0 = performance.now();
 	const result = await run(items, inFlight, taskMs, 'large batch');
 	const wallMs = performance.now() - t0;
+	const cpu = process.cpuUsage(cpu0);
 	clearInterval(sampler);
 	const hwm = hwmReset ? highWaterMark() : undefined;
 	const ok = result.outputOf(GENERATION_NODE, 0).filter((i) => i.binary?.data).length;
@@ -73,6 +75,7 @@ async function main() {
 		inFlight,
 		taskMs,
 		wallMs,
+		cpuMs: (cpu.user + cpu.system) / 1000,
 		baselineRss: baseline.rss,
 		peakRssSampled: peakSampled,
 		peakRssHwm: hwm ?? null,

@@ -107,12 +107,13 @@ function printLargeBatch(rows: LargeBatchResult[]) {
 	say(`\n## 1b. Large batches: Max Tasks in Flight = items, engine in its own process (simulator in another)`);
 	say(
 		table([
-			['items x T', 'in flight', 'wall time', 'vs T', 'RSS growth', 'per task in flight', 'V8 heap growth', 'status reads / task'],
+			['items x T', 'in flight', 'wall time', 'vs T', 'engine CPU', 'RSS growth', 'per task in flight', 'V8 heap growth', 'status reads / task'],
 			...rows.map((r) => [
 				`${r.items} x ${seconds(r.taskMs)}`,
 				r.inFlight,
 				seconds(r.wallMs),
 				`${round(r.wallOverT)} x T`,
+				seconds(r.cpuMs),
 				mb(r.rssGrowthBytes),
 				`${round(r.bytesPerTaskInFlight / 1024, 1)} kB`,
 				mb(r.heapGrowthBytes),
@@ -148,7 +149,7 @@ function printLearning(rows: LearningRow[], check?: BatchCheckRow) {
 	say('one task in a later execution, starting from the durations the batch left in node static data;');
 	say('"alone, nothing learnt": one task of a kind never seen (no schedule can know its duration).');
 	if (check) {
-		say(`\nvalidation: a batch of ${check.tasks} tasks of ${seconds(check.taskMs)}, ${check.inFlight} in flight, for real (engine, HTTP) vs simulated`);
+		say(`\nvalidation: a batch of ${check.tasks} tasks of ${seconds(check.taskMs)}, ${check.inFlight} in flight, progress ${check.mode}, for real (engine, HTTP) vs simulated`);
 		say(
 			table([
 				['', 'reads per task (mean)', 'lag median'],

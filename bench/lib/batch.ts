@@ -5,7 +5,7 @@ import { runWorkflow } from '../../test/harness';
 import { startChild } from './child';
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { adaptiveSchedule, simulateTask } from './polling';
-import { GENERATION_NODE, generationWorkflow, pairedIndex } from './workflow';
+import { GENERATION_NODE, generationWorkflow } from './workflow';
 
 export interface BatchResult {
 	tasks: number;
@@ -101,14 +101,20 @@ export interface PollingCheckRow {
 export async function validatePollingOverHttp(durations = [8_000, 12_000, 20_000]): Promise<PollingCheckRow[]> {
 	const sim = await startSimulator({ seed: 6 });
 	try {
-		const items = durations.map((d, i) => ({ prompt: `polling check ${i} [sim:duration=${d}] [sim:files=1] [sim:size=1000]` }));
-		const result = await runWorkflow(generationWorkflow({ onError: 'continueErrorOutput' }), {
-			credentials: credentials(sim),
-			items,
-		});
+		// One execution per task, run side by side: each task waits alone (a batch would share
+		// what it learns, and is checked by validateBatchPollingOverHttp).
+		const results = await Promise.all(
+			durations.map((d, i) =>
+				runWorkflow(generationWorkflow({ onError: 'continueErrorOutput' }), {
+					credentials: credentials(sim),
+					items: [{ prompt: `polling check ${i} [sim:duration=${d}] [sim:files=1] [sim:size=1000]` }],
+				}),
+			),
+		);
 		const real = new Map<number, { requests: number; lagMs: number }>();
-		for (const item of result.outputOf(GENERATION_NODE, 0)) {
-			const index = pairedIndex(item)!;
+		for (const [index, result] of results.entries()) {
+			const item = result.outputOf(GENERATION_NODE, 0)[0];
+			if (!item) continue;
 			const task = sim.task(String(item.json.task_id))!;
 			const reads = sim.requests.filter((r) => r.endpoint === 'status' && r.taskId === task.id);
 			const seen = reads.find((r) => r.at >= task.createdAt + task.durationMs);
@@ -139,6 +145,8 @@ export interface LargeBatchResult {
 	taskMs: number;
 	wallMs: number;
 	wallOverT: number;
+	/** CPU time (user + system) of the engine process during the batch. */
+	cpuMs: number;
 	/** Peak RSS of the engine process minus its RSS before the batch (kernel VmHWM when available). */
 	rssGrowthBytes: number;
 	heapGrowthBytes: number;
@@ -182,6 +190,7 @@ export async function largeBatchBenchmark(items = 1000, taskMs = 20_000, inFligh
 			taskMs,
 			wallMs: m.wallMs,
 			wallOverT: m.wallMs / taskMs,
+			cpuMs: m.cpuMs,
 			rssGrowthBytes,
 			heapGrowthBytes: m.peakHeap - m.baselineHeap,
 			bytesPerTaskInFlight: rssGrowthBytes / inFlight,
@@ -195,6 +204,7 @@ export async function largeBatchBenchmark(items = 1000, taskMs = 20_000, inFligh
 }
 
 export interface BatchCheckRow {
+	mode: 'reported' | 'absent';
 	tasks: number;
 	taskMs: number;
 	inFlight: number;
@@ -207,12 +217,17 @@ export interface BatchCheckRow {
  * same durations on the simulated clock: the mean reads should agree, the lags differ by HTTP
  * latency and timer slack only.
  */
-export async function validateBatchPollingOverHttp(tasks = 12, taskMs = 8_000, inFlight = 6): Promise<BatchCheckRow> {
+export async function validateBatchPollingOverHttp(
+	tasks = 12,
+	taskMs = 8_000,
+	inFlight = 6,
+	mode: 'reported' | 'absent' = 'absent',
+): Promise<BatchCheckRow> {
 	const { simulateBatch } = await import('./polling');
 	const { median } = await import('./stats');
 	const sim = await startSimulator({ seed: 6 });
 	try {
-		const items = Array.from({ length: tasks }, (_, i) => ({ prompt: `batch check ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=1000]` }));
+		const items = Array.from({ length: tasks }, (_, i) => ({ prompt: `batch check ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=1000]${mode === 'absent' ? ' [sim:progress=none]' : ''}` }));
 		const result = await runWorkflow(generationWorkflow({ concurrency: inFlight, onError: 'continueErrorOutput' }), {
 			credentials: credentials(sim),
 			items,
@@ -227,8 +242,9 @@ export async function validateBatchPollingOverHttp(tasks = 12, taskMs = 8_000, i
 			if (seen) lags.push(seen.at - (task.createdAt + task.durationMs));
 		}
 		if (reads.length !== tasks) throw new Error(`batch check: ${reads.length} of ${tasks} tasks finished`);
-		const simulated = await simulateBatch(sim, Array.from({ length: tasks }, () => taskMs), { limit: inFlight, mode: 'reported', policy: 'node' });
+		const simulated = await simulateBatch(sim, Array.from({ length: tasks }, () => taskMs), { limit: inFlight, mode, policy: 'node' });
 		return {
+			mode,
 			tasks,
 			taskMs,
 			inFlight,

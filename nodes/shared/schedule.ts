@@ -63,8 +63,10 @@ export interface PollScheduleOptions {
 	scoutBackoffRatio: number;
 	/** A follower (scouts of its kind are reading) backs off by this fraction. */
 	followerBackoffRatio: number;
-	/** Within the learnt range, read every this fraction of its low end. */
+	/** Within the learnt range, read every this fraction of its low end... */
 	priorStepRatio: number;
+	/** ...but not more often than this (fewer than 1/priorStepRatio reads in all: aimed reads). */
+	priorMinStepMs: number;
 	/** Past the learnt range, back off by this fraction of the time elapsed. */
 	overdueRatio: number;
 }
@@ -82,6 +84,7 @@ export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	scoutBackoffRatio: 0.1,
 	followerBackoffRatio: 1,
 	priorStepRatio: 0.04,
+	priorMinStepMs: 500,
 	overdueRatio: 0.1,
 };
 
@@ -178,15 +181,31 @@ export function nextPollDelay(
 	const floor = Math.max(options.minDelayMs, state.retryAfterMs ?? 0);
 	const clamp = (ms: number) => Math.round(Math.max(floor, Math.min(options.maxDelayMs, ms)));
 
-	if (observations.length === 0) return clamp(options.firstDelayMs - now);
+	if (observations.length === 0) {
+		// A follower's first read can wait longer: the scouts' reads catch what is wrong at once.
+		const first =
+			state.role === 'follower'
+				? options.firstDelayMs * (1 + options.followerBackoffRatio)
+				: options.firstDelayMs;
+		return clamp(first - now);
+	}
 
 	const prediction = predictFinish(observations, state.originKnown ?? true, options);
 	const prior = state.originKnown === false ? undefined : state.prior;
 	if (prior && !prediction?.confident) {
 		// Woken (or first planned) inside the learnt range with no read there yet: read now.
 		const last = observations[observations.length - 1];
-		if (last.at < prior.lowMs && now >= prior.lowMs)
-			return Math.max(options.minAimDelayMs, state.retryAfterMs ?? 0);
+		if (last.at < prior.lowMs && now >= prior.lowMs) return state.retryAfterMs ?? 0;
+		if (now >= prior.lowMs && now < prior.highMs) {
+			const step = priorDelay(now, prior, options);
+			return Math.round(
+				Math.max(
+					options.priorMinStepMs,
+					state.retryAfterMs ?? 0,
+					Math.min(options.maxDelayMs, step),
+				),
+			);
+		}
 		return clamp(priorDelay(now, prior, options));
 	}
 	let ratio = looksNotStarted(observations) ? options.zeroProgressRatio : options.backoffRatio;

@@ -70,11 +70,48 @@ export async function waitForTask(
 	options: WaitOptions,
 ): Promise<WaitResult> {
 	const shared = options.durations?.learner.join(options.durations.key);
+	const own = taskSignal(options.signal ?? cancelSignalOf(ctx));
 	try {
-		return await pollTask(ctx, taskId, options, shared);
+		return await pollTask(ctx, taskId, { ...options, signal: own.signal }, shared);
 	} finally {
+		own.release();
 		shared?.leave();
 	}
+}
+
+/** Per execution signal: the waits' own controllers, all aborted by its one listener. */
+const relays = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/**
+ * A signal of the wait's own that aborts with the execution's. Every sleep adds a listener to
+ * the signal it is given and removes it after; Node's EventTarget does both in time linear in
+ * the listeners present, so a thousand waits sleeping on the execution's signal itself cost a
+ * thousand-long scan per sleep. Here that signal carries one listener for all of them.
+ */
+function taskSignal(parent: AbortSignal | undefined): { signal?: AbortSignal; release(): void } {
+	if (!parent) return { signal: undefined, release: () => undefined };
+	const controller = new AbortController();
+	if (parent.aborted) {
+		controller.abort(parent.reason);
+		return { signal: controller.signal, release: () => undefined };
+	}
+	let waits = relays.get(parent);
+	if (!waits) {
+		const created = new Set<AbortController>();
+		waits = created;
+		relays.set(parent, created);
+		parent.addEventListener(
+			'abort',
+			() => {
+				for (const c of created) c.abort(parent.reason);
+				created.clear();
+			},
+			{ once: true },
+		);
+	}
+	const registered = waits;
+	registered.add(controller);
+	return { signal: controller.signal, release: () => registered.delete(controller) };
 }
 
 async function pollTask(

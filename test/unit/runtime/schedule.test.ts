@@ -229,7 +229,7 @@ describe('poll schedule', () => {
 				observations: [{ at: 32_000 }],
 				prior,
 			});
-			expect(delay).toBe(DEFAULT_POLL_SCHEDULE.minAimDelayMs);
+			expect(delay).toBe(0);
 		});
 	});
 
