@@ -1,6 +1,7 @@
 // Batch speed through the real engine, and the check of the simulated polling loop against
 // real HTTP. Both run in this process with the simulator in it: they measure wall time of
 // I/O-bound waiting, not CPU.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { runWorkflow } from '../../test/harness';
 import { startChild } from './child';
 import { startSimulator, type Simulator } from '../../test/simulator';

@@ -74,7 +74,7 @@ interface Kind {
 	/** Waits of this kind in progress, in the order they joined (the first are the scouts). */
 	active: Set<DurationWait>;
 	/** Wake-up calls of followers asleep now. */
-	sleepers: Set<() => void>;
+	sleepers: Map<DurationWait, () => void>;
 }
 
 /** One task's part in the learner, from the start of its wait to its end. */
@@ -91,9 +91,12 @@ export class DurationWait {
 		return this.learner.priorOf(this.kind);
 	}
 
-	/** `solo` when alone (or nothing to share), `scout` among the first few of many, else `follower`. */
+	/**
+	 * `solo` when few wait (scouting costs the scouts more reads than it saves under four),
+	 * `scout` among the first SCOUTS of more, else `follower`.
+	 */
 	role(): WaitRole {
-		if (this.kind.active.size <= SCOUTS) return 'solo';
+		if (this.kind.active.size < SCOUTS + 2) return 'solo';
 		let rank = 0;
 		for (const wait of this.kind.active) {
 			if (wait === this) return 'scout';
@@ -104,8 +107,10 @@ export class DurationWait {
 
 	/** Calls `wake` when something worth re-planning for is learnt; returns the unsubscribe. */
 	onWake(wake: () => void): () => void {
-		this.kind.sleepers.add(wake);
-		return () => this.kind.sleepers.delete(wake);
+		this.kind.sleepers.set(this, wake);
+		return () => {
+			if (this.kind.sleepers.get(this) === wake) this.kind.sleepers.delete(this);
+		};
 	}
 
 	/** The task was seen finished: its duration lies in (lo, hi] ms from the submission. */
@@ -119,9 +124,21 @@ export class DurationWait {
 		this.left = true;
 		const wasScout = this.role() === 'scout';
 		this.kind.active.delete(this);
+		this.kind.sleepers.delete(this);
 		// A scout gone without a result (failed task, timeout): the next in line takes its place
-		// and must hear it, or the followers would wait on their slow schedule alone.
-		if (wasScout && !this.learner.priorOf(this.kind)) this.learner.wake(this.kind);
+		// and must hear it, or the followers would wait on their slow schedule alone. Only it is
+		// woken: waking all for every failed scout would cost n² wake-ups in a failing batch.
+		if (wasScout && !this.learner.priorOf(this.kind)) {
+			let rank = 0;
+			for (const wait of this.kind.active) {
+				if (rank++ >= SCOUTS) break;
+				const wake = this.kind.sleepers.get(wait);
+				if (wake) {
+					this.kind.sleepers.delete(wait);
+					wake();
+				}
+			}
+		}
 	}
 }
 
@@ -192,7 +209,7 @@ export class DurationLearner {
 
 	/** @internal */
 	wake(kind: Kind): void {
-		const sleepers = [...kind.sleepers];
+		const sleepers = [...kind.sleepers.values()];
 		kind.sleepers.clear();
 		for (const wake of sleepers) wake();
 	}
@@ -200,7 +217,7 @@ export class DurationLearner {
 	private kindOf(key: string): Kind {
 		let kind = this.kinds.get(key);
 		if (!kind) {
-			kind = { samples: [], active: new Set(), sleepers: new Set() };
+			kind = { samples: [], active: new Set(), sleepers: new Map() };
 			this.kinds.set(key, kind);
 		}
 		return kind;

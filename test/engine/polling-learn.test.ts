@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // What a batch teaches its own later tasks, through n8n's engine over HTTP: the status reads are
 // counted on the simulator's request log, per task (never a wall-clock threshold). The simulator
 // sends no progress field here ([sim:progress=none]): the case the learner exists for.

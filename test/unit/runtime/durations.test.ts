@@ -34,12 +34,12 @@ describe('duration learner', () => {
 		expect(prior.lowMs).toBeGreaterThan(50_000);
 	});
 
-	it('alone or with one other a wait is solo; among many the first two scout and the rest follow', () => {
+	it('up to three waits are solo; from four on the first two scout and the rest follow', () => {
 		const learner = new DurationLearner();
 		const a = learner.join('m');
 		const b = learner.join('m');
-		expect([a.role(), b.role()]).toEqual(['solo', 'solo']);
 		const c = learner.join('m');
+		expect([a.role(), b.role(), c.role()]).toEqual(['solo', 'solo', 'solo']);
 		const d = learner.join('m');
 		expect([a.role(), b.role(), c.role(), d.role()]).toEqual([
 			'scout',
@@ -67,18 +67,18 @@ describe('duration learner', () => {
 		expect(learner.hasNews).toBe(true);
 	});
 
-	it('a scout that leaves without a duration wakes the followers (one of them scouts now)', () => {
+	it('a scout that leaves without a duration wakes the follower that scouts in its place, only it', () => {
 		const learner = new DurationLearner();
-		const waits = Array.from({ length: 4 }, () => learner.join('m'));
-		let woken = 0;
-		waits[2].onWake(() => woken++);
+		const waits = Array.from({ length: 6 }, () => learner.join('m'));
+		const woken: number[] = [];
+		for (const i of [2, 3, 4, 5]) waits[i].onWake(() => woken.push(i));
 		waits[0].leave();
-		expect(woken).toBe(1);
+		expect(woken).toEqual([2]);
 		expect(waits[2].role()).toBe('scout');
+		expect(waits[3].role()).toBe('follower');
 		// A follower leaving wakes nobody.
-		waits[3].onWake(() => woken++);
-		waits[3].leave();
-		expect(woken).toBe(1);
+		waits[5].leave();
+		expect(woken).toEqual([2]);
 	});
 
 	it('keeps samples through static data (JSON), newest last, at most MAX_SAMPLES per kind', () => {
