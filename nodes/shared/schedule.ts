@@ -241,7 +241,13 @@ export function nextPollDelay(
  */
 function priorDelay(now: number, prior: DurationPrior, options: PollScheduleOptions): number {
 	const { lowMs, highMs } = prior;
-	if (now < lowMs) return (now < lowMs / 2 ? lowMs / 2 : lowMs) - now;
+	// The read at half is skipped when it would come less than minDelay before or after another.
+	if (now < lowMs) {
+		const half = lowMs / 2;
+		return (
+			(half - now >= options.minDelayMs && lowMs - half >= options.minDelayMs ? half : lowMs) - now
+		);
+	}
 	if (now < highMs) return Math.min(highMs - now, lowMs * options.priorStepRatio);
 	return now * options.overdueRatio;
 }

@@ -24,7 +24,7 @@ function readsOf(s: Simulator, taskId: string): number {
 	return s.requests.filter((r) => r.endpoint === 'status' && r.taskId === taskId).length;
 }
 
-const prompt = (i: number) => `learn ${i} [sim:duration=4000] [sim:progress=none]`;
+const prompt = (i: number) => `learn ${i} [sim:duration=6000] [sim:progress=none]`;
 
 describe('durations learnt within a batch and across executions', () => {
 	it("a batch's later tasks are polled fewer times once earlier ones of the same kind finished", async () => {
@@ -37,8 +37,8 @@ describe('durations learnt within a batch and across executions', () => {
 		expect(out.map((i) => i.json.status)).toEqual(['finished', 'finished', 'finished', 'finished']);
 		const reads = out.map((item) => readsOf(sim(), simTaskOf(sim(), item).id));
 		const [a, b, c, d] = reads;
-		// Without progress the first two back off from 1 s (about 5 reads for 4 s); the later two
-		// read once early, then around the learnt 4 s (about 3 reads).
+		// Without progress the first two back off from 1 s (about 7 reads for 6 s); the later two
+		// read once early, then around the learnt 6 s (about 4 reads).
 		expect(Math.max(c, d)).toBeLessThan(Math.min(a, b));
 		// Lag stays small for the later tasks: each was seen finished soon after its end.
 		for (const item of out.slice(2)) {
