@@ -57,9 +57,18 @@ async function main() {
 		peakSampled = Math.max(peakSampled, m.rss);
 		peakHeap = Math.max(peakHeap, m.heapUsed);
 	}, 50);
+	// Halfway through the tasks every one is submitted and waiting: a forced full GC then leaves
+	// only what is really held per task in flight (the peak above also holds garbage).
+	let held: { rss: number; heapUsed: number } | undefined;
+	const probe = setTimeout(() => {
+		global.gc?.();
+		const m = process.memoryUsage();
+		held = { rss: m.rss - baseline.rss, heapUsed: m.heapUsed - baseline.heapUsed };
+	}, taskMs / 2);
 	const cpu0 = process.cpuUsage();
 	const t0 = performance.now();
 	const result = await run(items, inFlight, taskMs, 'large batch');
+	clearTimeout(probe);
 	const wallMs = performance.now() - t0;
 	const cpu = process.cpuUsage(cpu0);
 	clearInterval(sampler);
@@ -81,6 +90,8 @@ async function main() {
 		peakRssHwm: hwm ?? null,
 		baselineHeap: baseline.heapUsed,
 		peakHeap,
+		heldRssAfterGc: held?.rss ?? null,
+		heldHeapAfterGc: held?.heapUsed ?? null,
 	});
 }
 

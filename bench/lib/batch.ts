@@ -153,6 +153,10 @@ export interface LargeBatchResult {
 	heapGrowthBytes: number;
 	/** rssGrowthBytes / inFlight. */
 	bytesPerTaskInFlight: number;
+	/** V8 heap held per task in flight after a forced full GC at T/2 (all tasks waiting). */
+	heldHeapPerTaskBytes: number | null;
+	/** RSS above the baseline at that moment. */
+	heldRssBytes: number | null;
 	statusReads: number;
 	submits: number;
 }
@@ -195,6 +199,8 @@ export async function largeBatchBenchmark(items = 1000, taskMs = 20_000, inFligh
 			rssGrowthBytes,
 			heapGrowthBytes: m.peakHeap - m.baselineHeap,
 			bytesPerTaskInFlight: rssGrowthBytes / inFlight,
+			heldHeapPerTaskBytes: m.heldHeapAfterGc === null ? null : m.heldHeapAfterGc / inFlight,
+			heldRssBytes: m.heldRssAfterGc,
 			statusReads: after.status - before.status,
 			submits: after.submit - before.submit,
 		};
