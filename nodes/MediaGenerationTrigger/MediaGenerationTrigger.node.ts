@@ -19,17 +19,16 @@ export class MediaGenerationTrigger implements INodeType {
 		},
 		group: ['trigger'],
 		version: 1,
-		subtitle:
-			'={{"On " + {"any": "finished or failed", "finished": "finished", "failed": "failed"}[$parameter["event"]] + " task"}}',
+		subtitle: '={{"On " + {"any": "finished or failed", "finished": "finished", "failed": "failed"}[$parameter["event"]] + " task"}}',
 		description:
 			'Starts the workflow when a media generation task finishes or fails (the service calls the Callback URL given at submission)',
 		defaults: {
 			name: 'Media Generation Trigger',
 		},
 		eventTriggerDescription:
-			"Waiting for a task to end: submit one with this node's Test URL as Callback URL",
+			'Waiting for a task to end: submit one with this node\'s Test URL as Callback URL',
 		activationMessage:
-			"Tasks submitted with this node's Production URL as Callback URL now start this workflow when they finish or fail.",
+			'Tasks submitted with this node\'s Production URL as Callback URL now start this workflow when they finish or fail.',
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
@@ -84,7 +83,7 @@ export class MediaGenerationTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					"Whether to confirm each callback with the service's status endpoint before starting. Callbacks are not signed: with this on, a forged or replayed call cannot inject a task, a status or files (the task and its files come from the service). Off trusts the callback body, files included.",
+					'Whether to confirm each callback with the service\'s status endpoint before starting. Callbacks are not signed: with this on, a forged or replayed call cannot inject a task, a status or files (the task and its files come from the service). Off trusts the callback body, files included.',
 			},
 			{
 				displayName: 'Download Files',
@@ -133,7 +132,8 @@ export class MediaGenerationTrigger implements INodeType {
 							{
 								name: 'Reject (Answer 503)',
 								value: 'reject',
-								description: 'Start nothing and answer 503, for services known to retry callbacks',
+								description:
+									'Start nothing and answer 503, for services known to retry callbacks',
 							},
 						],
 						default: 'start',

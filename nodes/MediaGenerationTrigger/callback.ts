@@ -34,15 +34,7 @@ const TASK_ID_KEYS = new Set(['taskid', 'generationtaskid', 'jobid']);
 const STATUS_KEYS = new Set(['status', 'taskstatus', 'state', 'taskstate']);
 const EVENT_KEYS = new Set(['event', 'eventtype', 'type']);
 
-const FINISHED_WORDS = [
-	'finished',
-	'completed',
-	'complete',
-	'succeeded',
-	'success',
-	'successful',
-	'done',
-];
+const FINISHED_WORDS = ['finished', 'completed', 'complete', 'succeeded', 'success', 'successful', 'done'];
 const FAILED_WORDS = ['failed', 'failure', 'error', 'errored', 'cancelled', 'canceled'];
 const PENDING_WORDS = [
 	'notstarted',
@@ -64,10 +56,7 @@ const PENDING_WORDS = [
  */
 export function classifyStatus(value: unknown): StatusClass | undefined {
 	if (typeof value !== 'string') return undefined;
-	const words = value
-		.toLowerCase()
-		.split(/[^a-z0-9]+/)
-		.filter(Boolean);
+	const words = value.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
 	// Failure words win anywhere ("failed_to_complete"); a negation makes it still running.
 	if (words.some((w) => FAILED_WORDS.includes(w))) return 'failed';
 	if (words.some((w) => w === 'not' || PENDING_WORDS.includes(w))) return 'pending';
@@ -76,9 +65,7 @@ export function classifyStatus(value: unknown): StatusClass | undefined {
 }
 
 function isObject(value: unknown): value is IDataObject {
-	return (
-		typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value)
-	);
+	return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
 }
 
 /** JSON text (or bytes of it) becomes a value; anything else is returned unchanged. */
@@ -88,8 +75,7 @@ function maybeJson(value: unknown): unknown {
 	else if (typeof value === 'string') text = value;
 	if (text === undefined) return value;
 	const trimmed = text.trim();
-	if (!trimmed.startsWith('{') && !trimmed.startsWith('[') && !trimmed.startsWith('"'))
-		return value;
+	if (!trimmed.startsWith('{') && !trimmed.startsWith('[') && !trimmed.startsWith('"')) return value;
 	try {
 		const parsed: unknown = JSON.parse(trimmed);
 		// A JSON string holding JSON (double-encoded bodies exist in the wild).

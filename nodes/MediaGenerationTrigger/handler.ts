@@ -168,10 +168,7 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 			// Not confirmed: no status and no files are taken from the body. The claim only
 			// filters, so "Failed" workflows do not wake up for what says it is finished.
 			if (parsed.claimed && parsed.claimed !== 'pending' && !eventWanted(event, parsed.claimed)) {
-				return refuse(ctx, 200, {
-					received: true,
-					ignored: `${parsed.claimed} events are not selected`,
-				});
+				return refuse(ctx, 200, { received: true, ignored: `${parsed.claimed} events are not selected` });
 			}
 			answer(ctx, 200, { received: true, task_id: taskId, verified: false });
 			const json = taskOutputJson(task, { reference });
@@ -186,8 +183,7 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 				error: `The callback body has no recognisable status (got ${JSON.stringify(parsed.rawStatus ?? null)}); it is needed when "Verify With Status Endpoint" is off`,
 			});
 		}
-		const status =
-			parsed.claimed === 'pending' ? (parsed.rawStatus ?? 'processing') : parsed.claimed;
+		const status = parsed.claimed === 'pending' ? (parsed.rawStatus ?? 'processing') : parsed.claimed;
 		({ task, problem: bodyProblem } = taskFromBody(parsed, status));
 	}
 
@@ -248,11 +244,7 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 
 	const json = taskOutputJson(task, { reference, finishedAt: now, files });
 	json.verified = verified;
-	const problems = [
-		bodyProblem,
-		downloadError &&
-			`Downloading the files failed: ${downloadError}. The URLs in "files" stay valid 24 hours after generation.`,
-	].filter(Boolean);
+	const problems = [bodyProblem, downloadError && `Downloading the files failed: ${downloadError}. The URLs in "files" stay valid 24 hours after generation.`].filter(Boolean);
 	if (problems.length > 0) json.error = problems.join(' ');
 	item.json = json;
 	return { workflowData: [[item]], noWebhookResponse: true };
