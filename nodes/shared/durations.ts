@@ -30,6 +30,11 @@ export const MAX_KEYS = 50;
 export const MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 /** Tasks of a kind that poll closely while nothing is known about that kind yet. */
 export const SCOUTS = 2;
+/**
+ * A kind whose saved samples are full is saved again only when its newest is older than this:
+ * otherwise every production execution would rewrite the workflow's static data.
+ */
+export const RESAVE_AFTER_MS = 60 * 60 * 1000;
 
 /**
  * The typical duration from samples: the midpoints of the intervals (the finish is anywhere in
@@ -71,6 +76,8 @@ export function durationKey(model: string, input: Record<string, unknown> | unde
 
 interface Kind {
 	samples: DurationSample[];
+	/** Whether a new sample makes the saved ones worth rewriting (see RESAVE_AFTER_MS). */
+	worthSaving: boolean;
 	/** Waits of this kind in progress, in the order they joined (the first are the scouts). */
 	active: Set<DurationWait>;
 	/** Wake-up calls of followers asleep now. */
@@ -161,7 +168,11 @@ export class DurationLearner {
 						now - s[2] * 1000 <= MAX_AGE_MS,
 				)
 				.slice(-MAX_SAMPLES);
-			if (samples.length > 0) this.kindOf(key).samples.push(...samples);
+			if (samples.length === 0) continue;
+			const kind = this.kindOf(key);
+			kind.samples.push(...samples);
+			const newest = Math.max(...samples.map((sample) => sample[2] * 1000));
+			kind.worthSaving = samples.length < MAX_SAMPLES || now - newest > RESAVE_AFTER_MS;
 		}
 	}
 
@@ -173,7 +184,7 @@ export class DurationLearner {
 		return wait;
 	}
 
-	/** Whether anything new was learnt since the learner was created. */
+	/** Whether something was learnt that is worth saving (new kinds, or stale saved samples). */
 	get hasNews(): boolean {
 		return this.changed;
 	}
@@ -201,7 +212,7 @@ export class DurationLearner {
 		kind.samples.push(sample);
 		if (kind.samples.length > MAX_SAMPLES)
 			kind.samples.splice(0, kind.samples.length - MAX_SAMPLES);
-		this.changed = true;
+		if (kind.worthSaving) this.changed = true;
 		// Only the first duration of a kind changes plans wholesale; later ones refine the prior,
 		// which every wait reads at its next step (waking all for each finish would cost n² wakes).
 		if (first) this.wake(kind);
@@ -217,7 +228,7 @@ export class DurationLearner {
 	private kindOf(key: string): Kind {
 		let kind = this.kinds.get(key);
 		if (!kind) {
-			kind = { samples: [], active: new Set(), sleepers: new Map() };
+			kind = { samples: [], worthSaving: true, active: new Set(), sleepers: new Map() };
 			this.kinds.set(key, kind);
 		}
 		return kind;

@@ -4,6 +4,7 @@ import {
 	DurationLearner,
 	MAX_AGE_MS,
 	MAX_SAMPLES,
+	RESAVE_AFTER_MS,
 	durationKey,
 	priorFrom,
 	type DurationSample,
@@ -128,5 +129,21 @@ describe('duration learner', () => {
 		expect(durationKey('video-x', { image_urls: ['https://x/y.png'], aspect_ratio: '16:9' })).toBe(
 			'video-x|aspect_ratio=16:9',
 		);
+	});
+
+	it('rewrites full saved samples at most once per RESAVE_AFTER_MS (not after every execution)', () => {
+		const full = (learntAt: number) => ({
+			m: Array.from({ length: MAX_SAMPLES }, (): DurationSample => [58_000, 60_000, sec(learntAt)]),
+		});
+		const fresh = new DurationLearner(full(now - 60_000), now);
+		fresh.join('m').finished(58_000, 60_000, now);
+		expect(fresh.hasNews).toBe(false);
+		const stale = new DurationLearner(full(now - RESAVE_AFTER_MS - 60_000), now);
+		stale.join('m').finished(58_000, 60_000, now);
+		expect(stale.hasNews).toBe(true);
+		// A kind not saved yet is always news.
+		const other = new DurationLearner(full(now - 60_000), now);
+		other.join('n').finished(8_000, 9_000, now);
+		expect(other.hasNews).toBe(true);
 	});
 });
