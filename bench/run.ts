@@ -16,10 +16,19 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import './lib/env';
-import { batchBenchmark, validatePollingOverHttp, type BatchResult, type PollingCheckRow } from './lib/batch';
+import {
+	batchBenchmark,
+	largeBatchBenchmark,
+	validateBatchPollingOverHttp,
+	validatePollingOverHttp,
+	type BatchCheckRow,
+	type BatchResult,
+	type LargeBatchResult,
+	type PollingCheckRow,
+} from './lib/batch';
 import { memoryBenchmark, type MemoryRow } from './lib/memory';
 import { overheadBenchmark, type OverheadResult } from './lib/overhead';
-import { pollingBenchmark, type PollingRow } from './lib/polling';
+import { learningBenchmark, pollingBenchmark, type LearningRow, type PollingRow } from './lib/polling';
 import { mb, median, round, seconds, table } from './lib/stats';
 import { DEFAULT_POLL_SCHEDULE } from '../nodes/shared/schedule';
 
@@ -92,6 +101,66 @@ function printBatch(b: BatchResult) {
 	);
 	say(`speed-up over one-at-a-time: ${round(b.speedup, 1)} x; batch wall time ${round(b.concurrentOverT)} x T (target <= 1.3 x T)`);
 	say(`(one-at-a-time is measured on ${b.serialMeasuredTasks} tasks and scaled: running all ${b.tasks} would take ~${seconds(b.serialExtrapolatedMs)})`);
+}
+
+function printLargeBatch(rows: LargeBatchResult[]) {
+	say(`\n## 1b. Large batches: Max Tasks in Flight = items, engine in its own process (simulator in another)`);
+	say(
+		table([
+			['items x T', 'in flight', 'wall time', 'vs T', 'engine CPU', 'RSS growth', 'per task in flight', 'V8 heap growth', 'heap held per task (GC at T/2)', 'status reads / task'],
+			...rows.map((r) => [
+				`${r.items} x ${seconds(r.taskMs)}`,
+				r.inFlight,
+				seconds(r.wallMs),
+				`${round(r.wallOverT)} x T`,
+				seconds(r.cpuMs),
+				mb(r.rssGrowthBytes),
+				`${round(r.bytesPerTaskInFlight / 1024, 1)} kB`,
+				mb(r.heapGrowthBytes),
+				r.heldHeapPerTaskBytes === null ? '-' : `${round(r.heldHeapPerTaskBytes / 1024, 1)} kB`,
+				round(r.statusReads / r.items, 2),
+			]),
+		]),
+	);
+	say('targets: wall time <= 1.2 x T, RSS growth <= 300 MB. Growth = peak RSS (kernel VmHWM) minus the RSS after a');
+	say('warm-up batch; it includes garbage not yet collected. Every task downloads one 1 kB file (filesystem mode).');
+	say('"heap held per task": V8 heap above the baseline after a forced full GC halfway through, divided by the tasks');
+	say('in flight: what the engine, the HTTP client and the node really keep per waiting task.');
+}
+
+function printLearning(rows: LearningRow[], check?: BatchCheckRow) {
+	say('\n## 2b. Polling with learnt durations (simulated clock): ratio = node reads / fixed 2 s reads of the same tasks');
+	say(
+		table([
+			['task', 'progress', 'scenario', 'tasks', 'reads (node)', 'reads (2 s)', 'ratio', 'lag median (node)', 'lag p90 (node)', 'lag / duration'],
+			...rows.map((r) => [
+				seconds(r.durationMs),
+				r.progress,
+				r.scenario,
+				r.tasks,
+				round(r.node.requestsMean, 1),
+				round(r.fixed2s.requestsMean, 1),
+				round(r.requestRatio, 2),
+				seconds(r.node.lagMedianMs),
+				seconds(r.node.lagP90Ms),
+				pct(r.lagShare),
+			]),
+		]),
+	);
+	say('targets: ratio <= 0.33 at 60 s and 300 s (<= 1.0 at 10 s), lag / duration <= 10%. "batch, first run": batches of');
+	say('50 tasks of one kind, 50 in flight, nothing known before (the first finishes teach the rest); "next run, alone":');
+	say('one task in a later execution, starting from the durations the batch left in node static data;');
+	say('"alone, nothing learnt": one task of a kind never seen (no schedule can know its duration).');
+	if (check) {
+		say(`\nvalidation: a batch of ${check.tasks} tasks of ${seconds(check.taskMs)}, ${check.inFlight} in flight, progress ${check.mode}, for real (engine, HTTP) vs simulated`);
+		say(
+			table([
+				['', 'reads per task (mean)', 'lag median'],
+				['real', round(check.real.readsMean, 2), seconds(check.real.lagMedianMs)],
+				['simulated', round(check.simulated.readsMean, 2), seconds(check.simulated.lagMedianMs)],
+			]),
+		);
+	}
 }
 
 function printPolling(rows: PollingRow[], check?: PollingCheckRow[]) {
@@ -212,12 +281,21 @@ async function main() {
 		const b = quick ? await batchBenchmark(10, 2_000, 2) : await batchBenchmark(50, 5_000, 5);
 		results.batch = b;
 		printBatch(b);
+		const large = quick
+			? [await largeBatchBenchmark(200, 5_000)]
+			: [await largeBatchBenchmark(1000, 20_000), await largeBatchBenchmark(1000, 60_000)];
+		results.largeBatch = large;
+		printLargeBatch(large);
 	}
 	if (only.includes('polling')) {
 		const rows = await pollingBenchmark([10_000, 60_000, 300_000], quick ? 21 : 101);
 		const check = await validatePollingOverHttp(quick ? [6_000] : [8_000, 12_000, 20_000]);
 		results.polling = { rows, validation: check };
 		printPolling(rows, check);
+		const learning = await learningBenchmark([10_000, 60_000, 300_000], quick ? { samples: 21, batches: 1 } : {});
+		const batchCheck = await validateBatchPollingOverHttp(quick ? 6 : 12, 8_000, quick ? 3 : 6);
+		results.pollingLearning = { rows: learning, validation: batchCheck };
+		printLearning(learning, batchCheck);
 	}
 	if (only.includes('memory')) {
 		const rows = await memoryBenchmark(quick ? [10e6, 50e6] : [10e6, 100e6, 1e9], gcEvery, quick ? 1 : 3);

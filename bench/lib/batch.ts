@@ -1,10 +1,12 @@
 // Batch speed through the real engine, and the check of the simulated polling loop against
 // real HTTP. Both run in this process with the simulator in it: they measure wall time of
 // I/O-bound waiting, not CPU.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { runWorkflow } from '../../test/harness';
+import { startChild } from './child';
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { adaptiveSchedule, simulateTask } from './polling';
-import { GENERATION_NODE, generationWorkflow, pairedIndex } from './workflow';
+import { GENERATION_NODE, generationWorkflow } from './workflow';
 
 export interface BatchResult {
 	tasks: number;
@@ -100,14 +102,20 @@ export interface PollingCheckRow {
 export async function validatePollingOverHttp(durations = [8_000, 12_000, 20_000]): Promise<PollingCheckRow[]> {
 	const sim = await startSimulator({ seed: 6 });
 	try {
-		const items = durations.map((d, i) => ({ prompt: `polling check ${i} [sim:duration=${d}] [sim:files=1] [sim:size=1000]` }));
-		const result = await runWorkflow(generationWorkflow({ onError: 'continueErrorOutput' }), {
-			credentials: credentials(sim),
-			items,
-		});
+		// One execution per task, run side by side: each task waits alone (a batch would share
+		// what it learns, and is checked by validateBatchPollingOverHttp).
+		const results = await Promise.all(
+			durations.map((d, i) =>
+				runWorkflow(generationWorkflow({ onError: 'continueErrorOutput' }), {
+					credentials: credentials(sim),
+					items: [{ prompt: `polling check ${i} [sim:duration=${d}] [sim:files=1] [sim:size=1000]` }],
+				}),
+			),
+		);
 		const real = new Map<number, { requests: number; lagMs: number }>();
-		for (const item of result.outputOf(GENERATION_NODE, 0)) {
-			const index = pairedIndex(item)!;
+		for (const [index, result] of results.entries()) {
+			const item = result.outputOf(GENERATION_NODE, 0)[0];
+			if (!item) continue;
 			const task = sim.task(String(item.json.task_id))!;
 			const reads = sim.requests.filter((r) => r.endpoint === 'status' && r.taskId === task.id);
 			const seen = reads.find((r) => r.at >= task.createdAt + task.durationMs);
@@ -127,6 +135,132 @@ export async function validatePollingOverHttp(durations = [8_000, 12_000, 20_000
 		} finally {
 			await simulated.close();
 		}
+	} finally {
+		await sim.close();
+	}
+}
+
+export interface LargeBatchResult {
+	items: number;
+	inFlight: number;
+	taskMs: number;
+	wallMs: number;
+	wallOverT: number;
+	/** CPU time (user + system) of the engine process during the batch. */
+	cpuMs: number;
+	/** Peak RSS of the engine process minus its RSS before the batch (kernel VmHWM when available). */
+	rssGrowthBytes: number;
+	heapGrowthBytes: number;
+	/** rssGrowthBytes / inFlight. */
+	bytesPerTaskInFlight: number;
+	/** V8 heap held per task in flight after a forced full GC at T/2 (all tasks waiting). */
+	heldHeapPerTaskBytes: number | null;
+	/** RSS above the baseline at that moment. */
+	heldRssBytes: number | null;
+	statusReads: number;
+	submits: number;
+}
+
+/**
+ * `items` tasks of `taskMs` with Max Tasks in Flight = `inFlight`: the engine and the node in one
+ * child process, the simulator in another (its memory and CPU are not the node's).
+ */
+export async function largeBatchBenchmark(items = 1000, taskMs = 20_000, inFlight = items): Promise<LargeBatchResult> {
+	const sim = startChild('sim-server.ts', { SIM_DURATION_MS: String(taskMs) });
+	try {
+		const ready = await sim.next<{ baseUrl: string; apiKey: string }>('ready');
+		const child = startChild('batch-child.ts', {
+			BENCH_ITEMS: String(items),
+			BENCH_IN_FLIGHT: String(inFlight),
+			BENCH_TASK_MS: String(taskMs),
+			BENCH_SIM: JSON.stringify({ baseUrl: ready.baseUrl, apiKey: ready.apiKey }),
+			MGEN_HARNESS_SOURCE: process.env.MGEN_HARNESS_SOURCE ?? 'dist',
+		});
+		const failed = child.next<{ message: string }>('error').then((e) => {
+			throw new Error(`large batch child: ${e.message}`);
+		});
+		await Promise.race([child.next('warm'), failed]);
+		sim.send({ type: 'counts' });
+		const before = await sim.next<{ submit: number; status: number }>('counts');
+		child.send({ type: 'go' });
+		const m = await Promise.race([child.next<Record<string, number>>('result'), failed]);
+		await child.exited;
+		sim.send({ type: 'counts' });
+		const after = await sim.next<{ submit: number; status: number }>('counts');
+		const peak = m.peakRssHwm ?? m.peakRssSampled;
+		const rssGrowthBytes = Math.max(peak, m.peakRssSampled) - m.baselineRss;
+		return {
+			items,
+			inFlight,
+			taskMs,
+			wallMs: m.wallMs,
+			wallOverT: m.wallMs / taskMs,
+			cpuMs: m.cpuMs,
+			rssGrowthBytes,
+			heapGrowthBytes: m.peakHeap - m.baselineHeap,
+			bytesPerTaskInFlight: rssGrowthBytes / inFlight,
+			heldHeapPerTaskBytes: m.heldHeapAfterGc === null ? null : m.heldHeapAfterGc / inFlight,
+			heldRssBytes: m.heldRssAfterGc,
+			statusReads: after.status - before.status,
+			submits: after.submit - before.submit,
+		};
+	} finally {
+		sim.send({ type: 'close' });
+		await sim.exited;
+	}
+}
+
+export interface BatchCheckRow {
+	mode: 'reported' | 'absent';
+	tasks: number;
+	taskMs: number;
+	inFlight: number;
+	real: { readsMean: number; lagMedianMs: number };
+	simulated: { readsMean: number; lagMedianMs: number };
+}
+
+/**
+ * A batch for real (engine, HTTP, wall clock: scouts, followers, the shared learner) and the
+ * same durations on the simulated clock: the mean reads should agree, the lags differ by HTTP
+ * latency and timer slack only.
+ */
+export async function validateBatchPollingOverHttp(
+	tasks = 12,
+	taskMs = 8_000,
+	inFlight = 6,
+	mode: 'reported' | 'absent' = 'absent',
+): Promise<BatchCheckRow> {
+	const { simulateBatch } = await import('./polling');
+	const { median } = await import('./stats');
+	const sim = await startSimulator({ seed: 6 });
+	try {
+		const items = Array.from({ length: tasks }, (_, i) => ({ prompt: `batch check ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=1000]${mode === 'absent' ? ' [sim:progress=none]' : ''}` }));
+		const result = await runWorkflow(generationWorkflow({ concurrency: inFlight, onError: 'continueErrorOutput' }), {
+			credentials: credentials(sim),
+			items,
+		});
+		const reads: number[] = [];
+		const lags: number[] = [];
+		for (const item of result.outputOf(GENERATION_NODE, 0)) {
+			const task = sim.task(String(item.json.task_id))!;
+			const own = sim.requests.filter((r) => r.endpoint === 'status' && r.taskId === task.id);
+			const seen = own.find((r) => r.at >= task.createdAt + task.durationMs);
+			reads.push(own.length);
+			if (seen) lags.push(seen.at - (task.createdAt + task.durationMs));
+		}
+		if (reads.length !== tasks) throw new Error(`batch check: ${reads.length} of ${tasks} tasks finished`);
+		const simulated = await simulateBatch(sim, Array.from({ length: tasks }, () => taskMs), { limit: inFlight, mode, policy: 'node' });
+		return {
+			mode,
+			tasks,
+			taskMs,
+			inFlight,
+			real: { readsMean: reads.reduce((a, b) => a + b, 0) / reads.length, lagMedianMs: median(lags) },
+			simulated: {
+				readsMean: simulated.reduce((a, b) => a + b.requests, 0) / simulated.length,
+				lagMedianMs: median(simulated.map((s) => s.lagMs)),
+			},
+		};
 	} finally {
 		await sim.close();
 	}

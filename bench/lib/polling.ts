@@ -5,6 +5,11 @@
 // simulator's own task model: each read advances the simulator's clock to the moment of the
 // read and takes the task as the status endpoint would answer then (`sim.view`). The simulated
 // loop is checked against one real run over HTTP by `validatePollingOverHttp` (bench/lib/batch.ts).
+//
+// Batches are simulated the way the node runs them: Max Tasks in Flight waits at once, sharing
+// one DurationLearner (nodes/shared/durations.ts) exactly as the wait loop does (join, role and
+// prior at each step, followers woken by the first finish, the finish interval taught, leave).
+import { DurationLearner, type DurationWait } from '../../nodes/shared/durations';
 import {
 	DEFAULT_POLL_SCHEDULE,
 	nextPollDelay,
@@ -100,7 +105,7 @@ export async function simulateTask(
 	}
 }
 
-function summarise(runs: PollRun[]) {
+export function summarise(runs: PollRun[]) {
 	const req = runs.map((r) => r.requests);
 	const lag = runs.map((r) => r.lagMs);
 	return {
@@ -150,4 +155,234 @@ export async function pollingBenchmark(
 	} finally {
 		await sim.close();
 	}
+}
+
+export type Policy = 'node' | 'fixed2s';
+
+interface Waiter {
+	index: number;
+	id: string;
+	durationMs: number;
+	/** Global simulated time of the submission. */
+	origin: number;
+	observations: PollObservation[];
+	reads: number;
+	shared?: DurationWait;
+	/** Bumped when a planned read is replaced (woken follower). */
+	generation: number;
+	unsubscribe?: () => void;
+}
+
+/**
+ * A batch on the simulated clock: `durations.length` tasks of one kind, at most `limit` in
+ * flight (the next starts when one is seen final, as mapWithLimit does), each waiting as the
+ * node's wait loop does with `learner` shared (policy `node`), or reading every 2 s.
+ */
+export async function simulateBatch(
+	sim: Simulator,
+	durations: number[],
+	options: { limit: number; mode: ProgressMode; policy: Policy; learner?: DurationLearner },
+): Promise<PollRun[]> {
+	const { limit, mode, policy } = options;
+	const learner = options.learner ?? new DurationLearner();
+	const base = sim.clock.now();
+	const results: PollRun[] = new Array<PollRun>(durations.length);
+	const events: Array<{ at: number; waiter: Waiter; generation: number }> = [];
+	let now = 0;
+	let next = 0;
+	let running = 0;
+	const moveClock = (t: number) => {
+		const ahead = base + t - sim.clock.now();
+		if (ahead > 0) sim.clock.advance(ahead);
+	};
+	const plan = (w: Waiter) => {
+		const delay =
+			policy === 'fixed2s'
+				? 2_000
+				: nextPollDelay({
+						now: now - w.origin,
+						observations: w.observations,
+						originKnown: true,
+						prior: w.shared?.prior(),
+						role: w.shared?.role(),
+					});
+		const generation = ++w.generation;
+		events.push({ at: now + delay, waiter: w, generation });
+		// As pause() in the wait loop: a follower's sleep ends when its kind learns a duration.
+		if (w.shared && !w.shared.prior() && w.shared.role() !== 'solo') {
+			w.unsubscribe?.();
+			w.unsubscribe = w.shared.onWake(() => {
+				w.unsubscribe = undefined;
+				plan(w);
+			});
+		}
+	};
+	const start = async () => {
+		const index = next++;
+		running++;
+		moveClock(now);
+		const id = await submit(sim, durations[index]);
+		const w: Waiter = {
+			index,
+			id,
+			durationMs: durations[index],
+			origin: now,
+			observations: [],
+			reads: 0,
+			generation: 0,
+			shared: policy === 'node' ? learner.join('bench') : undefined,
+		};
+		plan(w);
+	};
+	while (next < durations.length && running < limit) await start();
+	while (events.length > 0) {
+		let first = 0;
+		for (let i = 1; i < events.length; i++) if (events[i].at < events[first].at) first = i;
+		const [event] = events.splice(first, 1);
+		const w = event.waiter;
+		if (event.generation !== w.generation) continue;
+		w.unsubscribe?.();
+		w.unsubscribe = undefined;
+		now = event.at;
+		moveClock(now);
+		const view = sim.view(w.id)!;
+		w.reads++;
+		if (view.status === 'finished' || view.status === 'failed') {
+			const last = w.observations[w.observations.length - 1];
+			if (view.status === 'finished' && last)
+				w.shared?.finished(last.at, now - w.origin, base + now);
+			w.shared?.leave();
+			results[w.index] = {
+				durationMs: w.durationMs,
+				requests: w.reads,
+				lagMs: now - (w.origin + w.durationMs),
+			};
+			running--;
+			if (next < durations.length) await start();
+			continue;
+		}
+		const progress =
+			mode === 'reported' ? (view.progress as number) : mode === 'zero' ? 0 : undefined;
+		w.observations.push({
+			at: now - w.origin,
+			status: String(view.status),
+			...(progress === undefined ? {} : { progress }),
+		});
+		plan(w);
+		if (w.reads > 100_000) throw new Error('schedule never reached the end of the task');
+	}
+	return results;
+}
+
+export type Scenario = 'alone, nothing learnt' | 'batch, first run' | 'next run, alone';
+
+export interface LearningRow {
+	scenario: Scenario;
+	durationMs: number;
+	progress: ProgressMode;
+	tasks: number;
+	node: ReturnType<typeof summarise>;
+	fixed2s: ReturnType<typeof summarise>;
+	requestRatio: number;
+	lagShare: number;
+}
+
+/**
+ * The polling targets as a user meets them: a lone task of a kind never seen (nothing to learn
+ * from), a batch of `batchSize` tasks of one kind in one execution (Max Tasks in Flight =
+ * `batchSize`), and a lone task in a later execution that starts from the durations the batch
+ * left in static data. Each against fixed 2 s polling of the very same task durations.
+ */
+export async function learningBenchmark(
+	durations = [10_000, 60_000, 300_000],
+	options: { batchSize?: number; batches?: number; samples?: number } = {},
+): Promise<LearningRow[]> {
+	const batchSize = options.batchSize ?? 50;
+	const batches = options.batches ?? 3;
+	const samples = options.samples ?? 101;
+	const rows: LearningRow[] = [];
+	for (const progress of ['reported', 'absent', 'zero'] as const) {
+		for (const D of durations) {
+			const random = seeded(D + 17);
+			const draw = () => Math.round(D * (0.95 + 0.1 * random()));
+			const row = (scenario: Scenario, node: PollRun[], fixed: PollRun[]): LearningRow => {
+				const n = summarise(node);
+				const f = summarise(fixed);
+				return {
+					scenario,
+					durationMs: D,
+					progress,
+					tasks: node.length,
+					node: n,
+					fixed2s: f,
+					requestRatio: n.requestsMean / f.requestsMean,
+					lagShare: n.lagMedianMs / D,
+				};
+			};
+			// A fresh simulator per row: its clock moves forward only, and it keeps every task.
+			const sim = await startSimulator({ seed: 6 });
+			try {
+				const alone: PollRun[] = [];
+				const aloneFixed: PollRun[] = [];
+				for (let i = 0; i < samples; i++) {
+					const d = draw();
+					alone.push(
+						...(await simulateBatch(sim, [d], { limit: 1, mode: progress, policy: 'node' })),
+					);
+					aloneFixed.push(
+						...(await simulateBatch(sim, [d], { limit: 1, mode: progress, policy: 'fixed2s' })),
+					);
+				}
+				rows.push(row('alone, nothing learnt', alone, aloneFixed));
+
+				const batch: PollRun[] = [];
+				const batchFixed: PollRun[] = [];
+				let saved: unknown;
+				for (let b = 0; b < batches; b++) {
+					const ds = Array.from({ length: batchSize }, draw);
+					const learner = new DurationLearner();
+					batch.push(
+						...(await simulateBatch(sim, ds, {
+							limit: batchSize,
+							mode: progress,
+							policy: 'node',
+							learner,
+						})),
+					);
+					batchFixed.push(
+						...(await simulateBatch(sim, ds, {
+							limit: batchSize,
+							mode: progress,
+							policy: 'fixed2s',
+						})),
+					);
+					// What the node hands to static data after the batch (JSON, as n8n stores it).
+					saved = JSON.parse(JSON.stringify(learner.toSaved()));
+				}
+				rows.push(row('batch, first run', batch, batchFixed));
+
+				const later: PollRun[] = [];
+				const laterFixed: PollRun[] = [];
+				for (let i = 0; i < samples; i++) {
+					const d = draw();
+					const learner = new DurationLearner(saved);
+					later.push(
+						...(await simulateBatch(sim, [d], {
+							limit: 1,
+							mode: progress,
+							policy: 'node',
+							learner,
+						})),
+					);
+					laterFixed.push(
+						...(await simulateBatch(sim, [d], { limit: 1, mode: progress, policy: 'fixed2s' })),
+					);
+				}
+				rows.push(row('next run, alone', later, laterFixed));
+			} finally {
+				await sim.close();
+			}
+		}
+	}
+	return rows;
 }

@@ -9,7 +9,12 @@
  *    while progress is 0 under a waiting status (not started: it will not finish right away);
  *  - when progress rises steadily, the finish is extrapolated and the next read is aimed just
  *    after it, capped so that a wrong extrapolation costs at most one capped wait;
- *  - an early read that still sees the task running re-aims with the fresher sample.
+ *  - an early read that still sees the task running re-aims with the fresher sample;
+ *  - when earlier tasks of the same kind taught how long such a task takes (a `prior`, see
+ *    durations.ts), and progress says nothing better, the reads are spent around that duration:
+ *    one at half of it, then steps of a few percent through the learnt range, then back-off;
+ *  - while nothing is known, a batch's first tasks of a kind ("scouts") poll closely and the
+ *    others ("followers") double their wait: the scouts' first finish wakes them with a prior.
  */
 
 export interface PollObservation {
@@ -54,6 +59,16 @@ export interface PollScheduleOptions {
 	confidentProgress: number;
 	/** With only an upper bound for the finish, read again after this share of the time left. */
 	probeRatio: number;
+	/** A scout (others of its kind wait on it) backs off by this fraction instead. */
+	scoutBackoffRatio: number;
+	/** A follower (scouts of its kind are reading) backs off by this fraction. */
+	followerBackoffRatio: number;
+	/** Within the learnt range, read every this fraction of its low end... */
+	priorStepRatio: number;
+	/** ...but not more often than this (fewer than 1/priorStepRatio reads in all: aimed reads). */
+	priorMinStepMs: number;
+	/** Past the learnt range, back off by this fraction of the time elapsed. */
+	overdueRatio: number;
 }
 
 export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
@@ -66,7 +81,22 @@ export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	marginRatio: 0.02,
 	confidentProgress: 10,
 	probeRatio: 0.2,
+	scoutBackoffRatio: 0.1,
+	followerBackoffRatio: 1,
+	priorStepRatio: 0.04,
+	priorMinStepMs: 500,
+	overdueRatio: 0.1,
 };
+
+/** What earlier tasks of the same kind taught: their finish, in ms from the submission. */
+export interface DurationPrior {
+	/** About the earliest finish seen (with a small margin). */
+	lowMs: number;
+	/** About the latest finish seen (with a small margin). */
+	highMs: number;
+	/** How many finished tasks it rests on. */
+	samples: number;
+}
 
 export interface PollState {
 	/** Milliseconds since the origin, now. */
@@ -77,6 +107,10 @@ export interface PollState {
 	originKnown?: boolean;
 	/** The service asked to wait at least this long (Retry-After). */
 	retryAfterMs?: number;
+	/** How long tasks of this kind took before (only with a known origin). */
+	prior?: DurationPrior;
+	/** This task's part while nothing is known: alone, scouting for others, or following. */
+	role?: 'solo' | 'scout' | 'follower';
 }
 
 export interface Prediction {
@@ -147,11 +181,37 @@ export function nextPollDelay(
 	const floor = Math.max(options.minDelayMs, state.retryAfterMs ?? 0);
 	const clamp = (ms: number) => Math.round(Math.max(floor, Math.min(options.maxDelayMs, ms)));
 
-	if (observations.length === 0) return clamp(options.firstDelayMs - now);
+	if (observations.length === 0) {
+		// A follower's first read can wait longer: the scouts' reads catch what is wrong at once.
+		const first =
+			state.role === 'follower'
+				? options.firstDelayMs * (1 + options.followerBackoffRatio)
+				: options.firstDelayMs;
+		return clamp(first - now);
+	}
 
-	const backoff =
-		now * (looksNotStarted(observations) ? options.zeroProgressRatio : options.backoffRatio);
 	const prediction = predictFinish(observations, state.originKnown ?? true, options);
+	const prior = state.originKnown === false ? undefined : state.prior;
+	if (prior && !prediction?.confident) {
+		// Woken (or first planned) inside the learnt range with no read there yet: read now.
+		const last = observations[observations.length - 1];
+		if (last.at < prior.lowMs && now >= prior.lowMs) return state.retryAfterMs ?? 0;
+		if (now >= prior.lowMs && now < prior.highMs) {
+			const step = priorDelay(now, prior, options);
+			return Math.round(
+				Math.max(
+					options.priorMinStepMs,
+					state.retryAfterMs ?? 0,
+					Math.min(options.maxDelayMs, step),
+				),
+			);
+		}
+		return clamp(priorDelay(now, prior, options));
+	}
+	let ratio = looksNotStarted(observations) ? options.zeroProgressRatio : options.backoffRatio;
+	if (state.role === 'scout') ratio = Math.min(ratio, options.scoutBackoffRatio);
+	if (state.role === 'follower') ratio = Math.max(ratio, options.followerBackoffRatio);
+	const backoff = now * ratio;
 	if (!prediction) return clamp(backoff);
 
 	const target = prediction.finishAt * (1 + options.marginRatio);
@@ -172,4 +232,22 @@ export function nextPollDelay(
 	// Not yet trustworthy (an upper bound): read again after a share of the time left, enough
 	// for progress to move about `probeRatio` of what remains, which yields a rate.
 	return clamp(Math.min(untilTarget / 2, untilTarget * options.probeRatio));
+}
+
+/**
+ * Reads planned from a learnt duration: one at half the earliest finish seen (a task of another
+ * kind, or a failure, is not left unseen for long), one at it, then steps through the range,
+ * then a back-off that keeps the lag a small share of the time.
+ */
+function priorDelay(now: number, prior: DurationPrior, options: PollScheduleOptions): number {
+	const { lowMs, highMs } = prior;
+	// The read at half is skipped when it would come less than minDelay before or after another.
+	if (now < lowMs) {
+		const half = lowMs / 2;
+		return (
+			(half - now >= options.minDelayMs && lowMs - half >= options.minDelayMs ? half : lowMs) - now
+		);
+	}
+	if (now < highMs) return Math.min(highMs - now, lowMs * options.priorStepRatio);
+	return now * options.overdueRatio;
 }

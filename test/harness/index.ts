@@ -273,6 +273,8 @@ export interface WorkflowJson {
 	connections: IConnections;
 	settings?: IWorkflowSettings;
 	pinData?: IPinData;
+	/** The workflow's static data as n8n saved it after an earlier production run. */
+	staticData?: IDataObject;
 }
 
 /** Reads a workflow JSON exported from n8n (or one of the repository's examples). */
@@ -457,6 +459,7 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = 
 			nodeTypes,
 			settings: { executionOrder: 'v1', ...(json.settings ?? {}) },
 			pinData: json.pinData,
+			staticData: json.staticData,
 		});
 
 		const hooks = createHooks(options.mode ?? 'manual', executionId, workflow, json);

@@ -427,6 +427,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		};
 		if (status === 'finished')
 			data.files = t.files.map((f) => ({ file_url: f.url, file_type: f.kind }));
+		// [sim:progress=none] / [sim:progress=zero]: a service that sends no progress field, or
+		// leaves it at 0 until the end (the spec only says 100 when finished).
+		const progressMarker = parseMarkers(t.prompt).progress;
+		if (progressMarker === 'none') delete data.progress;
+		else if (progressMarker === 'zero' && status !== 'finished') data.progress = 0;
 		return data;
 	}
 

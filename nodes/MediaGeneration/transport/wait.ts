@@ -8,6 +8,7 @@ import {
 	type PollObservation,
 	type PollScheduleOptions,
 } from '../../shared/schedule';
+import type { DurationLearner, DurationWait } from '../../shared/durations';
 import { isTerminal, type Task } from '../../shared/task';
 
 export interface WaitOptions {
@@ -25,6 +26,11 @@ export interface WaitOptions {
 	 */
 	learnOrigin?: (createdTime: string | undefined, now: number) => number | undefined;
 	schedule?: Partial<PollScheduleOptions>;
+	/**
+	 * The batch's duration learner and this task's kind (see durations.ts): the wait reads
+	 * around what earlier tasks of the kind took, and teaches it when it finishes.
+	 */
+	durations?: { learner: DurationLearner; key: string };
 	/** Called after every successful status read. */
 	onUpdate?: (task: Task, polls: number) => void;
 	/** Called when a read fails even after its retries (the wait goes on). */
@@ -63,6 +69,57 @@ export async function waitForTask(
 	taskId: string,
 	options: WaitOptions,
 ): Promise<WaitResult> {
+	const shared = options.durations?.learner.join(options.durations.key);
+	const own = taskSignal(options.signal ?? cancelSignalOf(ctx));
+	try {
+		return await pollTask(ctx, taskId, { ...options, signal: own.signal }, shared);
+	} finally {
+		own.release();
+		shared?.leave();
+	}
+}
+
+/** Per execution signal: the waits' own controllers, all aborted by its one listener. */
+const relays = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/**
+ * A signal of the wait's own that aborts with the execution's. Every sleep adds a listener to
+ * the signal it is given and removes it after; Node's EventTarget does both in time linear in
+ * the listeners present, so a thousand waits sleeping on the execution's signal itself cost a
+ * thousand-long scan per sleep. Here that signal carries one listener for all of them.
+ */
+function taskSignal(parent: AbortSignal | undefined): { signal?: AbortSignal; release(): void } {
+	if (!parent) return { signal: undefined, release: () => undefined };
+	const controller = new AbortController();
+	if (parent.aborted) {
+		controller.abort(parent.reason);
+		return { signal: controller.signal, release: () => undefined };
+	}
+	let waits = relays.get(parent);
+	if (!waits) {
+		const created = new Set<AbortController>();
+		waits = created;
+		relays.set(parent, created);
+		parent.addEventListener(
+			'abort',
+			() => {
+				for (const c of created) c.abort(parent.reason);
+				created.clear();
+			},
+			{ once: true },
+		);
+	}
+	const registered = waits;
+	registered.add(controller);
+	return { signal: controller.signal, release: () => registered.delete(controller) };
+}
+
+async function pollTask(
+	ctx: ApiContext,
+	taskId: string,
+	options: WaitOptions,
+	shared: DurationWait | undefined,
+): Promise<WaitResult> {
 	const schedule: PollScheduleOptions = { ...DEFAULT_POLL_SCHEDULE, ...options.schedule };
 	const signal = options.signal ?? cancelSignalOf(ctx);
 	const startedAt = Date.now();
@@ -87,6 +144,8 @@ export async function waitForTask(
 							observations,
 							originKnown,
 							retryAfterMs,
+							prior: shared?.prior(),
+							role: shared?.role(),
 						},
 						schedule,
 					);
@@ -95,12 +154,11 @@ export async function waitForTask(
 		// The last read lands on the deadline rather than past it.
 		delay = Math.min(delay, deadline - now);
 		if (delay > 0) {
-			const slept = await sleep(delay, signal).then(
-				() => true,
-				() => false,
-			);
-			if (!slept)
+			const outcome = await pause(delay, signal, shared);
+			if (outcome === 'cancelled')
 				throw new TransportError({ kind: 'cancelled', message: 'The execution was cancelled' });
+			// Woken: something was learnt about this kind of task; plan the next read again.
+			if (outcome === 'woken') continue;
 		}
 
 		let task: Task | undefined;
@@ -136,9 +194,47 @@ export async function waitForTask(
 				originKnown = true;
 			}
 		}
+		if (isTerminal(task.status)) {
+			// Only a finish teaches a duration, and only from a known start and a running read.
+			const running = observations[observations.length - 1];
+			if (task.status === 'finished' && originKnown && running)
+				shared?.finished(running.at, readAt - origin, readAt);
+			options.onUpdate?.(task, polls);
+			return { task, finishedAt: readAt, polls };
+		}
 		observations.push({ at: readAt - origin, progress: task.progress, status: task.status });
 		if (observations.length > 50) observations.splice(1, observations.length - 50);
 		options.onUpdate?.(task, polls);
-		if (isTerminal(task.status)) return { task, finishedAt: readAt, polls };
+	}
+}
+
+/**
+ * Sleeps `ms`; a follower's sleep also ends when its kind's first duration is learnt (or a scout
+ * leaves without one), so that it re-plans at once instead of sleeping through the finish.
+ */
+async function pause(
+	ms: number,
+	signal: AbortSignal | undefined,
+	learnt: DurationWait | undefined,
+): Promise<'slept' | 'woken' | 'cancelled'> {
+	if (signal?.aborted) return 'cancelled';
+	if (!learnt || learnt.prior() !== undefined || learnt.role() === 'solo') {
+		return await sleep(ms, signal).then(
+			() => 'slept' as const,
+			() => 'cancelled' as const,
+		);
+	}
+	const controller = new AbortController();
+	const forward = () => controller.abort();
+	signal?.addEventListener('abort', forward, { once: true });
+	const unsubscribe = learnt.onWake(forward);
+	try {
+		await sleep(ms, controller.signal);
+		return 'slept';
+	} catch {
+		return signal?.aborted ? 'cancelled' : 'woken';
+	} finally {
+		unsubscribe();
+		signal?.removeEventListener('abort', forward);
 	}
 }

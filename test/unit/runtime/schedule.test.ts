@@ -5,7 +5,9 @@ import {
 	DEFAULT_POLL_SCHEDULE,
 	nextPollDelay,
 	predictFinish,
+	type DurationPrior,
 	type PollObservation,
+	type PollState,
 } from '../../../nodes/shared/schedule';
 
 type Progress = (elapsedMs: number, durationMs: number) => number | undefined;
@@ -17,12 +19,17 @@ const linearFloor: Progress = (e, d) => Math.min(99, Math.floor((100 * e) / d));
 const noProgress: Progress = () => undefined;
 
 /** Replays one task: returns the number of reads and the lag of the read that saw it finished. */
-function replay(durationMs: number, progress: Progress, retryAfterMs?: number) {
+function replay(
+	durationMs: number,
+	progress: Progress,
+	retryAfterMs?: number,
+	extra: Pick<PollState, 'prior' | 'role'> = {},
+) {
 	const observations: PollObservation[] = [];
 	const delays: number[] = [];
 	let now = 0;
 	for (let reads = 1; reads < 10_000; reads++) {
-		const delay = nextPollDelay({ now, observations, retryAfterMs });
+		const delay = nextPollDelay({ now, observations, retryAfterMs, ...extra });
 		delays.push(delay);
 		now += delay;
 		if (now >= durationMs) return { reads, lagMs: now - durationMs, delays };
@@ -165,6 +172,76 @@ describe('poll schedule', () => {
 						duration * DEFAULT_POLL_SCHEDULE.backoffRatio * 1.3,
 					),
 				);
+			}
+		});
+	});
+
+	describe('with durations learnt from earlier tasks of the same kind', () => {
+		/** What earlier tasks of D ± 5 % leave (midpoints of their finish intervals, 3 % margin). */
+		const learnt = (D: number): DurationPrior => ({
+			lowMs: 0.95 * D * 0.97,
+			highMs: 1.05 * D * 1.03,
+			samples: 10,
+		});
+		const fixed2s = (d: number) => Math.ceil(d / 2_000);
+
+		it.each([
+			[60_000, 1 / 3],
+			[300_000, 1 / 3],
+			[10_000, 1],
+		])(
+			'a %i ms kind (± 5 %%), without progress or stuck at 0: reads at most %d of fixed 2 s, lag at most 10 %%',
+			(D, share) => {
+				for (const progress of [noProgress, () => 0] as Progress[]) {
+					for (const d of [0.95 * D, D, 1.05 * D]) {
+						const { reads, lagMs } = replay(d, progress, undefined, { prior: learnt(D) });
+						expect(reads).toBeLessThanOrEqual(fixed2s(d) * share);
+						expect(lagMs).toBeLessThanOrEqual(0.1 * D);
+					}
+				}
+			},
+		);
+
+		it('a task of another kind, much shorter than learnt, is still seen by the read at half the learnt time', () => {
+			const { reads, lagMs } = replay(20_000, noProgress, undefined, { prior: learnt(120_000) });
+			expect(reads).toBeLessThanOrEqual(3);
+			expect(20_000 + lagMs).toBeLessThanOrEqual(learnt(120_000).lowMs / 2 + 1);
+		});
+
+		it('a task that runs past everything learnt backs off in proportion, lag a small share', () => {
+			const { lagMs } = replay(200_000, noProgress, undefined, { prior: learnt(60_000) });
+			expect(lagMs).toBeLessThanOrEqual(200_000 * DEFAULT_POLL_SCHEDULE.overdueRatio * 1.2);
+		});
+
+		it('rising progress still aims at its own finish: the prior never adds reads there', () => {
+			for (const D of [60_000, 300_000]) {
+				const withPrior = replay(D, queuedThenLinear, undefined, { prior: learnt(D) });
+				const without = replay(D, queuedThenLinear);
+				expect(withPrior.reads).toBeLessThanOrEqual(without.reads);
+				expect(withPrior.lagMs).toBeLessThanOrEqual(0.1 * D);
+			}
+		});
+
+		it('a follower woken after the learnt low end reads at once', () => {
+			const prior = learnt(60_000);
+			const delay = nextPollDelay({
+				now: prior.lowMs + 2_000,
+				observations: [{ at: 32_000 }],
+				prior,
+			});
+			expect(delay).toBe(0);
+		});
+	});
+
+	describe('roles while nothing is learnt', () => {
+		it('a follower reads far less than a lone task; a scout more often, with a smaller lag', () => {
+			for (const D of [60_000, 300_000]) {
+				const solo = replay(D, noProgress);
+				const follower = replay(D, noProgress, undefined, { role: 'follower' });
+				const scout = replay(D, noProgress, undefined, { role: 'scout' });
+				expect(follower.reads).toBeLessThan(solo.reads * 0.6);
+				expect(scout.reads).toBeGreaterThan(solo.reads);
+				expect(scout.lagMs).toBeLessThanOrEqual(0.1 * D);
 			}
 		});
 	});

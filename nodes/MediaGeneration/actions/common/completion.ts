@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { downloadTaskFiles } from '../../../shared/files';
 import { taskOutputJson } from '../../../shared/output';
 import type { Task } from '../../../shared/task';
-import { waitForTask } from '../../transport/wait';
+import { waitForTask, type WaitOptions } from '../../transport/wait';
 import type { ItemOutcome } from './batch';
 import { downloadFailure, noFilesFailure, taskFailure, waitFailure } from './errors';
 import type { RunOptions } from './options';
@@ -31,6 +31,8 @@ export interface CompletionRequest {
 	wait: boolean;
 	run: RunOptions;
 	progress?: ProgressReporter;
+	/** The batch's duration learner and this task's kind (see WaitOptions.durations). */
+	durations?: WaitOptions['durations'];
 }
 
 function outputExtra(request: CompletionRequest, finishedAt?: number) {
@@ -65,6 +67,7 @@ export async function completeTask(
 				pollImmediately: request.pollImmediately,
 				learnOrigin: request.learnOrigin,
 				schedule: { maxDelayMs: run.maxPollIntervalMs },
+				durations: request.durations,
 				onUpdate: (t) => request.progress?.update(itemIndex, taskId, t.status, t.progress),
 				onReadFailure: (fault) =>
 					ctx.logger.debug('Media Generation status read failed, polling goes on', {

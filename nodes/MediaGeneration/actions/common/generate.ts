@@ -12,7 +12,9 @@ import type { SubmittedTask } from '../../../shared/task';
 import { buildSubmission, checkReferenceImages, generateProperties } from '../../models';
 import type { MediaKind } from '../../models/types';
 import { finishBatch, guard, mapWithLimit, type ItemOutcome } from './batch';
+import { durationKey, type DurationLearner } from '../../../shared/durations';
 import { completeTask } from './completion';
+import { openDurations, saveDurations } from './durations';
 import { asItemError, cancelled, submitFailure } from './errors';
 import { findAccepted, forgetRun, rememberAccepted } from './ledger';
 import { generateRunProperties, readRunOptions, type RunOptions } from './options';
@@ -67,12 +69,14 @@ export async function executeGenerate(
 	const firstValid = prepared.find((p): p is Prepared => !('ok' in p));
 	const limit = firstValid?.run.maxConcurrentTasks ?? 1;
 	const progress = new ProgressReporter(this, items.length);
+	const durations = openDurations(this);
 
 	const outcomes = await mapWithLimit(items.length, limit, async (i) => {
 		const entry = prepared[i];
 		if ('ok' in entry) return entry;
-		return await guard(this, i, async () => await runItem(this, i, entry, progress));
+		return await guard(this, i, async () => await runItem(this, i, entry, progress, durations));
 	});
+	saveDurations(this, durations);
 
 	const result = await finishBatch(this, outcomes);
 	forgetRun(this);
@@ -92,6 +96,7 @@ async function runItem(
 	itemIndex: number,
 	prepared: Prepared,
 	progress: ProgressReporter,
+	durations?: DurationLearner,
 ): Promise<ItemOutcome> {
 	const { model, input, run } = prepared;
 	// Items still queued behind Max Tasks in Flight when the user cancels are never sent.
@@ -199,5 +204,6 @@ async function runItem(
 		wait: true,
 		run,
 		progress,
+		durations: durations && { learner: durations, key: durationKey(model, input) },
 	});
 }

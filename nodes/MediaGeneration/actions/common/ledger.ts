@@ -21,7 +21,19 @@ const TTL_MS = 25 * 60 * 60 * 1000;
 const MAX_ENTRIES = 20_000;
 const entries = new Map<string, Entry>();
 
+// The key of one execute() call (one context) is the same for all its items: computed once, as
+// $runIndex costs a whole expression evaluation.
+const runKeys = new WeakMap<IExecuteFunctions, string>();
+
 function runKey(ctx: IExecuteFunctions): string {
+	const known = runKeys.get(ctx);
+	if (known !== undefined) return known;
+	const key = computeRunKey(ctx);
+	runKeys.set(ctx, key);
+	return key;
+}
+
+function computeRunKey(ctx: IExecuteFunctions): string {
 	let executionId = '';
 	try {
 		executionId = ctx.getExecutionId() ?? '';

@@ -29,13 +29,18 @@ export class ProgressReporter {
 	}
 
 	update(itemIndex: number, taskId: string, status: string, progress?: number): void {
+		const before = this.states.get(itemIndex);
 		this.states.set(itemIndex, { status, progress, taskId });
-		this.ctx.logger.debug('Media Generation task status', {
-			itemIndex,
-			taskId,
-			status,
-			progress,
-		});
+		// One line per change of status, not per read: n8n's logger captures a call stack for each
+		// line, which a thousand tasks in flight pay on every read.
+		if (before?.status !== status) {
+			this.ctx.logger.debug('Media Generation task status', {
+				itemIndex,
+				taskId,
+				status,
+				progress,
+			});
+		}
 		const now = Date.now();
 		if (now - this.lastSent < this.intervalMs) return;
 		this.lastSent = now;

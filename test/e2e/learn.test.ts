@@ -1,0 +1,75 @@
+// Durations learnt in one execution carry over to the next through the node's static data, in a
+// real n8n: two `n8n execute` runs (mode "cli": n8n saves static data after every mode but
+// "manual"), each one task of the same kind whose status has no progress field. What is checked
+// is what the service sees (status reads per task) and what n8n stored (the workflow's export).
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { startSimulator, type Simulator } from '../simulator';
+import { N8nInstance, outputItems, removeEmptyRunFolder } from './n8n';
+import { credentialImport, manualTrigger, mediaNode, workflow } from './workflows';
+
+jest.setTimeout(300_000);
+
+const ID = 'mgenLearn000001';
+let sim: Simulator;
+let n8n: N8nInstance;
+
+beforeAll(async () => {
+	sim = await startSimulator({ apiKey: `e2e-learn-${process.pid}-secret` });
+	n8n = await N8nInstance.create('learn');
+	await n8n.explain(async () => {
+		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
+		await n8n.importWorkflows([
+			workflow(
+				ID,
+				[
+					manualTrigger(),
+					mediaNode('Generate', {
+						resource: 'music',
+						operation: 'generate',
+						model: 'generate-music',
+						prompt: 'a short tune [sim:duration=8000] [sim:progress=none]',
+						options: { downloadFiles: false },
+					}),
+				],
+				{ Start: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] } },
+			),
+		]);
+	});
+});
+
+afterAll(async () => {
+	await n8n?.dispose();
+	await sim?.close();
+	removeEmptyRunFolder();
+});
+
+async function runOnce(): Promise<number> {
+	const { run } = await n8n.execute(ID);
+	expect(run.data.resultData.error).toBeUndefined();
+	const [item] = outputItems(run, 'Generate');
+	expect(item.json.status).toBe('finished');
+	return sim.requests.filter((r) => r.endpoint === 'status' && r.taskId === item.json.task_id)
+		.length;
+}
+
+test('the second execution reads around the duration the first one learnt and n8n saved', () =>
+	n8n.explain(async () => {
+		// Nothing known: back-off from 1 s (about 8 reads for 8 s).
+		const cold = await runOnce();
+		const file = path.join(n8n.dir, 'learn-export.json');
+		await n8n.cli(['export:workflow', `--id=${ID}`, `--output=${file}`], { label: 'export-learn' });
+		const exported = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{ staticData?: unknown }>;
+		const staticData = (Array.isArray(exported) ? exported[0] : exported).staticData as Record<
+			string,
+			{ taskDurations?: Record<string, unknown> }
+		>;
+		expect(Object.keys(staticData['node:Generate'].taskDurations ?? {})).toEqual([
+			'generate-music',
+		]);
+		// Learnt: one early read, then around 8 s.
+		const warm = await runOnce();
+		expect(warm).toBeLessThanOrEqual(cold - 2);
+	}));

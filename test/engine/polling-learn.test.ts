@@ -1,0 +1,76 @@
+// What a batch teaches its own later tasks, through n8n's engine over HTTP: the status reads are
+// counted on the simulator's request log, per task (never a wall-clock threshold). The simulator
+// sends no progress field here ([sim:progress=none]): the case the learner exists for.
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Simulator } from '../simulator';
+import { NODE, mediaWorkflow, run, simTaskOf, useSimulator } from './support';
+
+const sim = useSimulator();
+jest.setTimeout(90_000);
+
+function musicParams(options: IDataObject = {}): IDataObject {
+	return {
+		resource: 'music',
+		operation: 'generate',
+		model: 'generate-music',
+		prompt: '={{ $json.prompt }}',
+		options: { downloadFiles: false, ...options },
+	};
+}
+
+/** Status reads the simulator answered for one task. */
+function readsOf(s: Simulator, taskId: string): number {
+	return s.requests.filter((r) => r.endpoint === 'status' && r.taskId === taskId).length;
+}
+
+const prompt = (i: number) => `learn ${i} [sim:duration=6000] [sim:progress=none]`;
+
+describe('durations learnt within a batch and across executions', () => {
+	it("a batch's later tasks are polled fewer times once earlier ones of the same kind finished", async () => {
+		// Two in flight: items 0-1 run first and know nothing; items 2-3 start after them.
+		const items = Array.from({ length: 4 }, (_, i) => ({ prompt: prompt(i) }));
+		const result = await run(sim(), mediaWorkflow(musicParams({ maxConcurrentTasks: 2 })), {
+			items,
+		});
+		const out = result.outputOf(NODE);
+		expect(out.map((i) => i.json.status)).toEqual(['finished', 'finished', 'finished', 'finished']);
+		const reads = out.map((item) => readsOf(sim(), simTaskOf(sim(), item).id));
+		const [a, b, c, d] = reads;
+		// Without progress the first two back off from 1 s (about 7 reads for 6 s); the later two
+		// read once early, then around the learnt 6 s (about 4 reads).
+		expect(Math.max(c, d)).toBeLessThan(Math.min(a, b));
+		// Lag stays small for the later tasks: each was seen finished soon after its end.
+		for (const item of out.slice(2)) {
+			const task = simTaskOf(sim(), item);
+			const seen = sim()
+				.requests.filter((r) => r.endpoint === 'status' && r.taskId === task.id)
+				.map((r) => r.at)
+				.find((at) => at >= task.createdAt + task.durationMs);
+			expect(seen! - (task.createdAt + task.durationMs)).toBeLessThan(2_500);
+		}
+	});
+
+	it('a later execution starts from the durations the last one left in node static data', async () => {
+		const first = await run(sim(), mediaWorkflow(musicParams()), {
+			items: [{ prompt: prompt(0) }],
+		});
+		const cold = readsOf(sim(), String(first.outputOf(NODE)[0].json.task_id));
+		// n8n saves node static data after production runs; the harness hands it on as n8n would.
+		const staticData = JSON.parse(JSON.stringify(first.workflow.staticData)) as IDataObject;
+		const saved = staticData[`node:${NODE}`] as IDataObject;
+		expect(Object.keys(saved.taskDurations as IDataObject)).toEqual(['generate-music']);
+
+		const again = await run(
+			sim(),
+			{ ...mediaWorkflow(musicParams()), staticData },
+			{
+				items: [{ prompt: prompt(1) }],
+			},
+		);
+		const item = again.outputOf(NODE)[0];
+		expect(item.json.status).toBe('finished');
+		const warm = readsOf(sim(), String(item.json.task_id));
+		expect(warm).toBeLessThan(cold);
+	});
+});
