@@ -13,7 +13,7 @@ import { MODELS } from './models';
 // The canvas subtitle in the words of the panel: "Generate Video: Vidmodel 1.5 Pro",
 // "Generate Image: <the Model ID typed>", "Task: Get Status". n8n's generic "Custom API Call"
 // entry sets values this node does not have: the subtitle then names that entry, never
-// "undefined".
+// "undefined". The words go in as indented JSON: a compact "}}" would end the expression.
 const SUBTITLE_WORDS = {
 	resources: { image: 'Image', video: 'Video', music: 'Music', task: 'Task' },
 	operations: {
@@ -33,7 +33,7 @@ const subtitle = `={{ ((w, r, o, m, id) => {
 	const typed = typeof id === 'string' && id.trim() !== '' && !id.startsWith('=') ? id.trim() : '';
 	const model = w.models[m] || typed;
 	return operation + ' ' + resource + (model ? ': ' + model : '');
-})(${JSON.stringify(SUBTITLE_WORDS)}, $parameter["resource"], $parameter["operation"], $parameter["model"], $parameter["modelId"]) }}`;
+})(${JSON.stringify(SUBTITLE_WORDS, null, 1)}, $parameter["resource"], $parameter["operation"], $parameter["model"], $parameter["modelId"]) }}`;
 
 export class MediaGeneration implements INodeType {
 	description: INodeTypeDescription = {
