@@ -3,7 +3,7 @@
 // about panels comes from the model registry (nodes/MediaGeneration/models), so a model added
 // there is checked here without editing this file. Screenshots of what is checked go to
 // docs/images/ (light and dark), so the docs show what the code renders.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import type { Locator, Page } from 'playwright-core';
 
 import { MODELS, modelsOf, type ModelDefinition } from '../../nodes/MediaGeneration/models';
@@ -124,13 +124,24 @@ async function closeNode() {
 	await page.getByTestId('ndv').waitFor({ state: 'hidden' });
 }
 
+/** The part of a DOM element read in the page (the tests compile without the DOM library). */
+interface PageElement {
+	offsetParent: unknown;
+	parentElement: PageElement | null;
+	textContent: string | null;
+	closest(selector: string): PageElement | null;
+	querySelector(selector: string): PageElement | null;
+	querySelectorAll(selector: string): ArrayLike<PageElement>;
+}
+
 /** Labels of the visible top-level parameters of the open node, in order. */
 async function panelLabels(): Promise<string[]> {
 	await page.waitForTimeout(300);
-	return await page.getByTestId('node-parameters').first().evaluate((root) => {
+	return await page.getByTestId('node-parameters').first().evaluate((rootNode: unknown) => {
+		const root = rootNode as PageElement;
 		const items = Array.from(root.querySelectorAll('[data-test-id=parameter-item]'));
 		return items
-			.filter((item) => (item as HTMLElement).offsetParent !== null)
+			.filter((item) => item.offsetParent !== null)
 			// Top level only: not the fields inside a collection.
 			.filter((item) => !item.parentElement?.closest('[data-test-id=parameter-item]'))
 			.map((item) => {
