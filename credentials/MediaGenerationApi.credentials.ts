@@ -34,8 +34,9 @@ export class MediaGenerationApi implements ICredentialType {
 		dark: 'file:../nodes/MediaGeneration/mediaGeneration.dark.svg',
 	};
 
+	// A page without #anchor: n8n appends ?utm_… to this address, after any anchor.
 	documentationUrl =
-		'https://github.com/n8n-nodes-media-generation/n8n-nodes-media-generation#credentials';
+		'https://github.com/n8n-nodes-media-generation/n8n-nodes-media-generation/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{
@@ -55,7 +56,7 @@ export class MediaGenerationApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://api.example.com',
 			description:
-				'Root address of the service, without /api/…. Trailing slashes and spaces are ignored.',
+				'Root address of the service, starting with https:// (or http://), e.g. https://api.example.com, without /api/…. Trailing slashes and spaces are ignored.',
 		},
 	];
 

@@ -20,8 +20,10 @@ export class MediaGenerationTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"On " + {"any": "finished or failed", "finished": "finished", "failed": "failed"}[$parameter["event"]] + " task"}}',
+		// n8n's node creator shows this node and Media Generation as one entry that carries this
+		// text: it describes the package, the trigger's own part is in its panel.
 		description:
-			'Starts the workflow when a media generation task finishes or fails (the service calls the Callback URL given at submission)',
+			'Generate images, video and music with AI models and get the files, or start a workflow when a generation finishes',
 		defaults: {
 			name: 'Media Generation Trigger',
 		},

@@ -20,10 +20,10 @@ export const generateMusic: ModelDefinition = {
 			description: 'Description of the music to generate',
 		},
 		{
-			displayName: 'Options',
+			displayName: 'Model Options',
 			name: 'musicOptions',
 			type: 'collection',
-			placeholder: 'Add Option',
+			placeholder: 'Add Model Option',
 			default: {},
 			options: [
 				{
@@ -45,7 +45,7 @@ export const generateMusic: ModelDefinition = {
 					name: 'mv',
 					type: 'string',
 					default: '',
-					description: 'Version label of the music model, as the service names it (sent as mv)',
+					description: 'Version of the music model as your service names it (sent as mv)',
 				},
 				{
 					displayName: 'Style',

@@ -20,10 +20,10 @@ export const imageById: ModelDefinition = {
 			description: 'Description of the image to generate',
 		},
 		{
-			displayName: 'Options',
+			displayName: 'Model Options',
 			name: 'imageByIdOptions',
 			type: 'collection',
-			placeholder: 'Add Option',
+			placeholder: 'Add Model Option',
 			default: {},
 			options: [
 				{
@@ -39,8 +39,8 @@ export const imageById: ModelDefinition = {
 					name: 'size',
 					type: 'string',
 					default: '',
-					placeholder: '1:1',
-					description: 'Ratio of width to height written W:H',
+					placeholder: 'e.g. 1:1',
+					description: 'Ratio of width to height written W:H, e.g. 1:1 or 16:9',
 				},
 			],
 		},

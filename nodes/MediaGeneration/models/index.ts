@@ -39,23 +39,40 @@ export function modelsOf(kind: MediaKind): ModelDefinition[] {
 	return MODELS.filter((m) => m.kind === kind);
 }
 
+/**
+ * Whether the resource shows a Model dropdown: not when it has a single model (a dropdown of one
+ * entry is noise). Adding a second model brings it back with the first as default, so saved
+ * workflows keep their model.
+ */
+function hasModelChoice(kind: MediaKind): boolean {
+	return modelsOf(kind).length > 1;
+}
+
 function withModel(property: INodeProperties, kind: MediaKind, models: string[]): INodeProperties {
 	const show: IDisplayOptions['show'] = {
 		...(property.displayOptions?.show ?? {}),
 		resource: [kind],
 		operation: ['generate'],
-		model: models,
+		...(hasModelChoice(kind) ? { model: models } : {}),
 	};
 	return { ...property, displayOptions: { ...property.displayOptions, show } };
 }
+
+/** Example identifiers shown in the Model ID field. */
+const MODEL_ID_EXAMPLES: Record<MediaKind, string> = {
+	image: 'image-1',
+	video: 'video-1',
+	music: 'music-1',
+};
 
 export function generateProperties(kind: MediaKind): INodeProperties[] {
 	const models = modelsOf(kind);
 	if (models.length === 0) return [];
 	const byId = models.filter((m) => m.modelId === undefined).map((m) => m.key);
 	const firstModel = models[0].key;
-	const properties: INodeProperties[] = [
-		{
+	const properties: INodeProperties[] = [];
+	if (hasModelChoice(kind)) {
+		properties.push({
 			displayName: 'Model',
 			name: 'model',
 			type: 'options',
@@ -67,8 +84,8 @@ export function generateProperties(kind: MediaKind): INodeProperties[] {
 			})),
 			default: firstModel,
 			displayOptions: { show: { resource: [kind], operation: ['generate'] } },
-		},
-	];
+		});
+	}
 	if (byId.length > 0) {
 		properties.push(
 			withModel(
@@ -78,7 +95,9 @@ export function generateProperties(kind: MediaKind): INodeProperties[] {
 					type: 'string',
 					required: true,
 					default: '',
-					description: 'Identifier of the model as the service names it, sent as model',
+					placeholder: `e.g. ${MODEL_ID_EXAMPLES[kind]}`,
+					description:
+						"The model's identifier as listed by your media generation service (sent as model)",
 				},
 				kind,
 				byId,
@@ -176,7 +195,10 @@ export function buildSubmission(
 	kind: MediaKind,
 ): { model: string; modelKey: string; input: IDataObject } {
 	const node = ctx.getNode();
-	const key = ctx.getNodeParameter('model', itemIndex, '') as string;
+	// A resource with a single model shows no Model dropdown: that model, whatever was saved.
+	const key = hasModelChoice(kind)
+		? (ctx.getNodeParameter('model', itemIndex, '') as string)
+		: modelsOf(kind)[0]?.key;
 	const model = modelsOf(kind).find((m) => m.key === key);
 	if (!model) {
 		throw new NodeOperationError(

@@ -20,10 +20,10 @@ export const videoById: ModelDefinition = {
 			description: 'Description of the video to generate',
 		},
 		{
-			displayName: 'Options',
+			displayName: 'Model Options',
 			name: 'videoByIdOptions',
 			type: 'collection',
-			placeholder: 'Add Option',
+			placeholder: 'Add Model Option',
 			default: {},
 			options: [
 				{
@@ -31,8 +31,8 @@ export const videoById: ModelDefinition = {
 					name: 'aspectRatio',
 					type: 'string',
 					default: '',
-					placeholder: '16:9',
-					description: 'Ratio of width to height written W:H',
+					placeholder: 'e.g. 16:9',
+					description: 'Ratio of width to height written W:H, e.g. 16:9 or 9:16',
 				},
 				{
 					displayName: 'Duration (Seconds)',

@@ -61,10 +61,10 @@ export const vidmodel15Pro: ModelDefinition = {
 			description: 'Length of the video in seconds',
 		},
 		{
-			displayName: 'Options',
+			displayName: 'Model Options',
 			name: 'vidmodel15ProOptions',
 			type: 'collection',
-			placeholder: 'Add Option',
+			placeholder: 'Add Model Option',
 			default: {},
 			options: [
 				{

@@ -46,10 +46,10 @@ export const vidmodel20FastImageToVideo: ModelDefinition = {
 			description: 'Public, directly downloadable URL of the image the video starts from',
 		},
 		{
-			displayName: 'Options',
+			displayName: 'Model Options',
 			name: 'vidmodel20FastOptions',
 			type: 'collection',
-			placeholder: 'Add Option',
+			placeholder: 'Add Model Option',
 			default: {},
 			options: [
 				{
@@ -91,7 +91,7 @@ export const vidmodel20FastImageToVideo: ModelDefinition = {
 		'image_urls[1]': 'End Frame URL',
 	},
 	additionalFieldsHint:
-		'The spec does not name this model\'s audio option: once you know its name, pass it here, e.g. {"option_name": true}. Reference-media fields (reference_*) cannot be combined with the frames.',
+		'For options this panel does not list, e.g. the audio option under the name your service gives it: {"option_name": true}. Reference-media fields (reference_*) cannot be combined with the frames.',
 	schema: inputSchema(
 		{
 			prompt: text(MAX_PROMPT),

@@ -193,11 +193,24 @@ describe('buildSubmission in a real n8n execution', () => {
 
 	it('rejects a saved model that belongs to another resource', async () => {
 		const result = await runWorkflow(
+			probe({ resource: 'video', operation: 'generate', model: 'generate-music', prompt: 'x' }),
+		);
+		expect(result.outputOf('Probe')[0].json.error).toMatch(
+			/^Item 0: "model" is "generate-music" for resource video; allowed: vidmodel-1\.5-pro, /,
+		);
+	});
+
+	it('uses the only model of a resource without a Model dropdown, whatever value was saved', async () => {
+		// Music has one model and so no Model dropdown: a value left from another resource
+		// cannot be seen or changed by the user, and must not break the node.
+		const result = await runWorkflow(
 			probe({ resource: 'music', operation: 'generate', model: 'vidmodel-1.5-pro', prompt: 'x' }),
 		);
-		expect(result.outputOf('Probe')[0].json.error).toBe(
-			'Item 0: "model" is "vidmodel-1.5-pro" for resource music; allowed: generate-music',
-		);
+		expect(result.outputOf('Probe')[0].json).toEqual({
+			model: 'generate-music',
+			modelKey: 'generate-music',
+			input: { prompt: 'x' },
+		});
 	});
 });
 

@@ -81,8 +81,13 @@ describe('model registry', () => {
 		expect(modelsOf('music').map((m) => m.key)).toEqual(['generate-music']);
 	});
 
-	it.each(KINDS)('lists every %s model in that resource’s Model dropdown', (kind) => {
+	it.each(KINDS)('lists every %s model in that resource’s Model dropdown, if it has several', (kind) => {
 		const dropdown = generateProperties(kind).filter((p) => p.name === 'model');
+		// A dropdown with one entry is noise: a resource with one model shows none.
+		if (modelsOf(kind).length === 1) {
+			expect(dropdown).toHaveLength(0);
+			return;
+		}
 		expect(dropdown).toHaveLength(1);
 		expect(dropdown[0].type).toBe('options');
 		expect(dropdown[0].displayOptions).toEqual({
@@ -100,7 +105,8 @@ describe('model registry', () => {
 			const show = property.displayOptions?.show;
 			expect(show?.resource).toEqual([kind]);
 			expect(show?.operation).toEqual(['generate']);
-			expect((show?.model as string[]).every((k) => keys.includes(k))).toBe(true);
+			if (keys.length > 1) expect((show?.model as string[]).every((k) => keys.includes(k))).toBe(true);
+			else expect(show?.model).toBeUndefined();
 		}
 	});
 
@@ -128,7 +134,7 @@ describe('model registry', () => {
 				[
 					'resource',
 					'operation',
-					'model',
+					...(modelsOf(model.kind).length > 1 ? ['model'] : []),
 					...(model.modelId === undefined ? ['modelId'] : []),
 					...model.properties.map((p) => p.name),
 					'additionalInputFields',
@@ -197,6 +203,17 @@ describe('model registry', () => {
 				(p.displayOptions?.show?.model as string[])[0] === 'vidmodel-2.0-fast/image-to-video',
 		);
 		expect(additional?.hint).toMatch(/audio option/);
+		// Users know no spec: the panel speaks of their service.
+		expect(additional?.hint).not.toMatch(/spec/i);
+	});
+
+	it('never shows a W:H example as a grey placeholder that looks like a value', () => {
+		const visit = (props: INodeProperties[]): INodeProperties[] =>
+			props.flatMap((p) => (p.type === 'collection' ? visit(p.options as INodeProperties[]) : [p]));
+		const placeholders = visit(allProperties)
+			.map((p) => p.placeholder)
+			.filter((p): p is string => typeof p === 'string' && /^\d+:\d+$/.test(p));
+		expect(placeholders).toEqual([]);
 	});
 
 	it('labels the resolutions of vidmodel-1.5-pro with the spec’s wording', () => {

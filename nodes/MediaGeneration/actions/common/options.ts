@@ -18,18 +18,11 @@ export const DEFAULT_TIMEOUT_MINUTES = 30;
 export const DEFAULT_MAX_CONCURRENT = 50;
 export const DEFAULT_MAX_POLL_INTERVAL_SECONDS = 30;
 
-export const filesNotice: INodeProperties = {
+// Shown only where it matters: when the node returns file URLs instead of the files.
+const filesNotice: INodeProperties = {
 	displayName:
-		'Generated files stay valid for 24 hours after generation: keep the binary data, or use Task → Download Files with the task_id within that time',
+		'The file URLs stay valid for 24 hours after generation. To get the files later, use Task → Download Files with the task_id within that time.',
 	name: 'filesNotice',
-	type: 'notice',
-	default: '',
-};
-
-const retryNotice: INodeProperties = {
-	displayName:
-		'Leave Settings → Retry On Fail off: this node already retries service faults where that is safe, and tasks it submitted are not submitted again if the node re-runs in the same execution; only new ones would be billed',
-	name: 'retryNotice',
 	type: 'notice',
 	default: '',
 };
@@ -40,7 +33,7 @@ const waitProperty: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		'Whether to wait until the task is finished or failed and return its files. Off: returns the task_id at once; get the result with the Media Generation Trigger (set a Callback URL) or Task → Wait for Completion.',
+		'Whether to wait until the task is finished or failed and return its files. Off: returns the task_id at once; get the result with the Media Generation Trigger (set a Callback URL) or Task → Wait for Completion. This node retries service faults itself where that is safe and never submits a task twice, so leave Settings → Retry On Fail off.',
 };
 
 const triggerNotice: INodeProperties = {
@@ -68,7 +61,7 @@ const downloadOption: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		"Whether to download the generated files into the item's binary data. Off: only their URLs (valid 24 hours) are returned.",
+		"Whether to download the generated files into the item's binary data. Off: only their URLs are returned, valid for 24 hours after generation.",
 };
 
 const binaryOption: INodeProperties = {
@@ -76,8 +69,9 @@ const binaryOption: INodeProperties = {
 	name: 'binaryPropertyName',
 	type: 'string',
 	default: 'data',
-	hint: 'The first file goes here, further files to <field>_1, <field>_2, …',
-	description: 'Binary property name for the first file',
+	// Hints are shown as HTML: no angle brackets in the text.
+	hint: 'Further files go to this name followed by _1, _2, … (e.g. data_1, data_2)',
+	description: 'Name of the binary field the first file is put in',
 };
 
 const concurrencyOption: INodeProperties = {
@@ -150,8 +144,13 @@ export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeP
 			displayOptions: { show },
 			options,
 		},
-		{ ...filesNotice, name: `${kind}FilesNotice`, displayOptions: { show } },
-		{ ...retryNotice, name: `${kind}RetryNotice`, displayOptions: { show } },
+		{
+			...filesNotice,
+			name: `${kind}FilesNotice`,
+			displayOptions: {
+				show: { ...show, waitForCompletion: [true], 'options.downloadFiles': [false] },
+			},
+		},
 	];
 }
 

@@ -7,17 +7,15 @@ import type { Task } from '../../../shared/task';
 import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../common/batch';
 import { completeTask } from '../common/completion';
 import { asItemError, waitFailure } from '../common/errors';
-import { filesNotice, readRunOptions, taskRunOptions, type RunOptions } from '../common/options';
+import { readRunOptions, taskRunOptions, type RunOptions } from '../common/options';
 import { readTaskId, taskIdProperty } from './common';
 
 export const description: INodeProperties[] = [
-	taskIdProperty('downloadFiles'),
-	taskRunOptions('downloadFiles'),
 	{
-		...filesNotice,
-		name: 'taskFilesNotice',
-		displayOptions: { show: { resource: ['task'], operation: ['downloadFiles'] } },
+		...taskIdProperty('downloadFiles'),
+		hint: 'The service keeps the files for 24 hours after the task finished',
 	},
+	taskRunOptions('downloadFiles'),
 ];
 
 /** Fresh binaries of a finished task (its file URLs stay valid 24 hours). No waiting. */
