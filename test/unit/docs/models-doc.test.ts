@@ -2,7 +2,7 @@
 // docs/models.md promises one table per model listing the panel's fields in the order the
 // editor shows them. This holds it to the node's real description: the fields n8n's own
 // displayParameter shows for a fresh node with that model selected, between the Model dropdown
-// and Wait for Completion, with each collection's options as "Options → X".
+// and Wait for Completion, with each collection's options as "<collection> → X".
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -31,7 +31,10 @@ function panelFields(resource: string, model: string): string[] {
 			p.type !== 'notice' &&
 			NodeHelpers.displayParameter(values, p, { typeVersion: 1 }, description),
 	);
-	const from = visible.findIndex((p) => p.name === 'model');
+	// The fields after the model choice; a resource with a single model shows no Model
+	// dropdown, and its fields then start after Operation.
+	const modelAt = visible.findIndex((p) => p.name === 'model');
+	const from = modelAt >= 0 ? modelAt : visible.findIndex((p) => p.name === 'operation');
 	const to = visible.findIndex((p) => p.name === 'waitForCompletion');
 	return visible
 		.slice(from + 1, to)
