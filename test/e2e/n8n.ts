@@ -609,8 +609,9 @@ export async function listExecutions(
 	apiKey: string,
 	workflowId: string,
 	status?: string,
+	includeData = true,
 ): Promise<ExecutionSummary[]> {
-	const query = `workflowId=${workflowId}&includeData=true&limit=100${status ? `&status=${status}` : ''}`;
+	const query = `workflowId=${workflowId}&includeData=${includeData}&limit=100${status ? `&status=${status}` : ''}`;
 	const res = await fetch(`${instance.baseUrl}/api/v1/executions?${query}`, { headers: { 'X-N8N-API-KEY': apiKey } });
 	if (!res.ok) throw new Error(`GET /api/v1/executions: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
 	return ((await res.json()) as { data: ExecutionSummary[] }).data;

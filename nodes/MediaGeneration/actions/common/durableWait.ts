@@ -418,7 +418,9 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 	registry.touchedAt = Date.now();
 	const confirmedBefore = registry.confirmed.has(taskId);
 
-	const ids = [...toRead].filter((id) => id === taskId || !registry.confirmed.has(id));
+	// At most one status read per task: a repeated callback (the service retrying because our
+	// answer came late) for a confirmed task reads nothing.
+	const ids = [...toRead].filter((id) => !registry.confirmed.has(id));
 	let readFault: string | undefined;
 	await mapWithLimit(ids.length, STATUS_CONCURRENCY, async (k) => {
 		const id = ids[k];

@@ -114,17 +114,18 @@ async function generateParked(
 	});
 	if (outcomes.some((o) => !o.ok) && !ctx.continueOnFail()) {
 		// As when polling: the first failure ends the node, listing the other items' task_ids.
+		let failure: NodeOperationError | undefined;
 		try {
 			await finishBatch(ctx, outcomes);
 		} catch (error) {
-			if (error instanceof Error) {
-				error.message = maskSignature(error.message);
-				const described = error as Error & { description?: unknown };
-				if (typeof described.description === 'string')
-					described.description = maskSignature(described.description);
-			}
-			forgetRun(ctx);
-			throw error;
+			failure = error as NodeOperationError;
+		}
+		forgetRun(ctx);
+		if (failure) {
+			failure.message = maskSignature(failure.message);
+			if (typeof failure.description === 'string')
+				failure.description = maskSignature(failure.description);
+			throw failure;
 		}
 	}
 	const submittedAt = outcomes.map((o) => {
