@@ -278,8 +278,10 @@ test('examples/durable-wait-batch.json: n8n stopped while parked and started aga
 		try {
 			const known = new Set((await executions()).map((e) => e.id));
 			const submitsBefore = sim.requests.filter((r) => r.endpoint === 'submit').length;
+			// Ten-minute videos: they end when the simulator's clock is moved on, once n8n is back
+			// (a start-up takes from 5 s to half a minute on a busy machine).
 			const body = Array.from({ length: 6 }, (_, i) => ({
-				prompt: `restart ${i} [sim:duration=${28_000 + i * 300}]`,
+				prompt: `restart ${i} [sim:duration=${600_000 + i * 1000}]`,
 				ref: `restart-${i}`,
 			}));
 			await start(body, EXAMPLE_PATH);
@@ -287,6 +289,7 @@ test('examples/durable-wait-batch.json: n8n stopped while parked and started aga
 			await n8n.stop();
 			await n8n.start();
 			expect((await executions()).find((e) => e.id === parked.id)?.status).toBe('waiting');
+			sim.clock.advance(610_000);
 			const done = await executionWith(known, ['success', 'error', 'crashed'], 90_000);
 			expect(done.id).toBe(parked.id);
 			expectFiles(done, body, 'Collect Results', null);

@@ -164,3 +164,29 @@ test('the finishing node polls parked tasks not confirmed (the deadline path) an
 	expect(out[1].json).toMatchObject({ status: 'failed', error_message: 'nsfw' });
 	expect(out[1].json.media_generation_wait).toBeUndefined();
 });
+
+test('Task → Wait for Completion parks on tasks submitted with the resume URL, and refuses without a finishing node', async () => {
+	const wf = chain(
+		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+		mediaNode({ ...generateParams('s [sim:duration=60000]'), waitForCompletion: false, options: { callbackUrl: '={{ $execution.resumeUrl }}' } }, {}, 'Submit'),
+		mediaNode({ ...finishParams, options: { waitMode: 'park', timeoutMinutes: 2 } }, {}, 'Park'),
+		mediaNode(finishParams, {}, FINISH),
+	);
+	const result = await run(sim(), wf, { items: items(2) });
+	expect(result.status).toBe('waiting');
+	const stack = result.run.data.executionData!.nodeExecutionStack;
+	expect(stack[0].node.name).toBe('Park');
+	const parked = stack[0].data.main[0] as INodeExecutionData[];
+	expect(parked.map((i) => i.json.task_id)).toEqual(sim().tasks().map((t) => t.id));
+	expect(sim().tasks()[0].callbackUrl).toMatch(new RegExp(`/webhook-waiting/${result.executionId}\\?signature=`));
+
+	sim().reset();
+	const alone = chain(
+		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+		mediaNode({ ...finishParams, taskId: 'task_x', options: { waitMode: 'park' } }, {}, 'Park'),
+	);
+	const refused = await run(sim(), alone);
+	expect(refused.status).toBe('error');
+	expect(refused.error?.message).toMatch(/needs a Media Generation node "Task → Wait for Completion"/);
+	expect(sim().requests).toHaveLength(0);
+});
