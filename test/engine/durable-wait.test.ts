@@ -131,6 +131,27 @@ test('all tasks final when parking: no wait, the finishing node makes the same o
 	expect(parkedOut[0].binary?.data?.mimeType).toBe('image/png');
 });
 
+test("Generate's file options carry over to the finishing node unless it sets its own", async () => {
+	const result = await run(
+		sim(),
+		parkedWorkflow('quick [sim:duration=0]', { binaryPropertyName: 'video' }),
+		{ items: items(1) },
+	);
+	expect(Object.keys(result.outputOf(FINISH)[0].binary ?? {})).toEqual(['video']);
+	const noFiles = await run(sim(), parkedWorkflow('quick [sim:duration=0]', { downloadFiles: false }), {
+		items: items(1),
+	});
+	expect(noFiles.outputOf(FINISH)[0].binary).toBeUndefined();
+	expect(noFiles.outputOf(FINISH)[0].json.status).toBe('finished');
+	const own = chain(
+		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+		mediaNode(generateParams('quick [sim:duration=0]', { binaryPropertyName: 'video' })),
+		mediaNode({ ...finishParams, options: { binaryPropertyName: 'mine' } }, {}, FINISH),
+	);
+	const mine = await run(sim(), own, { items: items(1) });
+	expect(Object.keys(mine.outputOf(FINISH)[0].binary ?? {})).toEqual(['mine']);
+});
+
 test('the finishing node polls parked tasks not confirmed (the deadline path) and reports failures as polling does', async () => {
 	// What the deadline hands on: the parked items, tasks still pending at the service.
 	const started = await run(

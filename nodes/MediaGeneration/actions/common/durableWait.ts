@@ -74,6 +74,9 @@ export interface ParkState extends IDataObject {
 	deadline?: number;
 	/** The item failed before anything could be awaited (invalid, not submitted). */
 	error?: IDataObject;
+	/** The parking node's file options, which the finishing node applies unless it sets its own. */
+	downloadFiles?: boolean;
+	binaryPropertyName?: string;
 }
 
 export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string {
@@ -261,12 +264,22 @@ async function scrubbed(ctx: IExecuteFunctions | IWebhookFunctions, text: string
 export async function parkExecution(
 	ctx: IExecuteFunctions,
 	outcomes: ItemOutcome[],
-	opts: { resumeUrl: string; timeoutMs: number; submittedAt: number[] },
+	opts: {
+		resumeUrl: string;
+		timeoutMs: number;
+		submittedAt: number[];
+		files?: Array<{ downloadFiles: boolean; binaryPropertyName: string } | undefined>;
+	},
 ): Promise<INodeExecutionData[]> {
 	const now = Date.now();
 	const items: INodeExecutionData[] = [];
 	for (const [index, outcome] of outcomes.entries()) {
-		const state: ParkState = { parked: true, index, submittedAt: opts.submittedAt[index] };
+		const state: ParkState = {
+			parked: true,
+			index,
+			submittedAt: opts.submittedAt[index],
+			...(opts.files?.[index] ?? {}),
+		};
 		if (outcome.ok) {
 			const json = { ...outcome.data.json };
 			delete json.callback_url;

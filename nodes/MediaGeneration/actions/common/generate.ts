@@ -132,7 +132,12 @@ async function generateParked(
 		const at = o.ok ? o.data.json.submitted_at : undefined;
 		return typeof at === 'string' ? Date.parse(at) : undefined;
 	}) as number[];
-	const result = await parkExecution(ctx, outcomes, { resumeUrl, timeoutMs, submittedAt });
+	const files = prepared.map((p) =>
+		'ok' in p
+			? undefined
+			: { downloadFiles: p.run.downloadFiles, binaryPropertyName: p.run.binaryPropertyName },
+	);
+	const result = await parkExecution(ctx, outcomes, { resumeUrl, timeoutMs, submittedAt, files });
 	forgetRun(ctx);
 	return result;
 }

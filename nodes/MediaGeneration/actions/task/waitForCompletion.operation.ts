@@ -78,7 +78,16 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 				park && (given === '' || given === undefined) && typeof json.task_id === 'string'
 					? json.task_id
 					: readTaskId(this, i);
-			return { taskId, run: readRunOptions(this, i, false), park, json };
+			const run = readRunOptions(this, i, false);
+			if (park) {
+				// Generate's file options carry over unless this node sets its own.
+				const own = this.getNodeParameter('options', i, {}) as IDataObject;
+				if (own.downloadFiles === undefined && typeof park.downloadFiles === 'boolean')
+					run.downloadFiles = park.downloadFiles;
+				if (own.binaryPropertyName === undefined && typeof park.binaryPropertyName === 'string')
+					run.binaryPropertyName = park.binaryPropertyName;
+			}
+			return { taskId, run, park, json };
 		} catch (error) {
 			return { ok: false, error: asItemError(this, i, error), json: {} };
 		}
