@@ -191,7 +191,7 @@ export async function checkParkable(
 		} catch {
 			serviceHost = '';
 		}
-		const fix = `Set n8n's WEBHOOK_URL environment variable to the address the service can reach (e.g. WEBHOOK_URL=https://n8n.example.com/) and restart n8n, or use "Wait Mode: Poll in This Execution".`;
+		const fix = `Set n8n's WEBHOOK_URL environment variable (N8N_WEBHOOK_URL, its newer name, works too) to the address the service can reach (e.g. WEBHOOK_URL=https://n8n.example.com/) and restart n8n, or use "Wait Mode: Poll in This Execution".`;
 		if (!serviceHost || !localHost(serviceHost)) {
 			throw new NodeOperationError(
 				node,
