@@ -263,7 +263,10 @@ test('50 items park one execution: nothing runs, n8n idles, no status reads unti
 		console.log(
 			`[durable] last callback → resumed execution start: ${latency} ms; n8n CPU from the first callback to the end ${callbackCpuMs} ms (${answers.length} callbacks, resumed run included); callbacks answered ${answers.map((a) => `${a.after}ms/${a.status}`).join(' ')}`,
 		);
-		expect(latency).toBeLessThan(20_000);
+		// The target (≤ 2 s) is a figure, printed above: 0.2 s on a quiet machine, more when the
+		// machine is saturated and callbacks queue in n8n. The bound only proves the resume came
+		// from the callbacks, not from the 10-minute deadline.
+		expect(latency).toBeLessThan(60_000);
 		// The resume URL's signature is a secret: nowhere in what n8n stored.
 		// (n8n keeps its own copy as the execution's resumeToken; the node writes it nowhere.)
 		const signature = resume.searchParams.get('signature')!;
