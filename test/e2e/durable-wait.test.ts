@@ -88,6 +88,56 @@ function durableWorkflow() {
 	});
 }
 
+const WFC_WF = 'mgenDurableWfc1';
+const WFC_PATH = `e2e-durable-wfc-${process.pid}`;
+
+/** Generate without waiting, the resume URL as Callback URL → Wait for Completion (Park) → (Poll). */
+function taskParkWorkflow() {
+	const nodes: WorkflowNode[] = [
+		{
+			id: 'n-webhook',
+			name: 'Webhook',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: { httpMethod: 'POST', path: WFC_PATH, responseMode: 'onReceived', options: {} },
+		},
+		{
+			id: 'n-split',
+			name: 'Split',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: { fieldToSplitOut: 'body.rows' },
+		},
+		mediaNode('Submit', {
+			resource: 'image',
+			operation: 'generate',
+			model: 'image-by-id',
+			modelId: '={{ $json.model }}',
+			prompt: '={{ $json.prompt }}',
+			imageByIdOptions: { size: '1:1', n: 1 },
+			waitForCompletion: false,
+			options: { callbackUrl: '={{ $execution.resumeUrl }}', callbackReference: '={{ $json.ref }}' },
+		}),
+		mediaNode('Park', {
+			resource: 'task',
+			operation: 'waitForCompletion',
+			taskId: '={{ $json.task_id }}',
+			options: { waitMode: 'park', timeoutMinutes: 10 },
+		}, { position: [600, 0] }),
+		mediaNode('Finish', {
+			resource: 'task',
+			operation: 'waitForCompletion',
+			taskId: '={{ $json.task_id }}',
+			options: {},
+		}, { position: [800, 0] }),
+	];
+	const link = (to: string) => ({ main: [[{ node: to, type: 'main' as const, index: 0 }]] });
+	return workflow(WFC_WF, nodes, { Webhook: link('Split'), Split: link('Submit'), Submit: link('Park'), Park: link('Finish') });
+}
+
 interface Row {
 	prompt: string;
 	ref: string;
@@ -105,13 +155,23 @@ function rows(count: number, tag: string, durationMs: (i: number) => number, tim
 }
 
 async function start(body: Array<Partial<Row>>, path = PATH): Promise<void> {
-	const res = await fetch(`${n8n.baseUrl}/webhook/${path}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ rows: body }),
-	});
-	expect(res.status).toBe(200);
-	await res.text();
+	// n8n answers /healthz/readiness before it has activated every published workflow: a 404
+	// right after start-up means "not yet".
+	const deadline = Date.now() + 30_000;
+	for (;;) {
+		const res = await fetch(`${n8n.baseUrl}/webhook/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ rows: body }),
+		});
+		await res.text();
+		if (res.status === 404 && Date.now() < deadline) {
+			await new Promise((r) => setTimeout(r, 500));
+			continue;
+		}
+		expect(res.status).toBe(200);
+		return;
+	}
 }
 
 let current = WF;
@@ -159,7 +219,14 @@ const sha256 = (chunks: Iterable<Buffer>) => {
 };
 
 /** Every output item of Finish: the task's file, byte for byte, in input order and paired. */
-function expectFiles(execution: ExecutionSummary, body: Array<Partial<Row>>, finish = 'Finish', last: string | null = 'Done'): ItemJson[] {
+function expectFiles(
+	execution: ExecutionSummary,
+	body: Array<Partial<Row>>,
+	finish = 'Finish',
+	last: string | null = 'Done',
+	/** Picked up by task_id (Task → Wait for Completion's own output): no model, no reference. */
+	byTaskId = false,
+): ItemJson[] {
 	expect(execution.status).toBe('success');
 	const runs = execution.data!.resultData.runData[finish];
 	expect(runs).toHaveLength(1);
@@ -167,8 +234,9 @@ function expectFiles(execution: ExecutionSummary, body: Array<Partial<Row>>, fin
 	expect(items).toHaveLength(body.length);
 	for (const [i, item] of items.entries()) {
 		expect(item.pairedItem).toEqual({ item: i });
-		expect(item.json).toMatchObject({ status: 'finished', reference: body[i].ref });
-		if (body[i].model) expect(item.json.model).toBe(body[i].model);
+		expect(item.json).toMatchObject({ status: 'finished', reference: byTaskId ? null : body[i].ref });
+		if (byTaskId) expect(item.json.model).toBeNull();
+		else if (body[i].model) expect(item.json.model).toBe(body[i].model);
 		const task = sim.task(String(item.json.task_id))!;
 		expect(task.prompt).toBe(body[i].prompt);
 		const [binary] = Object.values(item.binary ?? {}) as BinaryJson[];
@@ -187,7 +255,8 @@ beforeAll(async () => {
 	n8n = await N8nInstance.create('durable');
 	await n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
-		await n8n.importWorkflows([durableWorkflow(), exampleWorkflow('durable-wait-batch.json', EXAMPLE_WF)]);
+		await n8n.importWorkflows([durableWorkflow(), exampleWorkflow('durable-wait-batch.json', EXAMPLE_WF), taskParkWorkflow()]);
+		await n8n.cli(['publish:workflow', `--id=${WFC_WF}`], { label: 'publish-wfc' });
 		await n8n.cli(['publish:workflow', `--id=${WF}`], { label: 'publish-durable' });
 		await n8n.cli(['publish:workflow', `--id=${EXAMPLE_WF}`], { label: 'publish-example' });
 		await n8n.start();
@@ -341,5 +410,29 @@ test('lost callbacks: the execution resumes at the deadline and the rest is poll
 			expect(sim.faults.applied(rule)).toBeGreaterThanOrEqual(4);
 		} finally {
 			sim.faults.remove(rule);
+		}
+	}));
+
+test('Task → Wait for Completion parks on tasks submitted with {{ $execution.resumeUrl }}; their callbacks (no item index) resume it', () =>
+	n8n.explain(async () => {
+		current = WFC_WF;
+		try {
+			const known = new Set((await executions()).map((e) => e.id));
+			const body = rows(3, 'wfcpark', (i) => 6000 + i * 500);
+			await start(body, WFC_PATH);
+			const parked = await executionWith(known, ['waiting'], 60_000);
+			const done = await executionWith(known, ['success', 'error', 'crashed'], 90_000);
+			expect(done.id).toBe(parked.id);
+			// What Task → Wait for Completion outputs when it polls: the same item shape.
+			const items = expectFiles(done, body, 'Finish', null, true);
+			for (const item of items) {
+				const url = new URL(sim.task(String(item.json.task_id))!.callbackUrl!);
+				expect(url.pathname).toBe(`/webhook-waiting/${done.id}`);
+				expect(url.searchParams.has('mgi')).toBe(false);
+			}
+			// Resumed by the callbacks, long before the 10-minute deadline.
+			expect(Date.parse(String(done.stoppedAt)) - Date.parse(String(done.startedAt))).toBeLessThan(120_000);
+		} finally {
+			current = WF;
 		}
 	}));
