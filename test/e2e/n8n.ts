@@ -484,6 +484,8 @@ export interface ExecutionJson {
 
 export interface NodeRunJson {
 	executionStatus?: string;
+	/** Epoch ms the node run started. */
+	startTime?: number;
 	/** Milliseconds the node ran. */
 	executionTime?: number;
 	error?: { message?: string; description?: string };
@@ -542,4 +544,75 @@ export function removeEmptyRunFolder() {
 	} catch {
 		// Already gone.
 	}
+}
+
+/** CPU time (user + system, ms) used so far by a process and its descendants. */
+export function processTreeCpuMs(root: number): number {
+	const tick = 10; // USER_HZ is 100 on Linux
+	let total = 0;
+	for (const pid of processTree(root)) {
+		try {
+			const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+			total += (Number(fields[11]) + Number(fields[12])) * tick;
+		} catch {
+			// Gone meanwhile.
+		}
+	}
+	return total;
+}
+
+/** An execution as n8n's public API lists it (with its data). */
+export interface ExecutionSummary {
+	id: string;
+	finished: boolean;
+	status: string;
+	workflowId: string;
+	startedAt?: string;
+	stoppedAt?: string;
+	waitTill?: string | null;
+	data?: ExecutionJson['data'];
+}
+
+/** Sets up the owner account of a started instance and returns a public-API key. */
+export async function createOwnerApiKey(instance: N8nInstance): Promise<string> {
+	const call = async (pathname: string, init: { method?: string; body?: unknown; cookie?: string } = {}) => {
+		const res = await fetch(`${instance.baseUrl}/rest${pathname}`, {
+			method: init.method ?? 'GET',
+			headers: {
+				'content-type': 'application/json',
+				'browser-id': 'mgen-e2e-browser',
+				...(init.cookie ? { cookie: init.cookie } : {}),
+			},
+			body: init.body === undefined ? undefined : JSON.stringify(init.body),
+		});
+		const text = await res.text();
+		if (!res.ok) throw new Error(`${init.method ?? 'GET'} /rest${pathname}: HTTP ${res.status} ${text.slice(0, 300)}`);
+		return { res, json: JSON.parse(text) as { data: unknown } };
+	};
+	const { res } = await call('/owner/setup', {
+		method: 'POST',
+		body: { email: 'e2e@example.com', firstName: 'End', lastName: 'ToEnd', password: `${randomBytes(8).toString('hex')}-Aa1` },
+	});
+	const cookie = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]).join('; ');
+	const scopes = (await call('/api-keys/scopes', { cookie })).json.data as string[];
+	const created = (await call('/api-keys', { method: 'POST', cookie, body: { label: 'e2e', scopes, expiresAt: null } })).json
+		.data as { rawApiKey?: string; apiKey?: string };
+	const key = created.rawApiKey ?? created.apiKey;
+	if (!key) throw new Error('no key in the api-keys answer');
+	return key;
+}
+
+/** Executions of a workflow through the public API, with their data. */
+export async function listExecutions(
+	instance: N8nInstance,
+	apiKey: string,
+	workflowId: string,
+	status?: string,
+	includeData = true,
+): Promise<ExecutionSummary[]> {
+	const query = `workflowId=${workflowId}&includeData=${includeData}&limit=100${status ? `&status=${status}` : ''}`;
+	const res = await fetch(`${instance.baseUrl}/api/v1/executions?${query}`, { headers: { 'X-N8N-API-KEY': apiKey } });
+	if (!res.ok) throw new Error(`GET /api/v1/executions: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+	return ((await res.json()) as { data: ExecutionSummary[] }).data;
 }

@@ -15,6 +15,14 @@ import { finishBatch, guard, mapWithLimit, type ItemOutcome } from './batch';
 import { durationKey, type DurationLearner } from '../../../shared/durations';
 import { completeTask } from './completion';
 import { openDurations, saveDurations } from './durations';
+import {
+	WAIT_MODE_PARK,
+	checkParkable,
+	maskSignature,
+	parkCallbackUrl,
+	parkExecution,
+	readWaitMode,
+} from './durableWait';
 import { asItemError, cancelled, submitFailure } from './errors';
 import { findAccepted, forgetRun, rememberAccepted } from './ledger';
 import { generateRunProperties, readRunOptions, type RunOptions } from './options';
@@ -69,6 +77,12 @@ export async function executeGenerate(
 	const firstValid = prepared.find((p): p is Prepared => !('ok' in p));
 	const limit = firstValid?.run.maxConcurrentTasks ?? 1;
 	const progress = new ProgressReporter(this, items.length);
+
+	const firstIndex = prepared.findIndex((p) => !('ok' in p));
+	if (firstValid?.run.waitForCompletion && readWaitMode(this, firstIndex) === WAIT_MODE_PARK) {
+		return await generateParked(this, prepared, limit, progress);
+	}
+
 	const durations = openDurations(this);
 
 	const outcomes = await mapWithLimit(items.length, limit, async (i) => {
@@ -80,6 +94,56 @@ export async function executeGenerate(
 
 	const result = await finishBatch(this, outcomes);
 	forgetRun(this);
+	return result;
+}
+
+/**
+ * "Wait Mode: Park Until Callbacks": every item is submitted with this execution's resume URL
+ * as callback URL, then the execution parks (see durableWait.ts). The Task → Wait for
+ * Completion node after this one makes the output polling would have made.
+ */
+async function generateParked(
+	ctx: IExecuteFunctions,
+	prepared: Array<Prepared | ItemOutcome>,
+	limit: number,
+	progress: ProgressReporter,
+): Promise<INodeExecutionData[]> {
+	const own = prepared.find((p): p is Prepared => !('ok' in p) && p.run.callbackUrl !== undefined);
+	const resumeUrl = await checkParkable(ctx, { userCallbackUrl: own?.run.callbackUrl });
+	const timeoutMs = (prepared.find((p): p is Prepared => !('ok' in p)) as Prepared).run.timeoutMs;
+	const outcomes = await mapWithLimit(prepared.length, limit, async (i) => {
+		const entry = prepared[i];
+		if ('ok' in entry) return entry;
+		const run = { ...entry.run, waitForCompletion: false, callbackUrl: parkCallbackUrl(resumeUrl, i) };
+		return await guard(ctx, i, async () => await runItem(ctx, i, { ...entry, run }, progress));
+	});
+	if (outcomes.some((o) => !o.ok) && !ctx.continueOnFail()) {
+		// As when polling: the first failure ends the node, listing the other items' task_ids.
+		let failure: NodeOperationError | undefined;
+		try {
+			await finishBatch(ctx, outcomes);
+		} catch (error) {
+			failure = error as NodeOperationError;
+		}
+		forgetRun(ctx);
+		if (failure) {
+			failure.message = maskSignature(failure.message);
+			if (typeof failure.description === 'string')
+				failure.description = maskSignature(failure.description);
+			throw failure;
+		}
+	}
+	const submittedAt = outcomes.map((o) => {
+		const at = o.ok ? o.data.json.submitted_at : undefined;
+		return typeof at === 'string' ? Date.parse(at) : undefined;
+	}) as number[];
+	const files = prepared.map((p) =>
+		'ok' in p
+			? undefined
+			: { downloadFiles: p.run.downloadFiles, binaryPropertyName: p.run.binaryPropertyName },
+	);
+	const result = await parkExecution(ctx, outcomes, { resumeUrl, timeoutMs, submittedAt, files });
+	forgetRun(ctx);
 	return result;
 }
 

@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { waitModeOption } from './durableWait';
+
 /** Settings of the wait/download/batch part, read per item (expressions allowed). */
 export interface RunOptions {
 	waitForCompletion: boolean;
@@ -120,6 +122,7 @@ export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeP
 		concurrencyOption,
 		{ ...pollIntervalOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 		{ ...timeoutOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
+		{ ...waitModeOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 	];
 	if (kind === 'video') {
 		options.push({
@@ -158,7 +161,7 @@ export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeP
 export function taskRunOptions(operation: 'waitForCompletion' | 'downloadFiles'): INodeProperties {
 	const options =
 		operation === 'waitForCompletion'
-			? [binaryOption, downloadOption, concurrencyOption, pollIntervalOption, timeoutOption]
+			? [binaryOption, downloadOption, concurrencyOption, pollIntervalOption, timeoutOption, waitModeOption]
 			: [binaryOption, concurrencyOption];
 	return {
 		displayName: 'Options',

@@ -1,7 +1,23 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import { parseTaskData, type Task } from '../../../shared/task';
 import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../common/batch';
 import { completeTask } from '../common/completion';
+import {
+	PARK_KEY,
+	WAIT_MODE_PARK,
+	checkParkable,
+	parkExecution,
+	parkedItemState,
+	readWaitMode,
+	type ParkState,
+} from '../common/durableWait';
 import { asItemError } from '../common/errors';
 import { readRunOptions, taskRunOptions, type RunOptions } from '../common/options';
 import { ProgressReporter } from '../common/progress';
@@ -12,20 +28,71 @@ export const description: INodeProperties[] = [
 	taskRunOptions('waitForCompletion'),
 ];
 
+interface Entry {
+	taskId: string;
+	run: RunOptions;
+	/** Set when the item comes from a node that parked the execution (durableWait.ts). */
+	park?: ParkState;
+	json: IDataObject;
+}
+
+function knownTask(state: ParkState | undefined): Task | undefined {
+	if (!state?.task) return undefined;
+	try {
+		return parseTaskData(state.task);
+	} catch {
+		return undefined;
+	}
+}
+
 /**
  * Picks up tasks by task_id (after a timeout, a restart, or from another workflow): reads at
  * once, then polls on the adaptive schedule until final, then downloads like Generate.
+ * Items of a node that parked the execution carry their submission facts and, when their
+ * callback confirmed it, the final task: those are finished without another status read, and
+ * the output is what the parking node would have output by polling.
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const items = this.getInputData();
-	const prepared: Array<{ taskId: string; run: RunOptions } | ItemOutcome> = items.map((_, i) => {
+	if (items.length > 0 && readWaitMode(this, 0) === WAIT_MODE_PARK) {
+		return await parkOnTasks(this);
+	}
+	const prepared: Array<Entry | ItemOutcome> = items.map((item, i) => {
 		try {
-			return { taskId: readTaskId(this, i), run: readRunOptions(this, i, false) };
+			const park = parkedItemState(item);
+			const json = { ...(item.json ?? {}) };
+			delete json[PARK_KEY];
+			if (park?.error) {
+				return {
+					ok: false,
+					error: new NodeOperationError(this.getNode(), String(park.error.message), {
+						itemIndex: i,
+						description:
+							typeof park.error.description === 'string' ? park.error.description : undefined,
+					}),
+					json,
+				};
+			}
+			const given = this.getNodeParameter('taskId', i, '') as unknown;
+			const taskId =
+				park && (given === '' || given === undefined) && typeof json.task_id === 'string'
+					? json.task_id
+					: readTaskId(this, i);
+			const run = readRunOptions(this, i, false);
+			if (park) {
+				// Generate's file options carry over unless this node sets its own.
+				const own = this.getNodeParameter('options', i, {}) as IDataObject;
+				if (own.downloadFiles === undefined && typeof park.downloadFiles === 'boolean')
+					run.downloadFiles = park.downloadFiles;
+				if (own.binaryPropertyName === undefined && typeof park.binaryPropertyName === 'string')
+					run.binaryPropertyName = park.binaryPropertyName;
+			}
+			return { taskId, run, park, json };
 		} catch (error) {
 			return { ok: false, error: asItemError(this, i, error), json: {} };
 		}
 	});
-	const first = prepared.find((p): p is { taskId: string; run: RunOptions } => !('ok' in p));
+	const first = prepared.find((p): p is Entry => !('ok' in p));
 	const progress = new ProgressReporter(this, items.length);
 	const outcomes = await mapWithLimit(
 		items.length,
@@ -33,6 +100,10 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		async (i) => {
 			const entry = prepared[i];
 			if ('ok' in entry) return entry;
+			const { park, json } = entry;
+			const fromPark = park !== undefined && json.task_id === entry.taskId;
+			const known = fromPark ? knownTask(park) : undefined;
+			const submittedAt = fromPark ? park.submittedAt : undefined;
 			return await guard(
 				this,
 				i,
@@ -40,11 +111,16 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					await completeTask(this, {
 						itemIndex: i,
 						taskId: entry.taskId,
+						model: fromPark && typeof json.model === 'string' ? json.model : undefined,
+						reference: fromPark && typeof json.reference === 'string' ? json.reference : undefined,
+						submittedAt,
 						// The creation time is learnt from the first read; until then the origin is "now".
-						origin: Date.now(),
-						originKnown: false,
+						origin: submittedAt ?? Date.now(),
+						originKnown: submittedAt !== undefined,
 						pollImmediately: true,
-						learnOrigin: originFromCreatedTime,
+						learnOrigin: submittedAt !== undefined ? undefined : originFromCreatedTime,
+						known,
+						knownFinishedAt: known ? park?.finishedAt : undefined,
 						wait: true,
 						run: entry.run,
 						progress,
@@ -53,4 +129,34 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		},
 	);
 	return await finishBatch(this, outcomes);
+}
+
+/**
+ * "Wait Mode: Park Until Callbacks" on existing tasks: they must have been submitted in this
+ * execution with `{{ $execution.resumeUrl }}` as Callback URL. Reads each status once, parks
+ * until the callbacks (or the Timeout); the Task → Wait for Completion node after this one
+ * makes the output.
+ */
+async function parkOnTasks(ctx: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const items = ctx.getInputData();
+	const resumeUrl = await checkParkable(ctx, {});
+	let timeoutMs: number | undefined;
+	const outcomes: ItemOutcome[] = items.map((_, i) => {
+		try {
+			const taskId = readTaskId(ctx, i);
+			timeoutMs ??= readRunOptions(ctx, i, false).timeoutMs;
+			return {
+				ok: true,
+				data: { json: { task_id: taskId, status: 'unknown' }, pairedItem: { item: i } },
+			};
+		} catch (error) {
+			return { ok: false, error: asItemError(ctx, i, error), json: {} };
+		}
+	});
+	if (outcomes.some((o) => !o.ok) && !ctx.continueOnFail()) await finishBatch(ctx, outcomes);
+	return await parkExecution(ctx, outcomes, {
+		resumeUrl,
+		timeoutMs: timeoutMs ?? 30 * 60_000,
+		submittedAt: [],
+	});
 }

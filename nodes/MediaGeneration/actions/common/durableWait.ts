@@ -1,0 +1,491 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { getApiCredentials, getTaskStatus } from '../../../shared/api';
+import { scrubSecret } from '../../../shared/http';
+import { isTerminal, type Task } from '../../../shared/task';
+import { parseCallbackBody } from '../../../MediaGenerationTrigger/callback';
+import { mapWithLimit, type ItemOutcome } from './batch';
+
+/*
+ * "Park Until Callbacks": the execution is saved as waiting (nothing runs) until every item's
+ * task has called back, or until the Timeout. Facts of n8n 2.41.1 this is built on:
+ * - a parked node's own execute() output is thrown away, and when the execution resumes n8n
+ *   does not run the node again: it passes on either what its webhook() returned (callback
+ *   path) or its input (deadline path);
+ * - what survives the wait (and a restart) is the node's input, i.e. the execution-stack entry
+ *   returned by getExecuteData(). So before parking the node puts one "parked item" per input
+ *   item there (task_id, submission facts, confirmed outcome), and both resume paths hand those
+ *   to the next node, a Task → Wait for Completion, which finishes the job exactly as polling
+ *   does (confirmed tasks without a status read, the others polled), files included.
+ */
+
+export const WAIT_MODE_POLL = 'poll';
+export const WAIT_MODE_PARK = 'park';
+/** Key of the parked items' own bookkeeping in their json. */
+export const PARK_KEY = 'media_generation_wait';
+/** Query parameter of the callback URL carrying the item index. */
+const INDEX_PARAM = 'mgi';
+const STATUS_CONCURRENCY = 10;
+/** Status reads while the service waits for our answer to its callback. */
+const CONFIRM_RETRIES = 2;
+
+export const waitModeOption: INodeProperties = {
+	displayName: 'Wait Mode',
+	name: 'waitMode',
+	type: 'options',
+	options: [
+		{
+			name: 'Poll in This Execution',
+			value: WAIT_MODE_POLL,
+			description: 'The execution runs while it waits and reads the status on a schedule',
+		},
+		{
+			name: 'Park Until Callbacks',
+			value: WAIT_MODE_PARK,
+			description:
+				"The execution is saved as waiting (nothing runs, it survives restarts) until every task has called back or the Timeout has passed. Needs a Task → Wait for Completion node next, and n8n's WEBHOOK_URL reachable by the service.",
+		},
+	],
+	default: WAIT_MODE_POLL,
+	description: 'How to wait for the tasks: see docs/waiting.md of the package',
+};
+
+/** What a parked item carries under PARK_KEY. */
+export interface ParkState extends IDataObject {
+	parked: true;
+	/** Index of the input item (and of the output item the finisher makes). */
+	index: number;
+	/** The final task as the status endpoint gave it, once confirmed. */
+	task?: IDataObject;
+	/** Epoch ms the final state was first seen. */
+	finishedAt?: number;
+	/** Epoch ms the task was submitted (Generate) or picked up. */
+	submittedAt?: number;
+	/** Epoch ms the execution parked, and its deadline. */
+	parkedAt?: number;
+	deadline?: number;
+	/** The item failed before anything could be awaited (invalid, not submitted). */
+	error?: IDataObject;
+	/** The parking node's file options, which the finishing node applies unless it sets its own. */
+	downloadFiles?: boolean;
+	binaryPropertyName?: string;
+}
+
+export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const mode = options.waitMode ?? WAIT_MODE_POLL;
+	if (mode !== WAIT_MODE_POLL && mode !== WAIT_MODE_PARK) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`"Wait Mode" is ${JSON.stringify(mode)}; allowed: "${WAIT_MODE_POLL}" (Poll in This Execution) or "${WAIT_MODE_PARK}" (Park Until Callbacks)`,
+			{ itemIndex },
+		);
+	}
+	return mode;
+}
+
+/** Replaces the `signature` of n8n's resume URL wherever it appears in a text. */
+export function maskSignature(text: string): string {
+	return text.replace(/(signature(?:=|%3D))[^&\s"'#]+/gi, '$1***');
+}
+
+function parkState(json: IDataObject): ParkState | undefined {
+	const state = json[PARK_KEY];
+	if (typeof state !== 'object' || state === null || Array.isArray(state)) return undefined;
+	return (state as IDataObject).parked === true ? (state as ParkState) : undefined;
+}
+
+/** The parked-item bookkeeping of an input item, for the finishing Wait for Completion. */
+export function parkedItemState(item: INodeExecutionData): ParkState | undefined {
+	return parkState(item.json ?? {});
+}
+
+function localHost(host: string): boolean {
+	const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+	return (
+		h === 'localhost' ||
+		h.endsWith('.localhost') ||
+		h === '0.0.0.0' ||
+		h === '::1' ||
+		h === '::' ||
+		/^127\./.test(h)
+	);
+}
+
+/** The URL the service calls back for item `index` of this execution (signature included). */
+function callbackUrlFor(resumeUrl: string, index: number): string {
+	const url = new URL(resumeUrl);
+	url.searchParams.set(INDEX_PARAM, String(index));
+	return url.toString();
+}
+
+/** This execution's resume URL (`<WEBHOOK_URL>webhook-waiting/<id>?signature=…`). */
+function resumeUrlOf(ctx: IExecuteFunctions | IWebhookFunctions): string {
+	const value = ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0);
+	if (typeof value !== 'string' || !/^https?:\/\//.test(value)) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'"Wait Mode: Park Until Callbacks" needs n8n\'s resume URL for this execution, and n8n gave none: use "Poll in This Execution" here',
+		);
+	}
+	return value;
+}
+
+/**
+ * Checks made before anything is sent: a finishing node exists, the service can reach n8n's
+ * webhook URL, and the user's own Callback URL does not compete with the resume URL.
+ * Returns the resume URL.
+ */
+export async function checkParkable(
+	ctx: IExecuteFunctions,
+	opts: { userCallbackUrl?: string },
+): Promise<string> {
+	const node = ctx.getNode();
+	if (opts.userCallbackUrl) {
+		throw new NodeOperationError(
+			node,
+			'"Callback URL" cannot be used with "Wait Mode: Park Until Callbacks": a task has one callback URL, and in this mode it is this execution\'s resume URL',
+			{
+				description:
+					'Remove the Callback URL option, or use "Wait Mode: Poll in This Execution" (or Wait for Completion off) to send the result to a Media Generation Trigger.',
+			},
+		);
+	}
+	const children = ctx.getChildNodes(node.name, { includeNodeParameters: true });
+	const finisher = children.find((child) => {
+		const params = (child as unknown as { parameters?: IDataObject }).parameters ?? {};
+		const options = (params.options ?? {}) as IDataObject;
+		return (
+			/mediaGeneration$/.test(child.type) &&
+			!child.disabled &&
+			params.resource === 'task' &&
+			(params.operation === undefined || params.operation === 'waitForCompletion') &&
+			(options.waitMode ?? WAIT_MODE_POLL) === WAIT_MODE_POLL
+		);
+	});
+	if (!finisher) {
+		throw new NodeOperationError(
+			node,
+			'"Wait Mode: Park Until Callbacks" needs a Media Generation node "Task → Wait for Completion" (Wait Mode: Poll in This Execution) after this node; nothing was sent',
+			{
+				description:
+					'When a parked execution resumes, n8n does not run the parked node again: it hands the task_ids on, and the Wait for Completion node after it downloads the files (and polls any task whose callback did not come before the Timeout). Add one with Task ID {{ $json.task_id }}.',
+			},
+		);
+	}
+
+	const resumeUrl = resumeUrlOf(ctx);
+	const webhookHost = new URL(resumeUrl).hostname;
+	if (localHost(webhookHost)) {
+		let serviceHost = '';
+		try {
+			serviceHost = new URL((await getApiCredentials(ctx)).baseUrl).hostname;
+		} catch {
+			serviceHost = '';
+		}
+		const fix = `Set n8n's WEBHOOK_URL environment variable (N8N_WEBHOOK_URL, its newer name, works too) to the address the service can reach (e.g. WEBHOOK_URL=https://n8n.example.com/) and restart n8n, or use "Wait Mode: Poll in This Execution".`;
+		if (!serviceHost || !localHost(serviceHost)) {
+			throw new NodeOperationError(
+				node,
+				`n8n's webhook URL is ${new URL(resumeUrl).origin}/, which the service cannot call back: no task was sent, so none would wait for a callback that cannot come`,
+				{ description: fix },
+			);
+		}
+		// Service and n8n on the same machine (a test set-up, a self-hosted service): possible.
+		ctx.logger.warn(
+			`Media Generation parks on callbacks to ${new URL(resumeUrl).origin}/, a local address: only a service on this machine can reach it. ${fix}`,
+		);
+	}
+	return resumeUrl;
+}
+
+/** The callback URL the node submits item `index` with. */
+export function parkCallbackUrl(resumeUrl: string, index: number): string {
+	return callbackUrlFor(resumeUrl, index);
+}
+
+interface Registry {
+	/** Final tasks confirmed by this process, by task_id. */
+	confirmed: Map<string, { task: Task; finishedAt: number }>;
+	resumed: boolean;
+	touchedAt: number;
+}
+
+/**
+ * Per parked execution (keyed by its resume path), what this process has confirmed. A webhook()
+ * call cannot persist anything while the execution stays parked, so this is memory; a process
+ * that has none for an execution (after a restart, another webhook process) rebuilds it once
+ * by reading the statuses of the tasks not known final.
+ */
+const registries = new Map<string, Registry>();
+const REGISTRY_TTL_MS = 8 * 24 * 60 * 60 * 1000;
+const MAX_REGISTRIES = 5_000;
+
+function registryKey(resumeUrl: string): string {
+	const url = new URL(resumeUrl);
+	return `${url.pathname}|${url.searchParams.get('signature') ?? ''}`;
+}
+
+function sweepRegistries(now: number): void {
+	for (const [key, entry] of registries) {
+		if (now - entry.touchedAt > REGISTRY_TTL_MS || registries.size > MAX_REGISTRIES)
+			registries.delete(key);
+	}
+}
+
+function taskJson(task: Task): IDataObject {
+	return JSON.parse(JSON.stringify(task)) as IDataObject;
+}
+
+async function scrubbed(ctx: IExecuteFunctions | IWebhookFunctions, text: string): Promise<string> {
+	let apiKey = '';
+	try {
+		apiKey = (await getApiCredentials(ctx)).apiKey;
+	} catch {
+		apiKey = '';
+	}
+	return maskSignature(scrubSecret(text, [apiKey]));
+}
+
+/**
+ * Turns the submission outcomes (Generate) or the task_ids (Wait for Completion) into parked
+ * items, reads every task's status once (callbacks that came before n8n saved the execution
+ * as waiting were answered 409 and may never come again), and parks the execution unless all
+ * tasks are final already. Returns the parked items: the node's output when it did not park.
+ */
+export async function parkExecution(
+	ctx: IExecuteFunctions,
+	outcomes: ItemOutcome[],
+	opts: {
+		resumeUrl: string;
+		timeoutMs: number;
+		submittedAt: number[];
+		files?: Array<{ downloadFiles: boolean; binaryPropertyName: string } | undefined>;
+	},
+): Promise<INodeExecutionData[]> {
+	const now = Date.now();
+	const items: INodeExecutionData[] = [];
+	for (const [index, outcome] of outcomes.entries()) {
+		const state: ParkState = {
+			parked: true,
+			index,
+			submittedAt: opts.submittedAt[index],
+			...(opts.files?.[index] ?? {}),
+		};
+		if (outcome.ok) {
+			const json = { ...outcome.data.json };
+			delete json.callback_url;
+			items.push({ json: { ...json, [PARK_KEY]: state }, pairedItem: { item: index } });
+		} else {
+			const description = outcome.error.description;
+			state.error = {
+				message: await scrubbed(ctx, outcome.error.message),
+				description: typeof description === 'string' ? await scrubbed(ctx, description) : null,
+			};
+			items.push({ json: { ...outcome.json, [PARK_KEY]: state }, pairedItem: { item: index } });
+		}
+	}
+
+	// Statuses when parking: a task already final needs no callback.
+	const waiting = items.filter((item) => !parkState(item.json)?.error && item.json.task_id);
+	await mapWithLimit(waiting.length, STATUS_CONCURRENCY, async (k) => {
+		const item = waiting[k];
+		const state = parkState(item.json) as ParkState;
+		try {
+			const task = await getTaskStatus(ctx, String(item.json.task_id), { retries: CONFIRM_RETRIES });
+			item.json.status = task.status;
+			if (isTerminal(task.status)) {
+				state.task = taskJson(task);
+				state.finishedAt = Date.now();
+			}
+		} catch (error) {
+			// Not fatal: the callback or, at the latest, the finishing node's polling settles it.
+			ctx.logger.debug('Media Generation could not read a status before parking', {
+				taskId: item.json.task_id,
+				fault: maskSignature(error instanceof Error ? error.message : String(error)),
+			});
+		}
+	});
+	const pending = waiting.filter((item) => !parkState(item.json)?.task);
+	if (pending.length === 0) return items;
+
+	const deadline = now + opts.timeoutMs;
+	for (const item of items) {
+		const state = parkState(item.json) as ParkState;
+		state.parkedAt = now;
+		state.deadline = deadline;
+	}
+	const registry: Registry = { confirmed: new Map(), resumed: false, touchedAt: now };
+	sweepRegistries(now);
+	registries.set(registryKey(opts.resumeUrl), registry);
+
+	// What survives the wait is this node's input: the stack entry n8n pushes back when it
+	// parks. Replacing its data (not the items: they are the parent node's output too) makes
+	// the parked items that input.
+	ctx.getExecuteData().data = { main: [items] };
+	ctx.logger.info(
+		`Media Generation parks the execution: ${pending.length} of ${items.length} tasks pending, deadline ${new Date(deadline).toISOString()}`,
+	);
+	await ctx.putExecutionToWait(new Date(deadline));
+	return items;
+}
+
+// ---- the callback side: webhook() of the parked node ----
+
+interface MinimalResponse {
+	headersSent?: boolean;
+	statusCode: number;
+	setHeader(name: string, value: string): unknown;
+	end(body?: string): unknown;
+}
+
+function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): void {
+	const res = ctx.getResponseObject() as unknown as MinimalResponse;
+	if (res.headersSent) return;
+	res.statusCode = status;
+	res.setHeader('Content-Type', 'application/json; charset=utf-8');
+	res.end(JSON.stringify(body));
+}
+
+function refuse(ctx: IWebhookFunctions, status: number, error: string): IWebhookResponseData {
+	answer(ctx, status, { error });
+	return { noWebhookResponse: true };
+}
+
+function queryString(query: IDataObject, key: string): string | undefined {
+	const value = query[key];
+	if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
+	return typeof value === 'string' ? value : undefined;
+}
+
+function sameSecret(a: string, b: string): boolean {
+	if (a.length !== b.length) return false;
+	let diff = 0;
+	for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+	return diff === 0;
+}
+
+/**
+ * A callback to the parked execution: refused unless it carries this execution's signature and
+ * names one of its tasks; confirmed with the status endpoint; the execution resumes (once) when
+ * no task is left pending, else it stays parked.
+ */
+export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const query = ctx.getQueryData() as IDataObject;
+	let resumeUrl: string;
+	try {
+		resumeUrl = resumeUrlOf(ctx);
+	} catch {
+		return refuse(ctx, 409, 'This execution is not parked by a Media Generation node');
+	}
+	const expected = new URL(resumeUrl).searchParams.get('signature') ?? '';
+	const given = queryString(query, 'signature') ?? '';
+	if (!expected || !sameSecret(given, expected)) {
+		return refuse(ctx, 401, 'Missing or wrong signature for this execution');
+	}
+
+	const raw = ctx.evaluateExpression('{{ $input.all().map(i => i.json) }}', 0);
+	const parked = (Array.isArray(raw) ? raw : []) as IDataObject[];
+	const states = parked.map((json) => parkState(json));
+	if (parked.length === 0 || states.some((s) => s === undefined)) {
+		return refuse(ctx, 409, 'This execution is not parked by a Media Generation node');
+	}
+
+	let bodyTaskId: string | undefined;
+	try {
+		const request = ctx.getRequestObject() as unknown as { rawBody?: unknown };
+		bodyTaskId = parseCallbackBody(ctx.getBodyData(), request.rawBody).taskId;
+	} catch {
+		bodyTaskId = undefined;
+	}
+	const indexText = queryString(query, INDEX_PARAM);
+	let index = indexText !== undefined && /^\d+$/.test(indexText) ? Number(indexText) : -1;
+	if (index < 0 && bodyTaskId) index = parked.findIndex((json) => json.task_id === bodyTaskId);
+	const target = parked[index];
+	const taskId = typeof target?.task_id === 'string' ? target.task_id : undefined;
+	if (!taskId || states[index]?.error || (bodyTaskId !== undefined && bodyTaskId !== taskId)) {
+		return refuse(ctx, 404, 'The task is not part of this execution; nothing was changed');
+	}
+
+	const key = registryKey(resumeUrl);
+	let registry = registries.get(key);
+	const toRead = new Set<string>([taskId]);
+	if (!registry) {
+		// This process did not park the execution (n8n restarted, or another webhook process):
+		// learn once what finished meanwhile.
+		registry = { confirmed: new Map(), resumed: false, touchedAt: Date.now() };
+		registries.set(key, registry);
+		for (const [i, json] of parked.entries()) {
+			const state = states[i] as ParkState;
+			if (!state.error && !state.task && typeof json.task_id === 'string') toRead.add(json.task_id);
+		}
+	}
+	registry.touchedAt = Date.now();
+	const confirmedBefore = registry.confirmed.has(taskId);
+
+	// At most one status read per task: a repeated callback (the service retrying because our
+	// answer came late) for a confirmed task reads nothing.
+	const ids = [...toRead].filter((id) => !registry.confirmed.has(id));
+	let readFault: string | undefined;
+	await mapWithLimit(ids.length, STATUS_CONCURRENCY, async (k) => {
+		const id = ids[k];
+		try {
+			const task = await getTaskStatus(ctx, id, { retries: CONFIRM_RETRIES });
+			if (task.task_id !== id) return;
+			if (isTerminal(task.status) && !registry.confirmed.has(id)) {
+				registry.confirmed.set(id, { task, finishedAt: Date.now() });
+			}
+		} catch (error) {
+			if (id === taskId) {
+				readFault = await scrubbed(ctx, error instanceof Error ? error.message : String(error));
+			}
+		}
+	});
+	if (readFault !== undefined && !confirmedBefore) {
+		// Not confirmed: the service may retry; at worst the deadline and the finishing node's
+		// polling settle this task.
+		answer(ctx, 503, { error: `Could not confirm task ${taskId} with the service: ${readFault}` });
+		return { noWebhookResponse: true };
+	}
+	if (!registry.confirmed.has(taskId)) {
+		answer(ctx, 202, { received: true, task_id: taskId, confirmed: false, note: 'not final at the service yet' });
+		return { noWebhookResponse: true };
+	}
+
+	const pending = parked.filter((json, i) => {
+		const state = states[i] as ParkState;
+		return !state.error && !state.task && !registry.confirmed.has(String(json.task_id));
+	});
+	if (pending.length > 0 || registry.resumed) {
+		answer(ctx, 200, {
+			received: true,
+			task_id: taskId,
+			pending: pending.length,
+			...(registry.resumed ? { note: 'the execution has resumed already' } : {}),
+		});
+		return { noWebhookResponse: true };
+	}
+
+	// The last task: resume exactly once (this process answers every later call above).
+	registry.resumed = true;
+	const items: INodeExecutionData[] = parked.map((json, i) => {
+		const state = { ...(states[i] as ParkState) };
+		const found = registry.confirmed.get(String(json.task_id));
+		if (found && !state.task) {
+			state.task = taskJson(found.task);
+			state.finishedAt = found.finishedAt;
+		}
+		const status = state.task ? String(state.task.status) : json.status;
+		return { json: { ...json, status, [PARK_KEY]: state }, pairedItem: { item: i } };
+	});
+	answer(ctx, 200, { received: true, task_id: taskId, pending: 0, resumed: true });
+	return { workflowData: [items], noWebhookResponse: true };
+}
