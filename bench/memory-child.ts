@@ -4,6 +4,10 @@
 //   BENCH_MODE=node   the node, in n8n's engine, into n8n's filesystem binary store
 //   BENCH_MODE=plain  the baseline: Node's http.get piped into fs.createWriteStream, the same
 //                     file from the same server (the least any Node program can do)
+//   BENCH_MODE=plain-in-n8n  the same plain stream, in a process that loaded n8n and ran the
+//                     node once (n8n's heap is there: what its garbage collections cost)
+//   BENCH_MODE=n8n-helpers  the least a node can do through n8n: a test node calling n8n's
+//                     httpRequest (encoding: stream) and prepareBinaryData, nothing else
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -39,6 +43,49 @@ async function nodeDownload(size: number) {
 	return { written, endedAt, taskId: String(item.json.task_id) };
 }
 
+let probeRegistered = false;
+async function helpersDownload(url: string) {
+	const harness = await import('../test/harness');
+	const { NodeConnectionTypes } = await import('n8n-workflow');
+	if (!probeRegistered) {
+		probeRegistered = true;
+		harness.registerNodeType({
+			description: {
+				displayName: 'Helpers Probe',
+				name: 'bench.helpersProbe',
+				group: ['transform'],
+				version: 1,
+				description: 'Bench-only: httpRequest (stream) into prepareBinaryData',
+				defaults: { name: 'Probe' },
+				inputs: [NodeConnectionTypes.Main],
+				outputs: [NodeConnectionTypes.Main],
+				properties: [{ displayName: 'URL', name: 'url', type: 'string', default: '' }],
+			},
+			async execute(this: import('n8n-workflow').IExecuteFunctions) {
+				const res = (await this.helpers.httpRequest({
+					url: this.getNodeParameter('url', 0) as string,
+					encoding: 'stream',
+					returnFullResponse: true,
+				})) as { body: import('node:stream').Readable };
+				const binary = await this.helpers.prepareBinaryData(res.body, 'file.mp3', 'audio/mpeg');
+				return [[{ json: {}, binary: { data: binary } }]];
+			},
+		} as import('n8n-workflow').INodeType);
+	}
+	const result = await harness.runWorkflow(
+		harness.chain({ name: 'Start', type: harness.MANUAL_TRIGGER_TYPE }, { name: 'Probe', type: 'bench.helpersProbe', parameters: { url } }),
+		{},
+	);
+	const endedAt = Date.now();
+	const item = result.outputOf('Probe')[0];
+	const file = item && result.binaryPath(item, 'data');
+	if (!file) throw new Error(`no file downloaded: ${result.dump().slice(0, 2000)}`);
+	const written = fs.statSync(file).size;
+	fs.rmSync(file, { force: true });
+	fs.rmSync(`${file}.metadata`, { force: true });
+	return { written, endedAt, taskId: '' };
+}
+
 const plainDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mgen-bench-plain-'));
 async function plainDownload(url: string) {
 	const out = path.join(plainDir, 'file');
@@ -59,12 +106,20 @@ async function plainDownload(url: string) {
 
 async function main() {
 	const size = Number(process.env.BENCH_SIZE);
-	const mode = process.env.BENCH_MODE === 'plain' ? 'plain' : 'node';
-	if (mode === 'node') {
+	const mode = process.env.BENCH_MODE ?? 'node';
+	if (mode !== 'plain') {
 		const { setBinaryMode } = await import('../test/harness');
 		await setBinaryMode('filesystem');
 	}
-	const download = (n: number) => (mode === 'node' ? nodeDownload([1024 * 1024, 4 * 1024 * 1024, size][n]) : plainDownload(sim.urls![n]));
+	// plain-in-n8n: n8n and the node loaded and run once, then only the plain stream is measured.
+	if (mode === 'plain-in-n8n') await nodeDownload(4 * 1024 * 1024);
+	const sizes = [1024 * 1024, 4 * 1024 * 1024, size];
+	const download = (n: number) =>
+		mode === 'node'
+			? nodeDownload(sizes[n])
+			: mode === 'n8n-helpers'
+				? helpersDownload(sim.urls![n])
+				: plainDownload(sim.urls![n]);
 	// Warm-up: loads n8n, the node and the HTTP stack, and JIT-compiles the download path.
 	await download(0);
 	await download(1);
@@ -99,7 +154,9 @@ async function main() {
 	const gcEvery = Number(process.env.BENCH_GC_EVERY_MS ?? 0);
 	const gcTimer = gcEvery > 0 ? setInterval(() => global.gc?.(), gcEvery) : undefined;
 	const startedAt = Date.now();
+	const cpuBefore = process.cpuUsage();
 	const { written, endedAt, taskId } = await download(2);
+	const cpu = process.cpuUsage(cpuBefore);
 	clearInterval(timer);
 	if (gcTimer) clearInterval(gcTimer);
 	sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
@@ -110,6 +167,9 @@ async function main() {
 		size,
 		written,
 		durationMs: endedAt - startedAt,
+		// CPU time of the whole process (all threads: the main thread, libuv's file writes, V8's
+		// garbage collector helpers), less sensitive than wall time to a busy machine.
+		cpuMs: (cpu.user + cpu.system) / 1000,
 		endedAt,
 		taskId,
 		baseline,

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 
 import './lib/env';
 import { batchBenchmark, validatePollingOverHttp, type BatchResult, type PollingCheckRow } from './lib/batch';
-import { memoryBenchmark, type MemoryRow } from './lib/memory';
+import { memoryBenchmark, type DownloadMode, type MemoryRow } from './lib/memory';
 import { overheadBenchmark, type OverheadResult } from './lib/overhead';
 import { pollingBenchmark, type PollingRow } from './lib/polling';
 import { mb, median, round, seconds, table } from './lib/stats';
@@ -145,6 +145,9 @@ export interface MemorySummary {
 	ratioMax?: number;
 	/** Whole workflow run of the node (submit, first status read, download), median. */
 	durationMedianMs: number;
+	/** CPU time (all threads) of the node's process / of the plain process, medians. */
+	cpuMedianMs: number;
+	plainCpuMedianMs?: number;
 }
 
 /** Memory target of issue 14: peak RSS growth under 64 MB in every run. */
@@ -184,6 +187,8 @@ export function summariseMemory(rows: MemoryRow[]): MemorySummary[] {
 			ratioMedian: ratios.length ? median(ratios) : undefined,
 			ratioMax: ratios.length ? Math.max(...ratios) : undefined,
 			durationMedianMs: median(runs.map((r) => r.durationMs)),
+			cpuMedianMs: median(runs.map((r) => r.cpuMs)),
+			plainCpuMedianMs: plains.length ? median(plains.map((r) => r.cpuMs)) : undefined,
 		};
 	});
 }
@@ -195,7 +200,7 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 	const speed = (bytes: number, ms: number) => `${(bytes / 1024 / 1024 / (ms / 1000)).toFixed(0)} MB/s`;
 	say(
 		table([
-			['file', 'runs', 'node: peak growth, each run', 'max', 'plain: each run', 'node download', 'plain download', 'node / plain (median, max)', 'of which Buffers', 'of which V8 heap'],
+			['file', 'runs', 'node: peak growth, each run', 'max', 'plain: each run', 'node download', 'plain download', 'node / plain (median, max)', 'CPU node / plain', 'of which Buffers', 'of which V8 heap'],
 			...summary.map((s) => [
 				mb(s.sizeBytes),
 				s.runs,
@@ -205,6 +210,7 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 				`${seconds(s.downloadMedianMs)} (${speed(s.sizeBytes, s.downloadMedianMs)})`,
 				s.plain ? `${seconds(s.plain.downloadMedianMs)} (${speed(s.sizeBytes, s.plain.downloadMedianMs)})` : '-',
 				s.ratioMedian !== undefined ? `${round(s.ratioMedian)} x, ${round(s.ratioMax!)} x` : '-',
+				s.plainCpuMedianMs ? `${seconds(s.cpuMedianMs)} / ${seconds(s.plainCpuMedianMs)}` : '-',
 				mb(s.buffersMedian),
 				mb(s.heapMedian),
 			]),
@@ -214,6 +220,7 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 	say('Growth = kernel peak RSS (VmHWM, reset after two warm-up downloads) minus the RSS then; one fresh process per');
 	say('download. Download = from the file request reaching the file host to the file complete on disk (node: stored by');
 	say("n8n with its metadata and the workflow run ended). Plain = Node's http.get piped into fs.createWriteStream.");
+	say("CPU: the process's CPU time (all threads) over the node's whole workflow run / over the plain download.");
 	say('"of which": above the baseline at the sampled peak (Buffers = memory outside the V8 heap: chunks not yet collected).');
 	const big = summary.filter((s) => s.sizeBytes >= 1e9);
 	for (const s of big) {
@@ -221,7 +228,27 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 		const speedOk = s.ratioMax !== undefined && s.ratioMax <= THROUGHPUT_TARGET_RATIO;
 		say(`${mb(s.sizeBytes)}: memory ${memoryOk ? 'met' : 'MISSED'} (max ${mb(s.growthMax)} over ${s.runs} runs); throughput ${s.ratioMax === undefined ? 'not measured' : speedOk ? 'met' : 'MISSED'} (node / plain ${s.ratioMedian !== undefined ? `${round(s.ratioMedian)} median, ${round(s.ratioMax!)} max` : '-'})`);
 	}
-	void rows;
+	// Where the time (and memory) goes, for the sizes measured in every mode.
+	const modes: Array<[DownloadMode, string]> = [
+		['plain', 'plain Node stream-to-disk, small process'],
+		['plain-in-n8n', 'the same plain stream, in a process with n8n loaded'],
+		['n8n-helpers', "n8n's httpRequest (stream) into prepareBinaryData, no node code"],
+		['node', 'the node (adds its counting, stall watchdog and held commit)'],
+	];
+	for (const size of [...new Set(rows.filter((r) => r.mode === 'n8n-helpers').map((r) => r.sizeBytes))]) {
+		const of = (mode: DownloadMode) => rows.filter((r) => r.sizeBytes === size && r.mode === mode);
+		const plainMs = median(of('plain').map((r) => r.downloadMs));
+		say(`\nwhere the time goes, ${mb(size)} (medians of ${of('node').length} runs each, same file, same server):`);
+		say(
+			table([
+				['download path', 'download', 'vs plain', 'peak growth, each run'],
+				...modes.map(([mode, label]) => {
+					const ms = median(of(mode).map((r) => r.downloadMs));
+					return [label, seconds(ms), `${round(ms / plainMs)} x`, each(of(mode).map(growthOf))];
+				}),
+			]),
+		);
+	}
 }
 
 function printOverhead(o: OverheadResult) {
@@ -266,8 +293,15 @@ async function main() {
 		// 1 GB three times (the target is "every one of 3 runs"); 5 GB once, to show the growth
 		// is flat in the size without a quarter of an hour of downloads.
 		const plan = quick
-			? [{ size: 10e6, repeats: 1 }, { size: 50e6, repeats: 1 }]
-			: [{ size: 10e6, repeats: 3 }, { size: 100e6, repeats: 3 }, { size: 1e9, repeats: 3 }, { size: 5e9, repeats: 1 }];
+			? [{ size: 10e6, repeats: 1 }, { size: 50e6, repeats: 1, modes: ['node', 'plain', 'plain-in-n8n', 'n8n-helpers'] as DownloadMode[] }]
+			: [
+					{ size: 10e6, repeats: 3 },
+					{ size: 100e6, repeats: 3 },
+					// Where the time goes: the same plain stream inside a process with n8n loaded, and
+					// n8n's own helpers (httpRequest as a stream into prepareBinaryData) without the node.
+					{ size: 1e9, repeats: 3, modes: ['node', 'plain', 'plain-in-n8n', 'n8n-helpers'] as DownloadMode[] },
+					{ size: 5e9, repeats: 1 },
+				];
 		const rows = await memoryBenchmark(plan, gcEvery, (r) =>
 			process.stderr.write(`[bench] download ${r.mode} ${mb(r.sizeBytes)} run ${r.run}: ${seconds(r.downloadMs)}, peak growth ${mb(r.growthHwm ?? r.growthSampled)}\n`),
 		);

@@ -7,7 +7,7 @@
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { startChild } from './child';
 
-export type DownloadMode = 'node' | 'plain';
+export type DownloadMode = 'node' | 'plain' | 'plain-in-n8n' | 'n8n-helpers';
 
 export interface MemoryRow {
 	mode: DownloadMode;
@@ -22,6 +22,8 @@ export interface MemoryRow {
 	downloadMs: number;
 	/** Node: the whole workflow run (submit, first status read, download). Plain: downloadMs. */
 	durationMs: number;
+	/** CPU time of the process (all threads) over durationMs. */
+	cpuMs: number;
 	baselineRss: number;
 	/** Kernel peak RSS (VmHWM, reset at the baseline) minus the baseline. */
 	growthHwm?: number;
@@ -34,6 +36,8 @@ export interface MemoryRow {
 export interface MemoryPlanEntry {
 	size: number;
 	repeats: number;
+	/** Default: node and plain. */
+	modes?: DownloadMode[];
 }
 
 /** File URL of a finished task of `size` bytes, made through the service's API. */
@@ -59,7 +63,7 @@ async function measure(
 	run: number,
 	gcEveryMs: number,
 ): Promise<MemoryRow> {
-	const plain = mode === 'plain' ? await Promise.all([1024 * 1024, 4 * 1024 * 1024, size].map((s) => fileUrl(sim, s))) : [];
+	const plain = mode !== 'node' ? await Promise.all([1024 * 1024, 4 * 1024 * 1024, size].map((s) => fileUrl(sim, s))) : [];
 	const child = startChild('memory-child.ts', {
 		BENCH_MODE: mode,
 		BENCH_SIZE: String(Math.round(size)),
@@ -74,7 +78,7 @@ async function measure(
 		}),
 	]);
 	await child.exited;
-	const taskId = mode === 'plain' ? plain[2].taskId : m.taskId;
+	const taskId = mode !== 'node' ? plain[2].taskId : m.taskId;
 	// The file host's log says when the request for the measured file arrived.
 	const request = sim.requests.filter((r) => r.endpoint === 'file' && r.taskId === taskId).pop();
 	if (!request) throw new Error(`bench: no file request for task ${taskId}`);
@@ -85,6 +89,7 @@ async function measure(
 		written: m.written,
 		downloadMs: m.endedAt - request.at,
 		durationMs: m.durationMs,
+		cpuMs: m.cpuMs,
 		baselineRss: m.baseline,
 		growthHwm: m.hwm !== undefined ? m.hwm - m.baseline : undefined,
 		growthSampled: m.sampledPeak - m.baseline,
@@ -102,8 +107,8 @@ export async function memoryBenchmark(
 		const rows: MemoryRow[] = [];
 		const rounds = Math.max(...plan.map((p) => p.repeats));
 		for (let r = 1; r <= rounds; r++) {
-			for (const { size } of plan.filter((p) => p.repeats >= r)) {
-				for (const mode of ['node', 'plain'] as const) {
+			for (const { size, modes } of plan.filter((p) => p.repeats >= r)) {
+				for (const mode of modes ?? (['node', 'plain'] as const)) {
 					const row = await measure(sim, mode, size, r, gcEveryMs);
 					rows.push(row);
 					onRow?.(row);
