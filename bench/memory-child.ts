@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { PerformanceObserver, constants as perf } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 
 const status = () => fs.readFileSync('/proc/self/status', 'utf8');
@@ -153,10 +154,27 @@ async function main() {
 	// collection apart from memory the download really holds.
 	const gcEvery = Number(process.env.BENCH_GC_EVERY_MS ?? 0);
 	const gcTimer = gcEvery > 0 ? setInterval(() => global.gc?.(), gcEvery) : undefined;
+	// Garbage collections during the download: how many full (mark-compact) ones, and their pauses.
+	const gc = { major: 0, majorMs: 0, minor: 0, minorMs: 0 };
+	const observer = new PerformanceObserver((list) => {
+		for (const e of list.getEntries()) {
+			const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+			if (kind === perf.NODE_PERFORMANCE_GC_MAJOR) {
+				gc.major++;
+				gc.majorMs += e.duration;
+			} else {
+				gc.minor++;
+				gc.minorMs += e.duration;
+			}
+		}
+	});
+	observer.observe({ entryTypes: ['gc'] });
 	const startedAt = Date.now();
 	const cpuBefore = process.cpuUsage();
 	const { written, endedAt, taskId } = await download(2);
 	const cpu = process.cpuUsage(cpuBefore);
+	await new Promise((r) => setTimeout(r, 50));
+	observer.disconnect();
 	clearInterval(timer);
 	if (gcTimer) clearInterval(gcTimer);
 	sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
@@ -170,6 +188,7 @@ async function main() {
 		// CPU time of the whole process (all threads: the main thread, libuv's file writes, V8's
 		// garbage collector helpers), less sensitive than wall time to a busy machine.
 		cpuMs: (cpu.user + cpu.system) / 1000,
+		gc,
 		endedAt,
 		taskId,
 		baseline,

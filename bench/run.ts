@@ -239,12 +239,23 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 		const of = (mode: DownloadMode) => rows.filter((r) => r.sizeBytes === size && r.mode === mode);
 		const plainMs = median(of('plain').map((r) => r.downloadMs));
 		say(`\nwhere the time goes, ${mb(size)} (medians of ${of('node').length} runs each, same file, same server):`);
+		say('(the node: CPU over its whole workflow run. Full GCs: mark-compacts, started by the chunks V8 counts as external');
+		say(" memory; each one walks the process's whole heap, n8n's included.)");
 		say(
 			table([
-				['download path', 'download', 'vs plain', 'peak growth, each run'],
+				['download path', 'download', 'vs plain', 'CPU (all threads)', 'full GCs', 'their pauses', 'peak growth, each run'],
 				...modes.map(([mode, label]) => {
 					const ms = median(of(mode).map((r) => r.downloadMs));
-					return [label, seconds(ms), `${round(ms / plainMs)} x`, each(of(mode).map(growthOf))];
+					const gcs = of(mode).map((r) => r.gc ?? { major: Number.NaN, majorMs: Number.NaN });
+					return [
+						label,
+						seconds(ms),
+						`${round(ms / plainMs)} x`,
+						seconds(median(of(mode).map((r) => r.cpuMs))),
+						String(median(gcs.map((g) => g.major))),
+						seconds(median(gcs.map((g) => g.majorMs))),
+						each(of(mode).map(growthOf)),
+					];
 				}),
 			]),
 		);

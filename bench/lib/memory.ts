@@ -24,6 +24,8 @@ export interface MemoryRow {
 	durationMs: number;
 	/** CPU time of the process (all threads) over durationMs. */
 	cpuMs: number;
+	/** Garbage collections over durationMs: full (mark-compact) and minor, count and pauses. */
+	gc?: { major: number; majorMs: number; minor: number; minorMs: number };
 	baselineRss: number;
 	/** Kernel peak RSS (VmHWM, reset at the baseline) minus the baseline. */
 	growthHwm?: number;
@@ -90,6 +92,7 @@ async function measure(
 		downloadMs: m.endedAt - request.at,
 		durationMs: m.durationMs,
 		cpuMs: m.cpuMs,
+		gc: (m as unknown as { gc?: MemoryRow['gc'] }).gc,
 		baselineRss: m.baseline,
 		growthHwm: m.hwm !== undefined ? m.hwm - m.baseline : undefined,
 		growthSampled: m.sampledPeak - m.baseline,
