@@ -1,35 +1,129 @@
-// One streaming-memory measurement, in a process of its own (started by bench/lib/memory.ts):
-// warms up with a small download, then records how far the resident set grows above that
-// baseline while the node downloads one file of SIZE bytes into n8n's filesystem binary store.
+// One download measurement, in a process of its own (started by bench/lib/memory.ts): warms up
+// with two small downloads, then records how far the resident set grows above that baseline
+// while one file of SIZE bytes is downloaded, and when the download ended.
+//   BENCH_MODE=node   the node, in n8n's engine, into n8n's filesystem binary store
+//   BENCH_MODE=plain  the baseline: Node's http.get piped into fs.createWriteStream, the same
+//                     file from the same server (the least any Node program can do)
+//   BENCH_MODE=plain-in-n8n  the same plain stream, in a process that loaded n8n and ran the
+//                     node once (n8n's heap is there: what its garbage collections cost)
+//   BENCH_MODE=n8n-helpers  the least a node can do through n8n: a test node calling n8n's
+//                     httpRequest (encoding: stream) and prepareBinaryData, nothing else
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
-
-import { runWorkflow, setBinaryMode } from '../test/harness';
-import { GENERATION_NODE, generationWorkflow } from './lib/workflow';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PerformanceObserver, constants as perf } from 'node:perf_hooks';
+import { pipeline } from 'node:stream/promises';
 
 const status = () => fs.readFileSync('/proc/self/status', 'utf8');
 const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status())?.[1] ?? NaN) * 1024;
 
-async function download(size: number) {
-	const { baseUrl, apiKey } = JSON.parse(process.env.BENCH_SIM!) as { baseUrl: string; apiKey: string };
+interface Sim {
+	baseUrl: string;
+	apiKey: string;
+	/** plain mode: file URLs of tasks of 1 MB, 4 MB and SIZE, made by the parent. */
+	urls?: string[];
+}
+const sim = JSON.parse(process.env.BENCH_SIM!) as Sim;
+
+async function nodeDownload(size: number) {
+	const { runWorkflow } = await import('../test/harness');
+	const { GENERATION_NODE, generationWorkflow } = await import('./lib/workflow');
 	const result = await runWorkflow(generationWorkflow(), {
-		credentials: { mediaGenerationApi: { apiKey, baseUrl } },
-		items: [{ prompt: `memory ${size} [sim:duration=200] [sim:files=1] [sim:size=${size}]` }],
+		credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } },
+		items: [{ prompt: `memory ${size} [sim:duration=0] [sim:files=1] [sim:size=${size}]` }],
 	});
+	const endedAt = Date.now();
 	const item = result.outputOf(GENERATION_NODE)[0];
 	const file = item && result.binaryPath(item, 'data');
 	if (!file) throw new Error(`no file downloaded: ${result.dump().slice(0, 2000)}`);
 	const written = fs.statSync(file).size;
 	fs.rmSync(file, { force: true });
-	return { written, durationMs: result.durationMs };
+	fs.rmSync(`${file}.metadata`, { force: true });
+	return { written, endedAt, taskId: String(item.json.task_id) };
+}
+
+let probeRegistered = false;
+async function helpersDownload(url: string) {
+	const harness = await import('../test/harness');
+	const { NodeConnectionTypes } = await import('n8n-workflow');
+	if (!probeRegistered) {
+		probeRegistered = true;
+		harness.registerNodeType({
+			description: {
+				displayName: 'Helpers Probe',
+				name: 'bench.helpersProbe',
+				group: ['transform'],
+				version: 1,
+				description: 'Bench-only: httpRequest (stream) into prepareBinaryData',
+				defaults: { name: 'Probe' },
+				inputs: [NodeConnectionTypes.Main],
+				outputs: [NodeConnectionTypes.Main],
+				properties: [{ displayName: 'URL', name: 'url', type: 'string', default: '' }],
+			},
+			async execute(this: import('n8n-workflow').IExecuteFunctions) {
+				const res = (await this.helpers.httpRequest({
+					url: this.getNodeParameter('url', 0) as string,
+					encoding: 'stream',
+					returnFullResponse: true,
+				})) as { body: import('node:stream').Readable };
+				const binary = await this.helpers.prepareBinaryData(res.body, 'file.mp3', 'audio/mpeg');
+				return [[{ json: {}, binary: { data: binary } }]];
+			},
+		} as import('n8n-workflow').INodeType);
+	}
+	const result = await harness.runWorkflow(
+		harness.chain({ name: 'Start', type: harness.MANUAL_TRIGGER_TYPE }, { name: 'Probe', type: 'bench.helpersProbe', parameters: { url } }),
+		{},
+	);
+	const endedAt = Date.now();
+	const item = result.outputOf('Probe')[0];
+	const file = item && result.binaryPath(item, 'data');
+	if (!file) throw new Error(`no file downloaded: ${result.dump().slice(0, 2000)}`);
+	const written = fs.statSync(file).size;
+	fs.rmSync(file, { force: true });
+	fs.rmSync(`${file}.metadata`, { force: true });
+	return { written, endedAt, taskId: '' };
+}
+
+const plainDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mgen-bench-plain-'));
+async function plainDownload(url: string) {
+	const out = path.join(plainDir, 'file');
+	const startedAt = Date.now();
+	await new Promise<void>((resolve, reject) => {
+		http
+			.get(url, (res) => {
+				if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode} for ${url}`));
+				pipeline(res, fs.createWriteStream(out)).then(resolve, reject);
+			})
+			.on('error', reject);
+	});
+	const endedAt = Date.now();
+	const written = fs.statSync(out).size;
+	fs.rmSync(out, { force: true });
+	return { written, endedAt, startedAt, taskId: '' };
 }
 
 async function main() {
 	const size = Number(process.env.BENCH_SIZE);
-	await setBinaryMode('filesystem');
+	const mode = process.env.BENCH_MODE ?? 'node';
+	if (mode !== 'plain') {
+		const { setBinaryMode } = await import('../test/harness');
+		await setBinaryMode('filesystem');
+	}
+	// plain-in-n8n: n8n and the node loaded and run once, then only the plain stream is measured.
+	if (mode === 'plain-in-n8n') await nodeDownload(4 * 1024 * 1024);
+	const sizes = [1024 * 1024, 4 * 1024 * 1024, size];
+	const download = (n: number) =>
+		mode === 'node'
+			? nodeDownload(sizes[n])
+			: mode === 'n8n-helpers'
+				? helpersDownload(sim.urls![n])
+				: plainDownload(sim.urls![n]);
 	// Warm-up: loads n8n, the node and the HTTP stack, and JIT-compiles the download path.
-	await download(1024 * 1024);
-	await download(4 * 1024 * 1024);
+	await download(0);
+	await download(1);
 	global.gc?.();
 	await new Promise((r) => setTimeout(r, 300));
 	const baseline = kb('VmRSS');
@@ -60,15 +154,43 @@ async function main() {
 	// collection apart from memory the download really holds.
 	const gcEvery = Number(process.env.BENCH_GC_EVERY_MS ?? 0);
 	const gcTimer = gcEvery > 0 ? setInterval(() => global.gc?.(), gcEvery) : undefined;
-	const { written, durationMs } = await download(size);
+	// Garbage collections during the download: how many full (mark-compact) ones, and their pauses.
+	const gc = { major: 0, majorMs: 0, minor: 0, minorMs: 0 };
+	const observer = new PerformanceObserver((list) => {
+		for (const e of list.getEntries()) {
+			const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+			if (kind === perf.NODE_PERFORMANCE_GC_MAJOR) {
+				gc.major++;
+				gc.majorMs += e.duration;
+			} else {
+				gc.minor++;
+				gc.minorMs += e.duration;
+			}
+		}
+	});
+	observer.observe({ entryTypes: ['gc'] });
+	const startedAt = Date.now();
+	const cpuBefore = process.cpuUsage();
+	const { written, endedAt, taskId } = await download(2);
+	const cpu = process.cpuUsage(cpuBefore);
+	await new Promise((r) => setTimeout(r, 50));
+	observer.disconnect();
 	clearInterval(timer);
 	if (gcTimer) clearInterval(gcTimer);
 	sampledPeak = Math.max(sampledPeak, process.memoryUsage.rss());
+	fs.rmSync(plainDir, { recursive: true, force: true });
 	process.send!({
 		type: 'result',
+		mode,
 		size,
 		written,
-		durationMs,
+		durationMs: endedAt - startedAt,
+		// CPU time of the whole process (all threads: the main thread, libuv's file writes, V8's
+		// garbage collector helpers), less sensitive than wall time to a busy machine.
+		cpuMs: (cpu.user + cpu.system) / 1000,
+		gc,
+		endedAt,
+		taskId,
 		baseline,
 		hwm: hwmReset ? kb('VmHWM') : undefined,
 		sampledPeak,

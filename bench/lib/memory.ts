@@ -1,17 +1,31 @@
-// Streaming memory: peak RSS growth of a process that runs the node on one download of 10 MB,
-// 100 MB and 1 GB in n8n's filesystem binary mode (one fresh process per download, each size
-// repeated: the peak depends on when V8 collects garbage, so one run per size is not enough).
+// Downloads: peak RSS growth and download time of the node (n8n's engine, filesystem binary
+// store) against a plain Node stream-to-disk of the same file from the same server, measured in
+// the same run. One fresh process per download; each size repeated, node and plain back to back,
+// sizes interleaved, so that a noisy moment on the machine falls on both alike. The peak depends
+// on when V8 collects garbage: one run per size is not enough.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-import { startSimulator } from '../../test/simulator';
+import { startSimulator, type Simulator } from '../../test/simulator';
 import { startChild } from './child';
 
+export type DownloadMode = 'node' | 'plain' | 'plain-in-n8n' | 'n8n-helpers';
+
 export interface MemoryRow {
+	mode: DownloadMode;
 	sizeBytes: number;
 	/** 1-based repeat of this size. */
 	run: number;
 	written: number;
-	/** Whole workflow run, including the schedule's wait before the first status read. */
+	/**
+	 * From the file request reaching the file host to the file complete on disk (node: the end
+	 * of the workflow run, i.e. stored by n8n with its metadata; plain: the write stream closed).
+	 */
+	downloadMs: number;
+	/** Node: the whole workflow run (submit, first status read, download). Plain: downloadMs. */
 	durationMs: number;
+	/** CPU time of the process (all threads) over durationMs. */
+	cpuMs: number;
+	/** Garbage collections over durationMs: full (mark-compact) and minor, count and pauses. */
+	gc?: { major: number; majorMs: number; minor: number; minorMs: number };
 	baselineRss: number;
 	/** Kernel peak RSS (VmHWM, reset at the baseline) minus the baseline. */
 	growthHwm?: number;
@@ -21,41 +35,90 @@ export interface MemoryRow {
 	atPeak: { heapUsed: number; external: number; arrayBuffers: number };
 }
 
+export interface MemoryPlanEntry {
+	size: number;
+	repeats: number;
+	/** Default: node and plain. */
+	modes?: DownloadMode[];
+}
+
+/** File URL of a finished task of `size` bytes, made through the service's API. */
+async function fileUrl(sim: Simulator, size: number): Promise<{ url: string; taskId: string }> {
+	const res = await fetch(`${sim.baseUrl}/api/generate/submit`, {
+		method: 'POST',
+		headers: { Authorization: `Bearer ${sim.apiKey}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify({
+			model: 'generate-music',
+			input: { prompt: `plain ${size} [sim:duration=0] [sim:files=1] [sim:size=${size}]` },
+		}),
+	});
+	const taskId = ((await res.json()) as { data: { task_id: string } }).data.task_id;
+	const task = sim.task(taskId);
+	if (!task) throw new Error(`bench: task ${taskId} not found in the simulator`);
+	return { url: task.files[0].url, taskId };
+}
+
+async function measure(
+	sim: Simulator,
+	mode: DownloadMode,
+	size: number,
+	run: number,
+	gcEveryMs: number,
+): Promise<MemoryRow> {
+	const plain = mode !== 'node' ? await Promise.all([1024 * 1024, 4 * 1024 * 1024, size].map((s) => fileUrl(sim, s))) : [];
+	const child = startChild('memory-child.ts', {
+		BENCH_MODE: mode,
+		BENCH_SIZE: String(Math.round(size)),
+		BENCH_GC_EVERY_MS: String(gcEveryMs),
+		BENCH_SIM: JSON.stringify({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, urls: plain.map((p) => p.url) }),
+		MGEN_HARNESS_SOURCE: process.env.MGEN_HARNESS_SOURCE ?? 'dist',
+	});
+	const m = await Promise.race([
+		child.next<Record<string, number> & { atPeak: MemoryRow['atPeak']; taskId: string }>('result'),
+		child.next<{ message: string }>('error').then((e) => {
+			throw new Error(`memory child (${mode}, ${size} B): ${e.message}`);
+		}),
+	]);
+	await child.exited;
+	const taskId = mode !== 'node' ? plain[2].taskId : m.taskId;
+	// The file host's log says when the request for the measured file arrived.
+	const request = sim.requests.filter((r) => r.endpoint === 'file' && r.taskId === taskId).pop();
+	if (!request) throw new Error(`bench: no file request for task ${taskId}`);
+	return {
+		mode,
+		sizeBytes: m.size,
+		run,
+		written: m.written,
+		downloadMs: m.endedAt - request.at,
+		durationMs: m.durationMs,
+		cpuMs: m.cpuMs,
+		gc: (m as unknown as { gc?: MemoryRow['gc'] }).gc,
+		baselineRss: m.baseline,
+		growthHwm: m.hwm !== undefined ? m.hwm - m.baseline : undefined,
+		growthSampled: m.sampledPeak - m.baseline,
+		atPeak: m.atPeak,
+	};
+}
+
 export async function memoryBenchmark(
-	sizes = [10e6, 100e6, 1e9],
+	plan: MemoryPlanEntry[],
 	gcEveryMs = 0,
-	repeats = 3,
+	onRow?: (row: MemoryRow) => void,
 ): Promise<MemoryRow[]> {
 	const sim = await startSimulator({ seed: 6 });
 	try {
 		const rows: MemoryRow[] = [];
-		// Sizes interleaved (10 MB, 100 MB, 1 GB, 10 MB, ...) so that a noisy moment on the
-		// machine does not fall on one size only.
-		const plan = Array.from({ length: repeats }, (_, r) => sizes.map((size) => ({ size, run: r + 1 }))).flat();
-		for (const { size, run } of plan) {
-			const child = startChild('memory-child.ts', {
-				BENCH_SIZE: String(Math.round(size)),
-				BENCH_GC_EVERY_MS: String(gcEveryMs),
-				BENCH_SIM: JSON.stringify({ baseUrl: sim.baseUrl, apiKey: sim.apiKey }),
-				MGEN_HARNESS_SOURCE: process.env.MGEN_HARNESS_SOURCE ?? 'dist',
-			});
-			const m = await Promise.race([
-				child.next<Record<string, number> & { atPeak: MemoryRow['atPeak'] }>('result'),
-				child.next<{ message: string }>('error').then((e) => {
-					throw new Error(`memory child (${size} B): ${e.message}`);
-				}),
-			]);
-			await child.exited;
-			rows.push({
-				sizeBytes: m.size,
-				run,
-				written: m.written,
-				durationMs: m.durationMs,
-				baselineRss: m.baseline,
-				growthHwm: m.hwm !== undefined ? m.hwm - m.baseline : undefined,
-				growthSampled: m.sampledPeak - m.baseline,
-				atPeak: m.atPeak,
-			});
+		const rounds = Math.max(...plan.map((p) => p.repeats));
+		for (let r = 1; r <= rounds; r++) {
+			for (const { size, modes } of plan.filter((p) => p.repeats >= r)) {
+				for (const mode of modes ?? (['node', 'plain'] as const)) {
+					const row = await measure(sim, mode, size, r, gcEveryMs);
+					rows.push(row);
+					onRow?.(row);
+					// The simulator's log would grow with every request of the benchmark.
+					sim.requests.length = 0;
+				}
+			}
 		}
 		return rows;
 	} finally {

@@ -128,15 +128,37 @@ export function binaryPropertyFor(base: string, index: number): string {
 }
 
 type BinaryInput = Parameters<ApiContext['helpers']['prepareBinaryData']>[0];
+/** Node's stream.Readable (the type n8n's binary helpers take). */
+type NodeReadable = Exclude<BinaryInput, Buffer>;
+type ReadableClass = new (options: {
+	highWaterMark?: number;
+	read?: () => void;
+	destroy?: (error: Error | null, callback: (error?: Error | null) => void) => void;
+}) => NodeReadable;
 
-interface StreamLike {
-	destroy?: (error?: Error) => void;
-	resume?: () => void;
-	on?: (event: string, listener: (...args: unknown[]) => void) => unknown;
+/**
+ * The stream class of a body n8n's HTTP client returned. Node code may not import node:stream
+ * (n8n's community-node rules), but the body is one: its own class builds the stream handed to
+ * the binary store.
+ */
+function readableClassOf(body: unknown): ReadableClass | undefined {
+	for (
+		let proto = body ? Object.getPrototypeOf(body) : null;
+		proto;
+		proto = Object.getPrototypeOf(proto)
+	) {
+		const ctor = (proto as { constructor?: unknown }).constructor as
+			| { name?: unknown; from?: unknown }
+			| undefined;
+		if (ctor && ctor.name === 'Readable' && typeof ctor.from === 'function') {
+			return ctor as unknown as ReadableClass;
+		}
+	}
+	return undefined;
 }
 
 function discard(body: unknown): void {
-	const stream = body as StreamLike | undefined;
+	const stream = body as { destroy?: (error?: Error) => void } | undefined;
 	if (stream && typeof stream.destroy === 'function') stream.destroy();
 }
 
@@ -144,62 +166,75 @@ function discard(body: unknown): void {
 const STALL_MS = 60_000;
 
 /**
- * The request timeout only covers the wait for the headers: a body that stops flowing would
- * hang the execution. Once n8n's binary store consumes the body, a 'data' listener counts the
- * bytes. It is added only then: before, it would start the flow with no store attached and
- * chunks would be lost; after, it observes without changing the flow (with the store's 'readable'
- * listener in place, Node emits 'data' only for what the store reads). When nothing arrives for
- * `idleMs` while nothing waits in the stream's buffer, `onStall` aborts the request.
+ * What the node's stream buffers for the binary store before it pauses the file host: one
+ * socket read. A larger buffer would let the store's reads concatenate several chunks (a copy of
+ * each, and more garbage for V8 to collect); see docs/performance.md.
  */
-function watchForStall(
-	body: unknown,
-	signal: AbortSignal | undefined,
-	idleMs: number,
-	onStall: () => void,
-): { stop: () => void; stalled: () => boolean } {
-	const stream = body as StreamLike & {
-		readableFlowing?: boolean | null;
-		readableLength?: number;
-		listenerCount?: (event: string) => number;
+const GATE_HIGH_WATER_MARK = 64 * 1024;
+
+/**
+ * Failures of n8n's own disk, in plain words (error messages must not carry the codes: n8n
+ * replaces messages with some codes by a generic sentence). Retrying cannot help with these.
+ */
+const STORAGE_ERRORS: Record<string, string> = {
+	ENOSPC: 'no space left on the device',
+	EDQUOT: 'the disk quota is exceeded',
+	EFBIG: 'the file is larger than the file system (or the process) allows',
+	EROFS: 'the file system is read-only',
+	EIO: 'input/output error',
+	EACCES: 'permission denied',
+	EPERM: 'operation not permitted',
+	EMFILE: 'too many open files',
+	ENFILE: 'too many open files in the system',
+	ENOENT: 'its folder does not exist',
+	ENOTDIR: 'a part of its path is not a folder',
+};
+
+function errorCode(error: unknown): string | undefined {
+	let current = error;
+	for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+		const code = (current as { code?: unknown }).code;
+		if (typeof code === 'string') return code;
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
+function storageFault(code: string): Fault {
+	return {
+		kind: 'config',
+		code,
+		message: `n8n could not write the file to its binary data storage (${STORAGE_ERRORS[code]}). This is a problem of the n8n instance's disk, not of the file host: free space where n8n keeps binary data (N8N_BINARY_DATA_STORAGE_PATH), then run the item again. Not retried`,
 	};
-	let stopped = false;
-	let stalled = false;
-	const handle = { stop: () => (stopped = true), stalled: () => stalled };
-	if (!stream || typeof stream.on !== 'function') return handle;
-	void (async () => {
-		let received = 0;
-		let counting = false;
-		let lastReceived = 0;
-		let idleSince = Date.now();
-		while (!stopped) {
-			const ticked = await sleep(1_000, signal).then(
-				() => true,
-				() => false,
-			);
-			if (!ticked || stopped) return;
-			if (!counting) {
-				const consumed =
-					stream.readableFlowing === true || (stream.listenerCount?.('readable') ?? 0) > 0;
-				if (!consumed) continue;
-				stream.on?.('data', (chunk: unknown) => {
-					received += (chunk as { length?: number }).length ?? 0;
-				});
-				counting = true;
-				idleSince = Date.now();
-				continue;
-			}
-			// Data waiting in the buffer means the store is slow (a busy disk), not the file host.
-			if (received !== lastReceived || (stream.readableLength ?? 0) > 0) {
-				lastReceived = received;
-				idleSince = Date.now();
-			} else if (Date.now() - idleSince >= idleMs) {
-				stalled = true;
-				onStall();
-				return;
-			}
-		}
-	})();
-	return handle;
+}
+
+/**
+ * A file URL the node may fetch: http or https only. Anything else (file:, ftp:, data:, a bare
+ * path) is refused before any request, not retried.
+ */
+export function checkFileUrl(url: unknown): Fault | undefined {
+	const text = typeof url === 'string' ? url.trim() : '';
+	const shown = JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+	const refuse = (message: string): Fault => ({
+		kind: 'config',
+		code: 'ERR_UNSUPPORTED_URL',
+		message,
+	});
+	if (!text) return refuse('the task lists a file without a URL');
+	let parsed: URL;
+	try {
+		parsed = new URL(text);
+	} catch {
+		return refuse(
+			`the file URL ${shown} is not a valid web address: only http:// and https:// links are downloaded`,
+		);
+	}
+	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+		return refuse(
+			`the file URL ${shown} uses "${parsed.protocol}", which is refused: only http:// and https:// links are downloaded`,
+		);
+	}
+	return undefined;
 }
 
 export interface DownloadOptions {
@@ -215,31 +250,44 @@ export interface DownloadOptions {
 }
 
 /**
- * Streams one file into n8n's binary store. Uses the plain (unauthenticated) request helper: the
- * file hosts are not the API and must never see the key. Retries transient faults, including a
- * body shorter than its Content-Length.
+ * A file whose bytes all arrived and were checked, still open in n8n's binary store: n8n writes
+ * a temporary file and only keeps it (renamed, with its metadata) when the stream ends. `commit`
+ * ends the stream; `discard` fails it, and n8n deletes the temporary file. Holding every file of
+ * a task this way until the last one arrived leaves nothing behind when any of them fails.
  */
-export async function downloadFile(
+interface HeldFile {
+	mimeType: string;
+	commit(): Promise<{ binary: IBinaryData; mimeType: string; size: number }>;
+	discard(): Promise<void>;
+}
+
+/** Receives one file (retrying transient faults), held open in the store. */
+async function receiveFile(
 	ctx: ApiContext,
 	file: TaskFile,
 	fileName: string,
-	options: DownloadOptions = {},
-): Promise<{ binary: IBinaryData; mimeType: string; size: number }> {
+	options: DownloadOptions,
+): Promise<HeldFile> {
 	const signal = options.signal ?? cancelSignalOf(ctx);
+	const refused = checkFileUrl(file.file_url);
 	let fault: Fault;
-	try {
-		return await withRetries(
-			ctx,
-			async () =>
-				await downloadOnce(ctx, file, fileName, signal, {
-					timeoutMs: options.timeoutMs ?? 60_000,
-					stallMs: options.stallMs ?? STALL_MS,
-				}),
-			isTransientForRead,
-			{ signal, retries: options.retries ?? 4, onRetry: options.onRetry },
-		);
-	} catch (error) {
-		fault = classifyError(error, signal);
+	if (refused) {
+		fault = refused;
+	} else {
+		try {
+			return await withRetries(
+				ctx,
+				async () =>
+					await receiveOnce(ctx, file, fileName, signal, {
+						timeoutMs: options.timeoutMs ?? 60_000,
+						stallMs: options.stallMs ?? STALL_MS,
+					}),
+				isTransientForRead,
+				{ signal, retries: options.retries ?? 4, onRetry: options.onRetry },
+			);
+		} catch (error) {
+			fault = classifyError(error, signal);
+		}
 	}
 	// (Thrown outside the catch block: the lint rule wants node errors there.)
 	if (fault.kind === 'cancelled') throw new TransportError(fault);
@@ -249,92 +297,275 @@ export async function downloadFile(
 	});
 }
 
-async function downloadOnce(
+/**
+ * Streams one file into n8n's binary store. Uses the plain (unauthenticated) request helper: the
+ * file hosts are not the API and must never see the key. Retries transient faults, including a
+ * body cut short of its Content-Length; a failed attempt leaves no file in the store.
+ */
+export async function downloadFile(
+	ctx: ApiContext,
+	file: TaskFile,
+	fileName: string,
+	options: DownloadOptions = {},
+): Promise<{ binary: IBinaryData; mimeType: string; size: number }> {
+	const held = await receiveFile(ctx, file, fileName, options);
+	return await commitOrThrow(held, file);
+}
+
+async function commitOrThrow(
+	held: HeldFile,
+	file: TaskFile,
+): Promise<{ binary: IBinaryData; mimeType: string; size: number }> {
+	let fault: Fault;
+	try {
+		return await held.commit();
+	} catch (error) {
+		fault = error instanceof TransportError ? error.fault : classifyError(error);
+	}
+	throw new TransportError({
+		...fault,
+		message: `Downloading ${file.file_url} failed: ${fault.message}`,
+	});
+}
+
+function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+	return promise.then(
+		() => undefined,
+		(error: unknown) => error ?? new Error('failed'),
+	);
+}
+
+async function receiveOnce(
 	ctx: ApiContext,
 	file: TaskFile,
 	fileName: string,
 	signal: AbortSignal | undefined,
 	limits: { timeoutMs: number; stallMs: number },
-): Promise<{ binary: IBinaryData; mimeType: string; size: number }> {
+): Promise<HeldFile> {
 	// Aborting the request is the one way to unblock a stalled body: n8n's HTTP client hands out
 	// a wrapper stream whose destroy() waits for the next chunk.
 	const controller = new AbortController();
 	const forwardCancel = () => controller.abort();
 	signal?.addEventListener('abort', forwardCancel, { once: true });
 	if (signal?.aborted) controller.abort();
+	const detach = () => signal?.removeEventListener('abort', forwardCancel);
+	let response: { statusCode: number; headers?: IDataObject; body: unknown } | undefined;
+	let requestError: unknown;
 	try {
-		return await downloadBody(ctx, file, fileName, controller, signal, limits);
-	} finally {
-		signal?.removeEventListener('abort', forwardCancel);
+		response = (await ctx.helpers.httpRequest({
+			url: file.file_url,
+			method: 'GET',
+			// Media files do not compress: ask for the bytes as they are (a host may still compress,
+			// n8n's client then decodes gzip, deflate and br).
+			headers: { 'Accept-Encoding': 'identity' },
+			encoding: 'stream',
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: limits.timeoutMs,
+			abortSignal: controller.signal,
+		})) as { statusCode: number; headers?: IDataObject; body: unknown };
+	} catch (error) {
+		requestError = error;
 	}
-}
-
-async function downloadBody(
-	ctx: ApiContext,
-	file: TaskFile,
-	fileName: string,
-	controller: AbortController,
-	signal: AbortSignal | undefined,
-	limits: { timeoutMs: number; stallMs: number },
-): Promise<{ binary: IBinaryData; mimeType: string; size: number }> {
-	const response = (await ctx.helpers.httpRequest({
-		url: file.file_url,
-		method: 'GET',
-		encoding: 'stream',
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		timeout: limits.timeoutMs,
-		abortSignal: controller.signal,
-	})) as { statusCode: number; headers?: IDataObject; body: unknown };
+	if (!response) {
+		detach();
+		throw new TransportError(classifyError(requestError, signal));
+	}
 	const headers = response.headers ?? {};
+	const body = response.body;
+	const refuse = (fault: Fault): never => {
+		controller.abort();
+		discard(body);
+		detach();
+		throw new TransportError(fault);
+	};
 	if (response.statusCode < 200 || response.statusCode >= 300) {
-		discard(response.body);
 		const expired =
 			response.statusCode === 403 || response.statusCode === 404 || response.statusCode === 410;
-		throw new TransportError({
+		refuse({
 			kind: 'http',
 			statusCode: response.statusCode,
 			retryAfterMs: retryAfterFromHeaders(headers),
 			message: `the file host answered HTTP ${response.statusCode}${expired ? ' (files stay valid 24 hours after generation: the link may have expired)' : ''}`,
 		});
 	}
+	// n8n's client decodes gzip, deflate and br and removes the header; anything left is a
+	// coding nobody decoded: storing it would give the user a file they cannot open.
+	const coding = String(headerValue(headers, 'content-encoding') ?? '')
+		.trim()
+		.toLowerCase();
+	if (coding && coding !== 'identity') {
+		refuse({
+			kind: 'config',
+			code: 'ERR_CONTENT_ENCODING',
+			message: `the file host sent the file with Content-Encoding "${coding.slice(0, 40)}", which cannot be decoded (gzip, deflate and br can)`,
+		});
+	}
+	const Readable = readableClassOf(response.body);
+	if (!Readable) {
+		refuse({ kind: 'malformed', message: 'n8n returned no readable stream for the file' });
+	}
 	const mimeType = resolveMimeType(headerValue(headers, 'content-type'), file);
 	const lengthHeader = headerValue(headers, 'content-length');
 	const expected = lengthHeader === undefined ? undefined : Number(lengthHeader);
-	const watch = watchForStall(response.body, signal, limits.stallMs, () => controller.abort());
-	let binary: IBinaryData | undefined;
+	return await hold(ctx, response.body as NodeReadable, Readable as ReadableClass, {
+		fileName,
+		mimeType,
+		expected: expected !== undefined && Number.isFinite(expected) ? expected : undefined,
+		controller,
+		signal,
+		stallMs: limits.stallMs,
+		detach,
+	});
+}
+
+/**
+ * Pipes the body into n8n's binary store through a stream of the node's own, which counts the
+ * bytes, watches for a stalled host, and holds back the end until the caller commits. Resolves
+ * once the whole body arrived; on any failure the store is handed the error (n8n then deletes
+ * its temporary file) before this rejects.
+ */
+async function hold(
+	ctx: ApiContext,
+	source: NodeReadable,
+	Readable: ReadableClass,
+	o: {
+		fileName: string;
+		mimeType: string;
+		expected?: number;
+		controller: AbortController;
+		signal?: AbortSignal;
+		stallMs: number;
+		detach: () => void;
+	},
+): Promise<HeldFile> {
+	let received = 0;
+	let paused = false;
+	let lastData = Date.now();
+	let settled = false;
+	let stalled = false;
+	let sourceError: unknown;
+	let arrived!: () => void;
+	let failed!: (error: unknown) => void;
+	const complete = new Promise<void>((resolve, reject) => {
+		arrived = resolve;
+		failed = reject;
+	});
+	const gate = new Readable({
+		highWaterMark: GATE_HIGH_WATER_MARK,
+		read() {
+			if (!paused) return;
+			paused = false;
+			lastData = Date.now();
+			source.resume();
+		},
+		destroy(error, callback) {
+			// The store gave up (a failed write) or the download failed: stop the transfer.
+			if (!settled) o.controller.abort();
+			callback(error);
+		},
+	});
+	source.on('data', (chunk: Buffer) => {
+		received += chunk.length;
+		lastData = Date.now();
+		if (!gate.push(chunk)) {
+			paused = true;
+			source.pause();
+		}
+	});
+	source.once('end', () => arrived());
+	source.once('error', (error: unknown) => {
+		sourceError = error;
+		failed(error);
+	});
+	const stored = ctx.helpers.prepareBinaryData(gate, o.fileName, o.mimeType);
+	const storeFailure = rejectionOf(stored);
+	// The stall watchdog: nothing arrived for stallMs while the node was not the one pausing.
+	void (async () => {
+		while (!settled) {
+			const ticked = await sleep(1_000, o.signal).then(
+				() => true,
+				() => false,
+			);
+			if (!ticked || settled) return;
+			if (!paused && Date.now() - lastData >= o.stallMs) {
+				stalled = true;
+				o.controller.abort();
+				return;
+			}
+		}
+	})();
+
 	let failure: unknown;
 	try {
-		binary = await ctx.helpers.prepareBinaryData(response.body as BinaryInput, fileName, mimeType);
+		await Promise.race([
+			complete,
+			storeFailure.then((error) => {
+				throw error;
+			}),
+		]);
 	} catch (error) {
 		failure = error;
-	} finally {
-		watch.stop();
 	}
-	if (!binary || watch.stalled()) {
-		if (watch.stalled()) {
-			throw new TransportError({
-				kind: 'network',
-				message: `the file host sent no data for ${Math.round(limits.stallMs / 1000)} s`,
-			});
-		}
-		throw new TransportError(classifyError(failure, signal));
+	settled = true;
+	if (failure === undefined) {
+		// Ended cleanly. With identity coding Node's HTTP parser delivers exactly Content-Length
+		// bytes or fails; a different count means n8n's client decoded a compressed body, whose
+		// own checksum (gzip, deflate) or end marker (br) the decoder has verified.
+		return {
+			mimeType: o.mimeType,
+			async commit() {
+				gate.push(null);
+				let binary: IBinaryData | undefined;
+				let storeError: unknown;
+				try {
+					binary = await stored;
+				} catch (error) {
+					storeError = error;
+				} finally {
+					o.detach();
+				}
+				if (!binary) {
+					const code = errorCode(storeError);
+					throw new TransportError(
+						code && STORAGE_ERRORS[code] ? storageFault(code) : classifyError(storeError),
+					);
+				}
+				binary.mimeType = o.mimeType;
+				binary.fileName = o.fileName;
+				const size = typeof binary.bytes === 'number' ? binary.bytes : received;
+				return { binary, mimeType: o.mimeType, size };
+			},
+			async discard() {
+				gate.destroy(new Error('download discarded: another file of the task failed'));
+				await storeFailure;
+				o.detach();
+			},
+		};
 	}
-	const size = typeof binary.bytes === 'number' ? binary.bytes : Number.NaN;
-	if (
-		expected !== undefined &&
-		Number.isFinite(expected) &&
-		Number.isFinite(size) &&
-		size !== expected
-	) {
+	// Failed: make sure the transfer stops and the store drops its temporary file.
+	o.controller.abort();
+	if (!gate.destroyed)
+		gate.destroy(sourceError instanceof Error ? sourceError : new Error('download failed'));
+	const storeError = await storeFailure;
+	o.detach();
+	const code = errorCode(storeError);
+	if (code && STORAGE_ERRORS[code]) throw new TransportError(storageFault(code));
+	if (stalled) {
 		throw new TransportError({
-			kind: 'truncated',
-			message: `the download stopped after ${size} of ${expected} bytes`,
+			kind: 'network',
+			message: `the file host sent no data for ${Math.round(o.stallMs / 1000)} s`,
 		});
 	}
-	binary.mimeType = mimeType;
-	binary.fileName = fileName;
-	return { binary, mimeType, size };
+	const fault = classifyError(sourceError ?? failure, o.signal);
+	if (fault.kind !== 'cancelled' && o.expected !== undefined && received < o.expected) {
+		throw new TransportError({
+			kind: 'truncated',
+			code: fault.code,
+			message: `the download stopped after ${received} of ${o.expected} bytes`,
+		});
+	}
+	throw new TransportError(fault);
 }
 
 /** What the output item says about one file. */
@@ -354,6 +585,8 @@ export function describeFile(
 /**
  * Downloads every file of a finished task, one after the other (a task has few files; items run
  * concurrently already). Binary properties: `data`, `data_1`, `data_2`… (base name settable).
+ * All or nothing: each file stays uncommitted in n8n's binary store until every file arrived, so
+ * a failure (of any file, or a cancellation) leaves no file behind.
  */
 export async function downloadTaskFiles(
 	ctx: ApiContext,
@@ -364,44 +597,66 @@ export async function downloadTaskFiles(
 	const binary: IBinaryKeyData = {};
 	const files: IDataObject[] = [];
 	const list = task.files ?? [];
-	let apiKey = '';
-	for (let index = 0; index < list.length; index++) {
-		const file = list[index];
-		const guessedMime = resolveMimeType(undefined, file);
-		const name = fileNameFor(
-			opts.modelLabel,
-			task.task_id,
-			index,
-			resolveExtension(guessedMime, file),
-		);
-		let downloaded: { binary: IBinaryData; mimeType: string; size: number } | undefined;
-		let failure: unknown;
-		try {
-			downloaded = await downloadFile(ctx, file, name, opts);
-		} catch (error) {
-			failure = error;
+	const held: HeldFile[] = [];
+	let failure: unknown;
+	try {
+		// Refuse a task with any unusable URL before fetching the others.
+		for (const file of list) {
+			const refused = checkFileUrl(file.file_url);
+			if (refused) {
+				throw new TransportError({
+					...refused,
+					message: `Downloading ${String(file.file_url)} failed: ${refused.message}`,
+				});
+			}
 		}
-		if (!downloaded) {
-			// Scrub just in case a file URL was built with the key (it must never be sent, see above).
-			if (!apiKey) apiKey = (await getApiCredentials(ctx).catch(() => ({ apiKey: '' }))).apiKey;
-			const fault = classifyError(failure);
-			throw new TransportError({ ...fault, message: scrubSecret(fault.message, [apiKey]) });
+		for (let index = 0; index < list.length; index++) {
+			const file = list[index];
+			const guessedMime = resolveMimeType(undefined, file);
+			const name = fileNameFor(
+				opts.modelLabel,
+				task.task_id,
+				index,
+				resolveExtension(guessedMime, file),
+			);
+			held.push(await receiveFile(ctx, file, name, opts));
 		}
-		const property = binaryPropertyFor(base, index);
-		// Rename with the real mime type's extension when the guess was wrong.
-		const ext = resolveExtension(downloaded.mimeType, file);
-		const fileName = fileNameFor(opts.modelLabel, task.task_id, index, ext);
-		downloaded.binary.fileName = fileName;
-		downloaded.binary.fileExtension = ext;
-		binary[property] = downloaded.binary;
-		files.push(
-			describeFile(file, {
-				mime_type: downloaded.mimeType,
-				file_name: fileName,
-				size: downloaded.size,
-				binary_property: property,
-			}),
-		);
+		for (let index = 0; index < list.length; index++) {
+			const file = list[index];
+			const downloaded = await commitOrThrow(held[index], file);
+			held[index] = COMMITTED;
+			const property = binaryPropertyFor(base, index);
+			// Rename with the real mime type's extension when the guess was wrong.
+			const ext = resolveExtension(downloaded.mimeType, file);
+			const fileName = fileNameFor(opts.modelLabel, task.task_id, index, ext);
+			downloaded.binary.fileName = fileName;
+			downloaded.binary.fileExtension = ext;
+			binary[property] = downloaded.binary;
+			files.push(
+				describeFile(file, {
+					mime_type: downloaded.mimeType,
+					file_name: fileName,
+					size: downloaded.size,
+					binary_property: property,
+				}),
+			);
+		}
+		return { binary, files };
+	} catch (error) {
+		failure = error;
 	}
-	return { binary, files };
+	await Promise.all(held.map(async (h) => await h.discard()));
+	// Scrub just in case a file URL was built with the key (it must never be sent, see above).
+	const { apiKey } = await getApiCredentials(ctx).catch(() => ({ apiKey: '' }));
+	const fault = classifyError(failure);
+	throw new TransportError({ ...fault, message: scrubSecret(fault.message, [apiKey]) });
 }
+
+/** Stands in for a file already committed: nothing left to discard. */
+const COMMITTED: HeldFile = {
+	mimeType: '',
+	commit: async () => {
+		throw new Error('already committed');
+	},
+	discard: async () => {},
+};

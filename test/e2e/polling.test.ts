@@ -8,13 +8,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
+import { plainDownload, simFileUrl } from './plain-download';
 import {
 	N8nInstance,
 	outputItems,
 	removeEmptyRunFolder,
 	type BinaryJson,
 	type ItemJson,
-	type MemorySample,
 } from './n8n';
 import {
 	credentialImport,
@@ -273,36 +273,57 @@ describe('error output and batches', () => {
 });
 
 describe('a 1 GB result in filesystem binary mode', () => {
-	test('is streamed to disk: n8n\'s memory grows far less than the file size', () =>
+	// Issue 14: peak RSS growth under 64 MB in every one of 3 runs, and the node's download at most
+	// 1.5 x a plain Node stream-to-disk of the same size from the same server, measured here, in
+	// the same run. Figures printed (speed is never asserted by a timed test; memory is bounded
+	// loosely here, the target is printed next to the figure).
+	test('is streamed to disk: n8n\'s memory grows far less than the file size; time vs a plain Node download', () =>
 		n8n.explain(async () => {
-			const figures: Record<string, MemorySample & { seconds: number; nodeSeconds: number }> = {};
-			for (const [label, id] of [
-				['1 MB', WF.bigBaseline],
-				['1 GB', WF.big],
-			] as const) {
+			const MEMORY_TARGET = 64 * MB;
+			const runs: Array<{ growth: number; treeGrowth: number; downloadMs: number; plainMs: number; plainGrowth: number; seconds: number }> = [];
+			const { memory: base } = await n8n.execute(WF.bigBaseline, { memory: true, timeoutMs: 240_000 });
+			for (let i = 0; i < 3; i++) {
 				const started = Date.now();
-				const { run, memory } = await n8n.execute(id, { memory: true, timeoutMs: 240_000 });
-				const nodeMs = run.data.resultData.runData.Generate[0].executionTime ?? Number.NaN;
-				figures[label] = { ...memory!, seconds: (Date.now() - started) / 1000, nodeSeconds: nodeMs / 1000 };
+				const { run, memory } = await n8n.execute(WF.big, { memory: true, timeoutMs: 240_000 });
+				const seconds = (Date.now() - started) / 1000;
 				const [item] = outputItems(run, 'Generate');
 				expect(item.json.status).toBe('finished');
+				const nodeRun = run.data.resultData.runData.Generate[0] as { startTime?: number; executionTime?: number };
+				const nodeEnd = (nodeRun.startTime ?? Number.NaN) + (nodeRun.executionTime ?? Number.NaN);
+				const taskId = String(item.json.task_id);
+				const request = sim.requests.filter((r) => r.endpoint === 'file' && r.taskId === taskId).pop();
+				expect(request).toBeDefined();
 				await expectFilesAsServed(item);
+				// The plain baseline right after, same size, same file host.
+				const plain = await plainDownload(await simFileUrl(sim, GB));
+				expect(plain.size).toBe(GB);
+				runs.push({
+					growth: memory!.mainPeak - base!.mainPeak,
+					treeGrowth: memory!.treePeak - base!.treePeak,
+					downloadMs: nodeEnd - request!.at,
+					plainMs: plain.ms,
+					plainGrowth: plain.growth,
+					seconds,
+				});
 			}
-			const growth = figures['1 GB'].mainPeak - figures['1 MB'].mainPeak;
-			const treeGrowth = figures['1 GB'].treePeak - figures['1 MB'].treePeak;
 			const mb = (n: number) => `${(n / MB).toFixed(0)} MB`;
+			const ratios = runs.map((r) => r.downloadMs / r.plainMs);
+			const worst = Math.max(...runs.map((r) => r.growth));
 			process.stdout.write(
-				`[e2e] n8n execute, peak memory (VmHWM of the n8n process / sampled RSS of its process tree):\n` +
-					Object.entries(figures)
+				`[e2e] 1 GB result in a real n8n (n8n execute), 3 runs; growth = peak RSS (VmHWM) of the n8n process minus that of a 1 MB run:\n` +
+					runs
 						.map(
-							([k, f]) =>
-								`[e2e]   ${k} result: ${mb(f.mainPeak)} / ${mb(f.treePeak)}; n8n execute ${f.seconds.toFixed(1)} s, of which the node ${f.nodeSeconds.toFixed(1)} s; ${f.samples} samples\n`,
+							(r, i) =>
+								`[e2e]   run ${i + 1}: growth ${mb(r.growth)} (process tree ${mb(r.treeGrowth)}); node download ${(r.downloadMs / 1000).toFixed(2)} s vs plain Node stream-to-disk ${(r.plainMs / 1000).toFixed(2)} s = ${(r.downloadMs / r.plainMs).toFixed(2)} x (plain's own growth ${mb(r.plainGrowth)}); n8n execute ${r.seconds.toFixed(1)} s\n`,
 						)
 						.join('') +
-					`[e2e]   growth for +1 GB: ${mb(growth)} / ${mb(treeGrowth)}\n`,
+					`[e2e]   memory target < 64 MB in every run: ${worst < MEMORY_TARGET ? 'met' : 'MISSED'} (max ${mb(worst)}); ` +
+					`throughput target <= 1.5 x: ${Math.max(...ratios) <= 1.5 ? 'met' : 'MISSED'} (median ${ratios.sort((a, b) => a - b)[1].toFixed(2)} x, max ${Math.max(...ratios).toFixed(2)} x)\n`,
 			);
-			expect(growth).toBeLessThan(300 * MB);
-			expect(treeGrowth).toBeLessThan(300 * MB);
+			for (const r of runs) {
+				expect(r.growth).toBeLessThan(300 * MB);
+				expect(r.treeGrowth).toBeLessThan(300 * MB);
+			}
 		}),
 	);
 });

@@ -20,6 +20,7 @@ import {
 	type ReferenceFormat,
 } from './media';
 import { ValidationError, validateSubmission, type ValidationConfig } from './validation';
+import { ENCODING_FAULTS, sendEncoded, sendStalled, type EncodingFault } from './encodings';
 
 export * from './media';
 export * from './validation';
@@ -115,7 +116,9 @@ export type FaultKind =
 	| 'malformed'
 	| 'code'
 	| 'truncate'
-	| 'unknownTask';
+	| 'unknownTask'
+	| EncodingFault
+	| 'stall';
 
 export interface FaultRule {
 	endpoint: 'submit' | 'status' | 'file' | 'callback';
@@ -199,7 +202,7 @@ const MAX_BODY = 5 * 1024 * 1024;
 export const FAULT_KINDS: Record<FaultRule['endpoint'], FaultKind[]> = {
 	submit: ['429', '500', '502', '503', 'drop', 'slow', 'malformed', 'code'],
 	status: ['429', '500', '502', '503', 'drop', 'slow', 'malformed', 'code', 'unknownTask'],
-	file: ['429', '500', '502', '503', 'drop', 'slow', 'truncate'],
+	file: ['429', '500', '502', '503', 'drop', 'slow', 'truncate', ...ENCODING_FAULTS, 'stall'],
 	callback: ['drop', 'slow', 'malformed'],
 };
 
@@ -389,6 +392,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				unknownTask(res);
 				return true;
 			case 'truncate':
+			case 'gzip':
+			case 'deflate':
+			case 'br':
+			case 'stall':
 				return false; // handled by the file endpoint while streaming
 		}
 	}
@@ -777,18 +784,33 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		const file = task?.files[Number(m[2])];
 		if (!task || !file || file.url !== `${fileBaseUrl}${url.pathname}`)
 			return json(res, 404, envelopeError(404, 'no such file'));
-		const rule = fault('file', `${task.id} ${task.prompt}`);
+		// "file-index=N" lets a rule hit one file of a task (match: 'file-index=1').
+		const rule = fault('file', `${task.id} ${task.prompt} file-index=${m[2]}`);
 		if (await applyFault(rule, res, entry)) return;
 		settle(task);
 		if (task.endedAt === undefined || statusOf(task).status !== 'finished')
 			return json(res, 404, envelopeError(404, 'no such file'));
 		if (clock.now() >= task.endedAt + FILE_VALIDITY_MS)
 			return json(res, 404, envelopeError(404, 'file expired'));
-		res.writeHead(200, {
+		const fileHeaders = {
 			'Content-Type': MEDIA[file.kind].mime,
 			'Content-Length': file.size,
 			'Content-Disposition': `attachment; filename="${task.id}-${file.index}.${MEDIA[file.kind].ext}"`,
-		});
+		};
+		if (rule && (ENCODING_FAULTS as string[]).includes(rule.kind)) {
+			return sendEncoded(
+				res,
+				rule.kind as EncodingFault,
+				file.kind,
+				file.size,
+				fileHeaders,
+				req.method === 'HEAD',
+			);
+		}
+		if (rule?.kind === 'stall' && req.method !== 'HEAD') {
+			return sendStalled(res, file.kind, file.size, fileHeaders);
+		}
+		res.writeHead(200, fileHeaders);
 		if (req.method === 'HEAD') return res.end();
 		if (rule?.kind === 'truncate') {
 			// Half the bytes, then the socket is cut without end(): the client sees a premature

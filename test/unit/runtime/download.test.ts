@@ -2,6 +2,7 @@
 // download code with n8n-core's own request and binary helpers (filesystem binary mode, as n8n
 // runs by default), against a local file host that misbehaves on purpose.
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only) */
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -16,7 +17,21 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { downloadTaskFiles } from '../../../nodes/shared/files';
 import { TransportError } from '../../../nodes/shared/http';
 import type { TaskFile } from '../../../nodes/shared/task';
-import { MANUAL_TRIGGER_TYPE, chain, registerNodeType, runWorkflow } from '../../harness';
+import {
+	BINARY_DATA_PATH,
+	MANUAL_TRIGGER_TYPE,
+	chain,
+	registerNodeType,
+	runWorkflow,
+} from '../../harness';
+
+/** Files in n8n's binary store (data files and their .metadata). */
+const storeCount = () =>
+	fs.existsSync(BINARY_DATA_PATH)
+		? fs
+				.readdirSync(BINARY_DATA_PATH, { recursive: true, withFileTypes: true })
+				.filter((e) => e.isFile()).length
+		: 0;
 
 jest.setTimeout(30_000);
 
@@ -170,15 +185,20 @@ describe('downloading result files through n8n', () => {
 		expect(seen.every((s) => s.authorization === undefined)).toBe(true);
 	});
 
-	it('a body cut short of its Content-Length is fetched again, complete', async () => {
+	it('a body cut short of its Content-Length is fetched again, complete; the failed attempt left no file', async () => {
+		const before = storeCount();
 		const { item, result } = await download([{ file_url: `${base}/truncate-once/c.mp4` }]);
+		expect(storeCount() - before).toBe(2);
 		expect(hits.get('/truncate-once/c.mp4')).toBe(2);
 		expect((item.json.files as Array<{ size: number }>)[0].size).toBe(200_000);
 		expect((await result.readBinary(item)).equals(bytes(200_000))).toBe(true);
 	});
 
-	it('a body that stops flowing is given up after the stall limit and fetched again', async () => {
+	it('a body that stops flowing is given up after the stall limit and fetched again; the failed attempt left no file', async () => {
+		const before = storeCount();
 		const { item, result } = await download([{ file_url: `${base}/stall-once/d.mp3` }], 1_500);
+		// One data file and its metadata.
+		expect(storeCount() - before).toBe(2);
 		expect(hits.get('/stall-once/d.mp3')).toBe(2);
 		expect(item.binary?.data.mimeType).toBe('audio/mpeg');
 		expect((await result.readBinary(item)).equals(bytes(200_000))).toBe(true);
@@ -191,4 +211,26 @@ describe('downloading result files through n8n', () => {
 		expect(String(item.json.error)).toContain('HTTP 404');
 		expect(String(item.json.error)).toContain('24 hours');
 	});
+
+	it.each([
+		['file:///etc/passwd'],
+		['ftp://files.example.com/a.mp4'],
+		['data:video/mp4;base64,AAAA'],
+		['/relative/path.mp4'],
+	])(
+		'a non-http(s) URL (%s) is refused at once, before any request, with a clear message',
+		async (url) => {
+			const started = Date.now();
+			const { item } = await download([
+				{ file_url: `${base}/ok/first.mp4`, file_type: 'video' },
+				{ file_url: url, file_type: 'video' },
+			]);
+			expect(String(item.json.error)).toMatch(/only http:\/\/ and https:\/\/ links are downloaded/);
+			expect(String(item.json.error)).not.toMatch(/ERR_ASSERTION|attempts/);
+			expect(item.json.kind).toBe('config');
+			// Not even the task's valid file was fetched, and no retry wait happened.
+			expect(seen).toHaveLength(0);
+			expect(Date.now() - started).toBeLessThan(3_000);
+		},
+	);
 });

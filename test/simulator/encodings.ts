@@ -1,0 +1,57 @@
+// File-host faults of the download path that need more than a status code: a body sent with a
+// Content-Encoding the client did not ask for (with the compressed Content-Length, as a real
+// misconfigured host does), and a body that stops half-way with the connection left open.
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import type * as http from 'node:http';
+import * as zlib from 'node:zlib';
+
+import { mediaBuffer, type MediaKind } from './media';
+
+export type EncodingFault = 'gzip' | 'deflate' | 'br';
+export const ENCODING_FAULTS: EncodingFault[] = ['gzip', 'deflate', 'br'];
+
+/** Largest file the encoding faults compress (in memory, to know the Content-Length). */
+const MAX_ENCODED_SOURCE = 64 * 1024 * 1024;
+
+/** The file compressed as `coding` ('deflate' = the zlib format RFC 9110 names). */
+export function encodeFile(coding: EncodingFault, kind: MediaKind, size: number): Buffer {
+	if (size > MAX_ENCODED_SOURCE) {
+		throw new Error(
+			`encoding faults apply to files up to ${MAX_ENCODED_SOURCE} bytes, not ${size}`,
+		);
+	}
+	const raw = mediaBuffer(kind, size);
+	if (coding === 'gzip') return zlib.gzipSync(raw);
+	if (coding === 'deflate') return zlib.deflateSync(raw);
+	return zlib.brotliCompressSync(raw);
+}
+
+/** Sends the compressed body whatever the request's Accept-Encoding said. */
+export function sendEncoded(
+	res: http.ServerResponse,
+	coding: EncodingFault,
+	kind: MediaKind,
+	size: number,
+	headers: Record<string, string | number>,
+	head: boolean,
+): void {
+	const body = encodeFile(coding, kind, size);
+	res.writeHead(200, { ...headers, 'Content-Encoding': coding, 'Content-Length': body.length });
+	res.end(head ? undefined : body);
+}
+
+/** Open responses of the 'stall' fault, ended when the simulator closes. */
+export const stalledResponses = new Set<http.ServerResponse>();
+
+/** Half the file, then nothing: the connection stays open until the client gives up. */
+export function sendStalled(
+	res: http.ServerResponse,
+	kind: MediaKind,
+	size: number,
+	headers: Record<string, string | number>,
+): void {
+	res.writeHead(200, headers);
+	res.write(mediaBuffer(kind, size).subarray(0, Math.max(1, Math.floor(size / 2))));
+	stalledResponses.add(res);
+	res.on('close', () => stalledResponses.delete(res));
+}
