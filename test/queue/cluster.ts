@@ -248,7 +248,7 @@ export class QueueCluster {
 	private cookie = '';
 	private readonly ownerSecret = `${randomUUID()}-Aa1`;
 	private failed = false;
-	private seq = 0;
+	private readonly seq = { worker: 0, webhook: 0 };
 
 	private constructor(
 		readonly settings: ClusterSettings,
@@ -303,8 +303,8 @@ export class QueueCluster {
 			// Production webhooks only on the webhook processes.
 			N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
 			// A dead worker's job is noticed after the lock expires (default 60 s): shorter here.
-			QUEUE_WORKER_LOCK_DURATION: '15000',
-			QUEUE_WORKER_LOCK_RENEW_TIME: '3000',
+			QUEUE_WORKER_LOCK_DURATION: '10000',
+			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
 			QUEUE_WORKER_STALLED_INTERVAL: '3000',
 			...(role === 'worker'
 				? {
@@ -335,7 +335,7 @@ export class QueueCluster {
 	}
 
 	async addWorker(): Promise<N8nProcess> {
-		const n = ++this.seq;
+		const n = ++this.seq.worker;
 		const instance = await N8nInstance.create(`queue-worker-${n}-${process.pid}`);
 		this.configure(instance, 'worker');
 		const worker = new N8nProcess(`worker-${n}`, 'worker', instance, ['worker', `--concurrency=${this.settings.workerConcurrency}`]);
@@ -345,7 +345,7 @@ export class QueueCluster {
 	}
 
 	async addWebhook(): Promise<N8nProcess> {
-		const n = ++this.seq;
+		const n = ++this.seq.webhook;
 		const instance = await N8nInstance.create(`queue-webhook-${n}-${process.pid}`);
 		this.configure(instance, 'webhook');
 		const webhook = new N8nProcess(`webhook-${n}`, 'webhook', instance, ['webhook']);
@@ -362,6 +362,27 @@ export class QueueCluster {
 	workersThatRan(executionId: string): string[] {
 		const re = new RegExp(`Worker started execution ${executionId} \\(job`);
 		return this.workers.filter((w) => re.test(w.logText())).map((w) => w.name);
+	}
+
+	/** Bull's job id of an execution, from the log of the worker that started it. */
+	jobOf(executionId: string): string | undefined {
+		const re = new RegExp(`Worker started execution ${executionId} \\(job (\\w+)\\)`);
+		for (const w of this.workers) {
+			const m = re.exec(w.logText());
+			if (m) return m[1];
+		}
+		return undefined;
+	}
+
+	/** Whether Bull still lists the job as active (held by a worker, dead or alive). */
+	async jobActive(jobId: string): Promise<boolean> {
+		const pos = await this.redis.command('LPOS', 'bull:jobs:active', jobId);
+		return typeof pos === 'number';
+	}
+
+	/** The editor's "Retry" of an ended execution (POST /rest/executions/:id/retry, saved workflow of the run). */
+	async retry(executionId: string): Promise<unknown> {
+		return await this.rest(`/executions/${executionId}/retry`, { method: 'POST', body: { loadWorkflow: false } });
 	}
 
 	/** n8n's internal REST API on the main, as the editor uses it (owner cookie). */

@@ -31,18 +31,20 @@ const PATHS = {
 	retry: `${TAG}-retry`,
 	onePerCall: `${TAG}-one`,
 	twoStep: `${TAG}-two`,
+	killOne: `${TAG}-kill`,
 };
 const TRIGGER_WEBHOOK_ID = randomUUID();
 
 let sim: Simulator;
 let cluster: QueueCluster;
-const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep', string> = {
+const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne', string> = {
 	batch: '',
 	trigger: '',
 	submit: '',
 	retry: '',
 	onePerCall: '',
 	twoStep: '',
+	killOne: '',
 };
 /** Figures printed at the end (and by each test as it measures them). */
 const figures: Record<string, unknown> = {};
@@ -161,6 +163,12 @@ beforeAll(async () => {
 		);
 		wf.onePerCall = await cluster.createWorkflow(generateFlow('queue one-step', PATHS.onePerCall, credential, { respond: 'onReceived' }));
 		wf.twoStep = await cluster.createWorkflow(twoStepFlow('queue two-step', PATHS.twoStep, credential, true));
+		wf.killOne = await cluster.createWorkflow(
+			generateFlow('queue one-step with callback', PATHS.killOne, credential, {
+				respond: 'onReceived',
+				generate: { options: { callbackUrl: hook(triggerPath), callbackReference: '={{ $json.ref }}' } },
+			}),
+		);
 		await cluster.addWorker();
 		await cluster.addWorker();
 		await cluster.addWebhook();
@@ -209,5 +217,316 @@ describe('polling through workers', () => {
 			const balancer = cluster.balancer.log.filter((r) => r.path.includes(PATHS.batch));
 			figures.batch50 = { wallMs: wall, worker: ranOn[0], webhookProcess: balancer.map((b) => b.backend) };
 			say(`batch of 50: ${wall} ms through ${balancer[0]?.backend}, execution ${execution.id} ran on ${ranOn[0]}`);
+		}));
+});
+
+/** Trigger executions per task id (of the given tasks), read back through the public API. */
+async function triggerRunsByTask(taskIds: string[], expected: number, timeoutMs = 60_000): Promise<Map<string, ExecutionSummary[]>> {
+	const wanted = new Set(taskIds);
+	const collect = async () => {
+		const ended = (await cluster.executions(wf.trigger, true)).filter((e) => !['running', 'new', 'waiting'].includes(e.status));
+		const byTask = new Map<string, ExecutionSummary[]>();
+		for (const e of ended) {
+			const [item] = lastItems(e, 'Media Generation Trigger');
+			const id = String(item?.json.task_id ?? '');
+			if (!wanted.has(id)) continue;
+			byTask.set(id, [...(byTask.get(id) ?? []), e]);
+		}
+		return byTask;
+	};
+	const total = (m: Map<string, ExecutionSummary[]>) => [...m.values()].reduce((s, l) => s + l.length, 0);
+	const byTask = await waitFor(`${expected} trigger executions`, async () => {
+		const m = await collect();
+		return total(m) >= expected ? m : undefined;
+	}, timeoutMs, 500);
+	// Anything late (a duplicate that should not have started) would show up now.
+	await new Promise((r) => setTimeout(r, 1500));
+	const again = await collect();
+	expect(total(again)).toBe(total(byTask));
+	return again;
+}
+
+/** Finished tasks made straight at the service (no callback URL): callbacks are then posted by hand. */
+async function finishedTasks(prefix: string, n: number): Promise<string[]> {
+	const api = client(sim);
+	const ids = await Promise.all(
+		Array.from({ length: n }, (_, i) => api.create(sim.videoModelId, { prompt: `${prefix} ${i} [sim:duration=50]`, aspect_ratio: '16:9', duration: 4 })),
+	);
+	await Promise.all(ids.map((id) => api.pollToEnd(id)));
+	return ids;
+}
+
+/** The callback the service would send for a task, posted to one webhook process directly. */
+function deliver(to: N8nProcess, taskId: string, ref: string) {
+	return post(`${to.baseUrl}/webhook/${triggerPath}?ref=${ref}`, { code: 200, msg: 'success', data: sim.view(taskId) });
+}
+
+const startedRun = (answer: { status: number; body: unknown }) =>
+	answer.status === 200 && (answer.body as { duplicate?: boolean })?.duplicate !== true;
+
+describe('callbacks through the webhook processes', () => {
+	test('one trigger execution per task; callbacks spread over both webhook processes; files in the shared store', () =>
+		cluster.explain(async () => {
+			const prefix = `${TAG} callback`;
+			const rows = Array.from({ length: 10 }, (_, i) => ({ ref: `cb-${i}`, prompt: `${prefix} ${i} [sim:duration=${400 + i * 120}]` }));
+			const res = await post(hook(PATHS.submit), { rows });
+			expect(res.status).toBe(200);
+			const taskIds = (res.body as Array<{ task_id: string }>).map((i) => String(i.task_id));
+			expect(taskIds).toHaveLength(10);
+			const byTask = await triggerRunsByTask(taskIds, 10);
+			await sim.idle();
+			for (const [index, id] of taskIds.entries()) {
+				const runs = byTask.get(id) ?? [];
+				expect(runs).toHaveLength(1);
+				const [execution] = runs;
+				expect(execution.status).toBe('success');
+				const [item] = lastItems(execution, 'Media Generation Trigger');
+				expect(item.json.reference).toBe(rows[index].ref);
+				expectFilesAsServed(item);
+				// The rest of the workflow ran on a worker.
+				expect(lastItems(execution, 'Received')).toHaveLength(1);
+				expect(cluster.workersThatRan(execution.id)).toHaveLength(1);
+			}
+			// The service's callbacks: each answered 2xx once, each task once.
+			const callbacks = sim.callbacks.filter((c) => taskIds.includes(c.taskId));
+			expect(callbacks.map((c) => c.taskId).sort()).toEqual([...taskIds].sort());
+			expect(callbacks.every((c) => c.status >= 200 && c.status < 300)).toBe(true);
+			// They reached both webhook processes (round robin) and no other process.
+			const received = cluster.balancer.log.filter((r) => r.path.includes(TRIGGER_WEBHOOK_ID));
+			const perProcess: Record<string, number> = {};
+			for (const r of received) perProcess[r.backend] = (perProcess[r.backend] ?? 0) + 1;
+			expect(Object.keys(perProcess).sort()).toEqual(cluster.webhooks.map((w) => w.name).sort());
+			figures.callbacks = { tasks: 10, executions: 10, perWebhookProcess: perProcess };
+			say(`callbacks: 10 tasks, 10 executions; per webhook process ${JSON.stringify(perProcess)}`);
+		}));
+
+	test('the same callback at once: twice to one process starts one execution; to both processes, measured', () =>
+		cluster.explain(async () => {
+			const [a, b] = cluster.webhooks;
+			const sameProcess = await finishedTasks(`${TAG} dup-same`, 5);
+			const bothProcesses = await finishedTasks(`${TAG} dup-both`, 5);
+			const answers: Record<string, Array<{ status: number; body: unknown }>> = {};
+			// One task at a time, its two copies at the same moment.
+			for (const id of sameProcess) answers[id] = await Promise.all([deliver(a, id, 'same-1'), deliver(a, id, 'same-2')]);
+			for (const id of bothProcesses) answers[id] = await Promise.all([deliver(a, id, 'both-a'), deliver(b, id, 'both-b')]);
+			for (const list of Object.values(answers)) for (const r of list) expect(r.status).toBe(200);
+			const started = Object.values(answers).reduce((s, l) => s + l.filter(startedRun).length, 0);
+			const byTask = await triggerRunsByTask([...sameProcess, ...bothProcesses], started);
+			const count = (ids: string[]) => ids.map((id) => (byTask.get(id) ?? []).length);
+			// No callback is lost: every task started at least once.
+			for (const n of count([...sameProcess, ...bothProcesses])) expect(n).toBeGreaterThanOrEqual(1);
+			// Within one process the second copy is dropped (the process remembers what it handles).
+			expect(count(sameProcess)).toEqual([1, 1, 1, 1, 1]);
+			// Across processes: at most one execution per process. What the current code does is measured.
+			for (const n of count(bothProcesses)) expect(n).toBeLessThanOrEqual(2);
+			const acrossProcesses = count(bothProcesses);
+
+			// A burst of different tasks over both processes, then each callback again, later, to the
+			// other process: only the static data (one JSON object per workflow, written back whole
+			// after each call, last writer wins) can recognise those.
+			const burst = await finishedTasks(`${TAG} dup-later`, 10);
+			const first = await Promise.all(burst.map((id, i) => deliver(i % 2 ? b : a, id, 'first')));
+			expect(first.every(startedRun)).toBe(true);
+			await triggerRunsByTask(burst, 10);
+			const later: Array<{ status: number; body: unknown }> = [];
+			for (const [i, id] of burst.entries()) later.push(await deliver(i % 2 ? a : b, id, 'again'));
+			const restarted = later.filter(startedRun).length;
+			const burstRuns = await triggerRunsByTask(burst, 10 + restarted);
+			for (const id of burst) expect((burstRuns.get(id) ?? []).length).toBeGreaterThanOrEqual(1);
+
+			figures.duplicateCallbacks = {
+				sameProcessAtOnce: count(sameProcess),
+				bothProcessesAtOnce: acrossProcesses,
+				redeliveredLaterToOtherProcess: { tasks: burst.length, startedAgain: restarted },
+			};
+			say(
+				`duplicate callbacks: same process at once → executions per task ${JSON.stringify(count(sameProcess))}; ` +
+					`both processes at once → ${JSON.stringify(acrossProcesses)}; ` +
+					`burst of ${burst.length} then each again to the other process → ${restarted} started again`,
+			);
+		}));
+});
+
+describe('Retry On Fail on a worker', () => {
+	test('the retries run in the same worker process and resume the tasks: each task submitted once', () =>
+		cluster.explain(async () => {
+			// 4 s of work, 1.8 s of patience per try, 3 tries: the third try succeeds only by resuming.
+			const prefix = `${TAG} retry`;
+			const rows = Array.from({ length: 3 }, (_, i) => ({ prompt: `${prefix} ${i} [sim:duration=4000]` }));
+			const res = await post(hook(PATHS.retry), { rows });
+			expect(res.status).toBe(200);
+			const [execution] = await cluster.endedExecutions(wf.retry, 1);
+			expect(execution.status).toBe('success');
+			const items = lastItems(execution, 'Generate');
+			expect(items.map((i) => i.json.status)).toEqual(['finished', 'finished', 'finished']);
+			for (const item of items) expectFilesAsServed(item);
+			expect([...submissionsByPrompt(prefix).values()]).toEqual([1, 1, 1]);
+			// Several tries (status reads span the three tries), one worker, one job.
+			const reads = sim.requests.filter((r) => r.endpoint === 'status' && items.some((i) => r.taskId === i.json.task_id));
+			expect(reads.length).toBeGreaterThan(3);
+			expect(cluster.workersThatRan(execution.id)).toHaveLength(1);
+			say(`Retry On Fail: execution ${execution.id} on ${cluster.workersThatRan(execution.id)[0]}, 3 tasks, 3 submissions, ${reads.length} status reads`);
+		}));
+});
+
+/** Figure: 200 tasks of `T`, as 20 executions of 10 (one webhook call each, answered at once). */
+const FIGURE = { executions: 20, perExecution: 10, taskMs: 4000 };
+
+async function measureThroughput(label: string) {
+	const prefix = `${TAG} figure-${label}`;
+	const before = new Set((await cluster.executions(wf.onePerCall, false)).map((e) => e.id));
+	const t0 = Date.now();
+	const { result: executions, peaks } = await withMemory(async () => {
+		const answers = await Promise.all(
+			Array.from({ length: FIGURE.executions }, (_, e) =>
+				post(hook(PATHS.onePerCall), {
+					rows: Array.from({ length: FIGURE.perExecution }, (_, i) => ({ prompt: `${prefix} e${e} i${i} [sim:duration=${FIGURE.taskMs}]` })),
+				}),
+			),
+		);
+		for (const a of answers) expect(a.status).toBe(200);
+		return await waitFor(
+			`${FIGURE.executions} executions of ${label}`,
+			async () => {
+				const ended = (await cluster.executions(wf.onePerCall, false)).filter((e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status));
+				return ended.length >= FIGURE.executions ? ended : undefined;
+			},
+			240_000,
+			250,
+		);
+	});
+	const wallMs = Math.max(...executions.map((e) => Date.parse(e.stoppedAt ?? ''))) - t0;
+	for (const e of executions) expect(e.status).toBe('success');
+	const counts = submissionsByPrompt(prefix);
+	expect(counts.size).toBe(FIGURE.executions * FIGURE.perExecution);
+	expect([...counts.values()].every((n) => n === 1)).toBe(true);
+	const perWorker: Record<string, number> = {};
+	for (const e of executions) for (const w of cluster.workersThatRan(e.id)) perWorker[w] = (perWorker[w] ?? 0) + 1;
+	const figure = { wallMs, ratioToT: +(wallMs / FIGURE.taskMs).toFixed(2), executionsPerWorker: perWorker, peakRssMB: Object.fromEntries(Object.entries(peaks).map(([k, v]) => [k, { self: mb(v.self), withRunner: mb(v.tree) }])) };
+	say(`200 tasks × ${FIGURE.taskMs / 1000} s, ${label}: ${(wallMs / 1000).toFixed(1)} s (${figure.ratioToT} × T); executions per worker ${JSON.stringify(perWorker)}; peak RSS: ${memoryLine(peaks)}`);
+	return figure;
+}
+
+describe('throughput and memory', () => {
+	test(`200 tasks (${FIGURE.executions} executions × ${FIGURE.perExecution}) with 2 workers, each task submitted once`, () =>
+		cluster.explain(async () => {
+			expect(cluster.workers.filter((w) => w.running)).toHaveLength(2);
+			figures.twoWorkers = await measureThroughput('2 workers');
+		}));
+
+	test('the same with one worker (worker-2 stopped gracefully)', () =>
+		cluster.explain(async () => {
+			await cluster.workers[1].stop();
+			expect(cluster.workers.filter((w) => w.running)).toHaveLength(1);
+			figures.oneWorker = await measureThroughput('1 worker');
+		}));
+});
+
+describe('a worker killed mid-poll (SIGKILL)', () => {
+	test('its executions end in error and are never re-run; saved progress is wiped; the Callback URL delivers every task to the trigger; Retry submits nothing', () =>
+		cluster.explain(async () => {
+			// One worker, so that both executions land on it.
+			for (const w of cluster.workers.filter((p) => p.running).slice(1)) await w.stop();
+			const [victim] = cluster.workers.filter((w) => w.running);
+			const oneStep = `${TAG} kill-one`;
+			const twoStep = `${TAG} kill-two`;
+			const rows = (prefix: string) =>
+				Array.from({ length: 5 }, (_, i) => ({ ref: `${prefix.split(' ')[1]}-${i}`, prompt: `${prefix} ${i} [sim:duration=15000]` }));
+			// Generate (waits) with the trigger's URL as Callback URL; and the two-step pattern with
+			// "Save execution progress".
+			expect((await post(hook(PATHS.killOne), { rows: rows(oneStep) })).status).toBe(200);
+			expect((await post(hook(PATHS.twoStep), { rows: rows(twoStep) })).status).toBe(200);
+
+			const running = async (workflowId: string) => (await cluster.executions(workflowId, false)).find((e) => e.status === 'running');
+			const x = await waitFor('the one-step execution running', () => running(wf.killOne));
+			const y = await waitFor('the two-step execution running', () => running(wf.twoStep));
+			await waitFor('status reads of all 10 tasks', () => {
+				const ids = sim.tasks().filter((t) => t.prompt.startsWith(oneStep) || t.prompt.startsWith(twoStep)).map((t) => t.id);
+				return ids.length === 10 && ids.every((id) => sim.requests.some((r) => r.endpoint === 'status' && r.taskId === id)) ? true : undefined;
+			});
+			// While it runs, the two-step execution shows its task ids (saved after Submit).
+			const savedSubmit = await waitFor('the two-step task ids saved', async () => {
+				const items = lastItems(await cluster.execution(y.id), 'Submit');
+				return items.length === 5 ? items : undefined;
+			});
+			expect(cluster.workersThatRan(x.id)).toEqual([victim.name]);
+			expect(cluster.workersThatRan(y.id)).toEqual([victim.name]);
+			const jobs = [cluster.jobOf(x.id)!, cluster.jobOf(y.id)!];
+
+			const killedAt = Date.now();
+			await victim.kill();
+			// A new worker (a restarted container) takes over the queue.
+			const replacement = await cluster.addWorker();
+			// Bull notices the dead worker's jobs once their lock expires and fails them: n8n sets
+			// maxStalledCount 0, so a stalled job never runs a second time.
+			await waitFor("the dead worker's jobs to leave Bull's active list", async () => ((await Promise.all(jobs.map((j) => cluster.jobActive(j)))).some(Boolean) ? undefined : true), 90_000, 500);
+			const stalledAfterMs = Date.now() - killedAt;
+
+			// Meanwhile the main is restarted, with an execution running on the new worker: that
+			// one finishes (workers and webhook processes do not need the main while they run).
+			const alongside = post(hook(PATHS.batch), { rows: [{ prompt: `${TAG} during-restart 0 [sim:duration=6000]` }] });
+			const restartMs = await cluster.restartMain();
+			const during = await alongside;
+			expect(during.status).toBe(200);
+			expect((during.body as Array<{ status: string }>)[0].status).toBe('finished');
+
+			// The process that queued them (a webhook process here) gives the job 30 s of grace,
+			// then stores the execution as failed, with no node data.
+			const ended = async (id: string) =>
+				await waitFor(`execution ${id} to end`, async () => {
+					const e = await cluster.execution(id);
+					return ['running', 'new'].includes(e.status) ? undefined : e;
+				}, 120_000, 1000);
+			const [endX, endY] = await Promise.all([ended(x.id), ended(y.id)]);
+			const endedAfterMs = Date.now() - killedAt;
+			for (const e of [endX, endY]) {
+				expect(['error', 'crashed']).toContain(e.status);
+				expect(e.data?.resultData.runData ?? {}).toEqual({});
+			}
+			expect(endX.data?.resultData.error?.message).toMatch(/failed to be processed too many times/);
+			// "Save execution progress" does not help: the task ids shown while it ran are gone.
+			expect(lastItems(endY, 'Submit')).toHaveLength(0);
+			// Nobody re-ran them: one submission per row.
+			expect([...submissionsByPrompt(oneStep).values()]).toEqual([1, 1, 1, 1, 1]);
+			expect([...submissionsByPrompt(twoStep).values()]).toEqual([1, 1, 1, 1, 1]);
+
+			// The recovery: the tasks kept running at the service, and the one-step rows, which
+			// carried the trigger's URL as Callback URL, each arrive in the trigger's workflow with
+			// their reference and files.
+			const oneStepIds = sim.tasks().filter((t) => t.prompt.startsWith(oneStep)).map((t) => t.id);
+			const byTask = await triggerRunsByTask(oneStepIds, 5, 90_000);
+			for (const id of oneStepIds) {
+				const [run] = byTask.get(id) ?? [];
+				expect(run?.status).toBe('success');
+				const [item] = lastItems(run, 'Media Generation Trigger');
+				expect(item.json.reference).toBe(`kill-one-${sim.task(id)!.prompt.split(' ')[2]}`);
+				expectFilesAsServed(item);
+			}
+
+			// The editor's Retry of a killed execution (now on the replacement worker) starts from the
+			// empty data n8n stored: it ends in error at once and submits nothing.
+			await cluster.retry(x.id);
+			await cluster.retry(y.id);
+			for (const [workflowId, of] of [[wf.killOne, x.id], [wf.twoStep, y.id]]) {
+				const retried = (await cluster.executions(workflowId, false)).find((e) => String(e.retryOf ?? '') === of);
+				expect(retried?.status).toBe('error');
+			}
+			expect([...submissionsByPrompt(oneStep).values()]).toEqual([1, 1, 1, 1, 1]);
+			expect([...submissionsByPrompt(twoStep).values()]).toEqual([1, 1, 1, 1, 1]);
+			// The two-step task ids (lost in n8n) are still readable at the service by id.
+			expect(savedSubmit.map((i) => sim.view(String(i.json.task_id))?.status)).toEqual(Array(5).fill('finished'));
+
+			figures.workerKilled = {
+				lockMs: Number(cluster.main.instance.env.QUEUE_WORKER_LOCK_DURATION),
+				jobFailedAfterMs: stalledAfterMs,
+				executionEndedAfterMs: endedAfterMs,
+				finalStatus: endX.status,
+				mainRestartMs: restartMs,
+				replacement: replacement.name,
+			};
+			say(
+				`worker killed: jobs failed by Bull ${(stalledAfterMs / 1000).toFixed(1)} s later (lock ${figures.workerKilled && cluster.main.instance.env.QUEUE_WORKER_LOCK_DURATION} ms), executions "${endX.status}" after ${(endedAfterMs / 1000).toFixed(1)} s with no node data; ` +
+					`main restarted in ${(restartMs / 1000).toFixed(1)} s meanwhile; 5 of 5 callback tasks recovered through the trigger; Retry submitted 0`,
+			);
 		}));
 });
