@@ -11,7 +11,7 @@
 // also go to MGEN_QUEUE_PIDS for tools/run.js to reap if jest dies. `restartMain()` stops and
 // starts the main alone (the workers and webhook processes keep running), which is what a test
 // of a parked execution needs.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs n8n as a user would (processes, files, ports) under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: runs n8n as a user would (processes, files, ports) under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';

@@ -32,12 +32,13 @@ const PATHS = {
 	onePerCall: `${TAG}-one`,
 	twoStep: `${TAG}-two`,
 	killOne: `${TAG}-kill`,
+	timeout: `${TAG}-timeout`,
 };
 const TRIGGER_WEBHOOK_ID = randomUUID();
 
 let sim: Simulator;
 let cluster: QueueCluster;
-const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne', string> = {
+const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout', string> = {
 	batch: '',
 	trigger: '',
 	submit: '',
@@ -45,6 +46,7 @@ const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoS
 	onePerCall: '',
 	twoStep: '',
 	killOne: '',
+	timeout: '',
 };
 /** Figures printed at the end (and by each test as it measures them). */
 const figures: Record<string, unknown> = {};
@@ -168,6 +170,9 @@ beforeAll(async () => {
 				respond: 'onReceived',
 				generate: { options: { callbackUrl: hook(triggerPath), callbackReference: '={{ $json.ref }}' } },
 			}),
+		);
+		wf.timeout = await cluster.createWorkflow(
+			generateFlow('queue timeout', PATHS.timeout, credential, { respond: 'onReceived', generate: { options: { timeoutMinutes: 0.03 } } }),
 		);
 		await cluster.addWorker();
 		await cluster.addWorker();
@@ -407,6 +412,29 @@ async function measureThroughput(label: string) {
 	return figure;
 }
 
+describe("the editor's Retry of a failed execution", () => {
+	test('runs the failed node again in a new execution, on any worker: its tasks are submitted again (the error names them)', () =>
+		cluster.explain(async () => {
+			// 4 s of work, 1.8 s of patience, no Retry On Fail: the execution fails with the task id.
+			const prefix = `${TAG} timeout`;
+			expect((await post(hook(PATHS.timeout), { rows: [{ prompt: `${prefix} 0 [sim:duration=4000]` }] })).status).toBe(200);
+			const [failed] = await cluster.endedExecutions(wf.timeout, 1);
+			expect(failed.status).toBe('error');
+			const [task] = sim.tasks().filter((t) => t.prompt.startsWith(prefix));
+			expect(JSON.stringify(failed.data?.resultData.error ?? {})).toContain(task.id);
+			await cluster.retry(failed.id);
+			const retried = await waitFor('the retry', async () => {
+				const r = (await cluster.executions(wf.timeout, false)).find((e) => String(e.retryOf ?? '') === failed.id && !['running', 'new'].includes(e.status));
+				return r ? await cluster.execution(r.id) : undefined;
+			});
+			// The node's memory of accepted tasks is per execution and per process: a new execution
+			// does not have it, so the task is submitted (and billed) again.
+			expect([...submissionsByPrompt(prefix).values()]).toEqual([2]);
+			figures.editorRetryOfFailedNode = { submissionsPerRow: 2, retryStatus: retried.status, ranOn: cluster.workersThatRan(retried.id) };
+			say(`editor Retry of a failed Generate: execution ${retried.id} (${retried.status}) on ${cluster.workersThatRan(retried.id).join(', ')}: the row was submitted a second time`);
+		}));
+});
+
 describe('throughput and memory', () => {
 	test(`200 tasks (${FIGURE.executions} executions × ${FIGURE.perExecution}) with 2 workers, each task submitted once`, () =>
 		cluster.explain(async () => {
@@ -525,7 +553,7 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 				replacement: replacement.name,
 			};
 			say(
-				`worker killed: jobs failed by Bull ${(stalledAfterMs / 1000).toFixed(1)} s later (lock ${figures.workerKilled && cluster.main.instance.env.QUEUE_WORKER_LOCK_DURATION} ms), executions "${endX.status}" after ${(endedAfterMs / 1000).toFixed(1)} s with no node data; ` +
+				`worker killed: jobs failed by Bull ${(stalledAfterMs / 1000).toFixed(1)} s later (lock ${cluster.main.instance.env.QUEUE_WORKER_LOCK_DURATION} ms), executions "${endX.status}" after ${(endedAfterMs / 1000).toFixed(1)} s with no node data; ` +
 					`main restarted in ${(restartMs / 1000).toFixed(1)} s meanwhile; 5 of 5 callback tasks recovered through the trigger; Retry submitted 0`,
 			);
 		}));
