@@ -176,14 +176,29 @@ const LAYER_NEEDS = {
 			what: 'Chromium (the editor layer drives n8n in a real browser)',
 			log,
 		}),
-	queue: () =>
-		ensureDebianPackages({
-			packages: ['redis-server', 'postgresql'],
-			need: ['/usr/bin/redis-server'],
-			what: 'Redis and PostgreSQL (the queue-mode layer runs n8n as users scale it out)',
-			log,
-		}),
+	// redis-server, and PostgreSQL's initdb/postgres/createdb (Debian: /usr/lib/postgresql/<major>/bin).
+	queue: () => require('./queue-services').ensureQueuePrograms({ log }),
 };
+
+/**
+ * The queue layer: one jest process (its single cluster of n8n processes, Redis and PostgreSQL
+ * must not be started twice in parallel), then whatever it started and left alive is killed,
+ * even when jest failed or died (the servers record their pids in MGEN_QUEUE_PIDS).
+ */
+function queueLayer(node) {
+	const pids = path.join(os.tmpdir(), `mgen-queue-pids-${process.pid}`);
+	process.env.MGEN_QUEUE_PIDS = pids;
+	const started = Date.now();
+	try {
+		jest(node, ['queue'], ['--runInBand']);
+	} finally {
+		const { reapLeftovers } = require('./queue-services');
+		const killed = reapLeftovers(pids);
+		if (killed.length) log(`layer queue: killed processes left running: ${killed.join(', ')}`);
+		delete process.env.MGEN_QUEUE_PIDS;
+		log(`layer queue took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	}
+}
 
 function projectExists(name) {
 	const dirs = (LAYER_DIRS[name] || [name]).map((d) => path.join(ROOT, 'test', d));
@@ -232,7 +247,8 @@ async function main() {
 				}
 				if (['e2e', 'editor', 'queue'].includes(layer)) require('./ensure-n8n').ensureN8n(node, { log, run, env: node24Env(node) });
 				log(`layer ${layer}`);
-				jest(node, [layer]);
+				if (layer === 'queue') queueLayer(node);
+				else jest(node, [layer]);
 			}
 			break;
 		}

@@ -1,0 +1,527 @@
+// Test-only. n8n in queue mode on one machine, as users scale it out: Redis (the queue),
+// PostgreSQL (the database), one main process, workers and webhook processes, each process
+// with its own user folder holding this package installed as a community package (like one
+// container each), all sharing the encryption key, the database, Redis and one binary-data
+// folder (filesystem mode). A round-robin HTTP balancer in the test process stands in front of
+// the webhook processes; WEBHOOK_URL of every process points at it, as it would at a load
+// balancer.
+//
+// Processes start one after another (the main first: it runs the migrations). Each n8n process
+// leads its own process group (its task runner is in it), so stopping it stops the group; pids
+// also go to MGEN_QUEUE_PIDS for tools/run.js to reap if jest dies. `restartMain()` stops and
+// starts the main alone (the workers and webhook processes keep running), which is what a test
+// of a parked execution needs.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: runs n8n as a user would (processes, files, ports) under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+
+import {
+	freePort,
+	recordPid,
+	rssOf,
+	startPostgres,
+	startRedis,
+	stopChild,
+	type PostgresServer,
+	type RedisServer,
+} from '../../tools/queue-services';
+import { N8nInstance, n8nInstall, tailOf, type ExecutionJson } from '../e2e/n8n';
+
+export type Role = 'main' | 'worker' | 'webhook';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Settings of every process of the cluster (what a user sets, see docs/queue-mode.md). */
+export interface ClusterSettings {
+	/** `n8n worker --concurrency`: executions one worker runs at the same time. */
+	workerConcurrency: number;
+	/** Extra environment for every process. */
+	env?: Record<string, string>;
+}
+
+export class N8nProcess {
+	child?: ChildProcess;
+	private logFile?: string;
+	private starts = 0;
+	/** Set when the process ended without being asked to. */
+	crashed?: string;
+
+	constructor(
+		readonly name: string,
+		readonly role: Role,
+		readonly instance: N8nInstance,
+		private readonly args: string[],
+	) {}
+
+	/** HTTP port: N8N_PORT of main and webhook processes, the health server of a worker. */
+	get port() {
+		return this.instance.port;
+	}
+
+	get baseUrl() {
+		return `http://127.0.0.1:${this.port}`;
+	}
+
+	get pid(): number | undefined {
+		return this.child?.pid;
+	}
+
+	get running(): boolean {
+		return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+	}
+
+	/** Spawns the process and resolves once /healthz/readiness answers 200. */
+	async start(timeoutMs = 120_000): Promise<number> {
+		const { node, bin } = n8nInstall();
+		this.starts++;
+		this.logFile = path.join(this.instance.logsDir, `server-${this.role}-${this.starts}.log`);
+		const out = fs.openSync(this.logFile, 'a');
+		fs.writeSync(out, `$ n8n ${this.args.join(' ')}\n`);
+		const started = Date.now();
+		const child = spawn(node, [bin, ...this.args], {
+			cwd: this.instance.dir,
+			env: this.instance.env,
+			stdio: ['ignore', out, out],
+			detached: true,
+		});
+		fs.closeSync(out);
+		this.child = child;
+		this.crashed = undefined;
+		recordPid(child.pid, `n8n ${this.name}`);
+		child.once('exit', (code, signal) => {
+			if (this.child === child && !this.stopping) this.crashed = `exited with ${code ?? signal}`;
+		});
+		for (;;) {
+			if (!this.running) throw new Error(`n8n ${this.name} exited during start-up\n${tailOf(this.logFile, 60)}`);
+			try {
+				const res = await fetch(`${this.baseUrl}/healthz/readiness`);
+				if (res.status === 200) return Date.now() - started;
+			} catch {
+				// Not listening yet.
+			}
+			if (Date.now() - started > timeoutMs) {
+				throw new Error(`n8n ${this.name} not ready after ${timeoutMs} ms\n${tailOf(this.logFile, 60)}`);
+			}
+			await sleep(250);
+		}
+	}
+
+	private stopping = false;
+
+	/** SIGTERM (n8n's graceful shutdown), SIGKILL to the group after `graceMs`. */
+	async stop(graceMs = 20_000): Promise<void> {
+		this.stopping = true;
+		try {
+			await stopChild(this.child, 'SIGTERM', graceMs);
+		} finally {
+			this.stopping = false;
+		}
+	}
+
+	/**
+	 * SIGKILL to the n8n process only, as the kernel's OOM killer or a crashed container would:
+	 * no shutdown hook runs. Its task runner (same process group) is reaped by `stop()` later.
+	 */
+	async kill(): Promise<void> {
+		const child = this.child;
+		if (!child || !this.running) return;
+		this.stopping = true;
+		await new Promise<void>((resolve) => {
+			child.once('exit', () => resolve());
+			child.kill('SIGKILL');
+		});
+		this.stopping = false;
+	}
+
+	/** Everything this process logged, every start included. */
+	logText(): string {
+		return fs
+			.readdirSync(this.instance.logsDir)
+			.filter((f) => f.startsWith(`server-${this.role}-`))
+			.sort()
+			.map((f) => fs.readFileSync(path.join(this.instance.logsDir, f), 'utf8'))
+			.join('\n');
+	}
+
+	currentLogTail(lines = 40): string {
+		return this.logFile ? tailOf(this.logFile, lines) : `--- ${this.name}: not started ---`;
+	}
+
+	/** Resident size of the n8n process (self) and of its group (with its task runner). */
+	rss() {
+		return this.pid && this.running ? rssOf(this.pid) : { self: 0, tree: 0, processes: 0 };
+	}
+}
+
+/** One request the balancer forwarded. */
+export interface BalancedRequest {
+	backend: string;
+	method: string;
+	path: string;
+	status: number;
+	at: number;
+}
+
+/**
+ * Round-robin HTTP balancer over the webhook processes (what a user's load balancer does).
+ * Each request is forwarded whole to one backend; the log says which.
+ */
+class Balancer {
+	readonly log: BalancedRequest[] = [];
+	private next = 0;
+	private server?: http.Server;
+	port = 0;
+
+	constructor(private readonly backends: () => N8nProcess[]) {}
+
+	async start() {
+		this.port = await freePort();
+		this.server = http.createServer((req, res) => {
+			const live = this.backends().filter((b) => b.running);
+			if (!live.length) {
+				res.writeHead(502).end('no webhook process');
+				return;
+			}
+			const backend = live[this.next++ % live.length];
+			const entry: BalancedRequest = { backend: backend.name, method: req.method ?? '', path: req.url ?? '', status: 0, at: Date.now() };
+			this.log.push(entry);
+			const upstream = http.request(
+				{ host: '127.0.0.1', port: backend.port, method: req.method, path: req.url, headers: req.headers },
+				(up) => {
+					entry.status = up.statusCode ?? 0;
+					res.writeHead(up.statusCode ?? 502, up.headers);
+					up.pipe(res);
+				},
+			);
+			upstream.on('error', (e) => {
+				entry.status = 502;
+				if (!res.headersSent) res.writeHead(502);
+				res.end(String(e));
+			});
+			req.pipe(upstream);
+		});
+		await new Promise<void>((r) => this.server!.listen(this.port, '127.0.0.1', r));
+	}
+
+	get url() {
+		return `http://127.0.0.1:${this.port}`;
+	}
+
+	async close() {
+		if (!this.server) return;
+		this.server.closeAllConnections();
+		await new Promise<void>((r) => this.server!.close(() => r()));
+	}
+}
+
+export interface ExecutionSummary {
+	id: string;
+	finished: boolean;
+	status: string;
+	workflowId: string;
+	mode?: string;
+	retryOf?: string | null;
+	startedAt?: string;
+	stoppedAt?: string | null;
+	data?: ExecutionJson['data'];
+}
+
+const OWNER = { email: 'queue@example.com', firstName: 'Queue', lastName: 'Mode' };
+const BROWSER_ID = 'mgen-queue-browser';
+
+export class QueueCluster {
+	readonly root: string;
+	readonly binaryDataDir: string;
+	readonly encryptionKey = randomBytes(24).toString('hex');
+	redis!: RedisServer;
+	postgres!: PostgresServer;
+	main!: N8nProcess;
+	readonly workers: N8nProcess[] = [];
+	readonly webhooks: N8nProcess[] = [];
+	readonly balancer = new Balancer(() => this.webhooks);
+	/** Milliseconds each start-up step took (printed by the layer). */
+	readonly timings: Record<string, number> = {};
+	private apiKey = '';
+	private cookie = '';
+	private readonly ownerSecret = `${randomUUID()}-Aa1`;
+	private failed = false;
+	private readonly seq = { worker: 0, webhook: 0 };
+
+	private constructor(
+		readonly settings: ClusterSettings,
+		template: N8nInstance,
+	) {
+		// The instances' common run folder: <tmp>/n8n-nodes-media-generation-e2e/<run>/.
+		this.root = path.join(path.dirname(template.dir), `queue-shared-${process.pid}`);
+		this.binaryDataDir = path.join(this.root, 'binary-data');
+		fs.mkdirSync(this.binaryDataDir, { recursive: true });
+	}
+
+	/**
+	 * Redis, PostgreSQL, the balancer and the main process. Workers and webhook processes are
+	 * added with addWorker()/addWebhook() (after the workflows are imported: see `prepare`).
+	 */
+	static async create(settings: ClusterSettings): Promise<QueueCluster> {
+		const main = await N8nInstance.create(`queue-main-${process.pid}`);
+		const cluster = new QueueCluster(settings, main);
+		let t = Date.now();
+		cluster.redis = await startRedis({ dir: path.join(cluster.root, 'redis') });
+		cluster.timings.redis = Date.now() - t;
+		t = Date.now();
+		cluster.postgres = await startPostgres({ dir: path.join(cluster.root, 'postgres') });
+		cluster.timings.postgres = Date.now() - t;
+		await cluster.balancer.start();
+		cluster.configure(main, 'main');
+		cluster.main = new N8nProcess('main', 'main', main, ['start']);
+		return cluster;
+	}
+
+	/** The environment every process shares, plus the role's own. */
+	private configure(instance: N8nInstance, role: Role) {
+		Object.assign(instance.env, {
+			EXECUTIONS_MODE: 'queue',
+			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+			QUEUE_BULL_REDIS_PORT: String(this.redis.port),
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: '127.0.0.1',
+			DB_POSTGRESDB_PORT: String(this.postgres.port),
+			DB_POSTGRESDB_DATABASE: this.postgres.database,
+			DB_POSTGRESDB_USER: this.postgres.user,
+			DB_POSTGRESDB_PASSWORD: this.postgres.password,
+			// The same key everywhere: credentials are decrypted on workers and webhook processes.
+			N8N_ENCRYPTION_KEY: this.encryptionKey,
+			// The resume URL and the trigger's production URL are computed where the node runs:
+			// every process needs the public address of the webhook processes.
+			WEBHOOK_URL: `${this.balancer.url}/`,
+			// Binary data: filesystem mode in one folder every process reads and writes (queue
+			// mode otherwise defaults to the database, 512 MiB per file at most).
+			N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
+			N8N_BINARY_DATA_STORAGE_PATH: this.binaryDataDir,
+			// Production webhooks only on the webhook processes.
+			N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
+			// A dead worker's job is noticed after the lock expires (default 60 s): shorter here.
+			QUEUE_WORKER_LOCK_DURATION: '10000',
+			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
+			QUEUE_WORKER_STALLED_INTERVAL: '3000',
+			...(role === 'worker'
+				? {
+						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+						QUEUE_HEALTH_CHECK_PORT: String(instance.port),
+						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+					}
+				: {}),
+			...this.settings.env,
+		});
+	}
+
+	/** `n8n <args>` on the main's folder and settings (import, publish...), main stopped or not. */
+	cli(args: string[], label?: string) {
+		return this.main.instance.cli(args, { label, timeoutMs: 180_000 });
+	}
+
+	async startMain() {
+		this.timings.main = await this.main.start();
+	}
+
+	/** Stops the main process (graceful) and starts it again; the rest keeps running. */
+	async restartMain(): Promise<number> {
+		await this.main.stop();
+		const ms = await this.main.start();
+		this.cookie = '';
+		return ms;
+	}
+
+	async addWorker(): Promise<N8nProcess> {
+		const n = ++this.seq.worker;
+		const instance = await N8nInstance.create(`queue-worker-${n}-${process.pid}`);
+		this.configure(instance, 'worker');
+		const worker = new N8nProcess(`worker-${n}`, 'worker', instance, ['worker', `--concurrency=${this.settings.workerConcurrency}`]);
+		this.workers.push(worker);
+		this.timings[worker.name] = await worker.start();
+		return worker;
+	}
+
+	async addWebhook(): Promise<N8nProcess> {
+		const n = ++this.seq.webhook;
+		const instance = await N8nInstance.create(`queue-webhook-${n}-${process.pid}`);
+		this.configure(instance, 'webhook');
+		const webhook = new N8nProcess(`webhook-${n}`, 'webhook', instance, ['webhook']);
+		this.webhooks.push(webhook);
+		this.timings[webhook.name] = await webhook.start();
+		return webhook;
+	}
+
+	get processes(): N8nProcess[] {
+		return [this.main, ...this.workers, ...this.webhooks];
+	}
+
+	/** The worker whose log says it started this execution (`Worker started execution <id>`). */
+	workersThatRan(executionId: string): string[] {
+		const re = new RegExp(`Worker started execution ${executionId} \\(job`);
+		return this.workers.filter((w) => re.test(w.logText())).map((w) => w.name);
+	}
+
+	/** Bull's job id of an execution, from the log of the worker that started it. */
+	jobOf(executionId: string): string | undefined {
+		const re = new RegExp(`Worker started execution ${executionId} \\(job (\\w+)\\)`);
+		for (const w of this.workers) {
+			const m = re.exec(w.logText());
+			if (m) return m[1];
+		}
+		return undefined;
+	}
+
+	/** Whether Bull still lists the job as active (held by a worker, dead or alive). */
+	async jobActive(jobId: string): Promise<boolean> {
+		const pos = await this.redis.command('LPOS', 'bull:jobs:active', jobId);
+		return typeof pos === 'number';
+	}
+
+	/** The editor's "Retry" of an ended execution (POST /rest/executions/:id/retry, saved workflow of the run). */
+	async retry(executionId: string): Promise<unknown> {
+		return await this.rest(`/executions/${executionId}/retry`, { method: 'POST', body: { loadWorkflow: false } });
+	}
+
+	/** n8n's internal REST API on the main, as the editor uses it (owner cookie). */
+	async rest<T = unknown>(route: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+		if (!this.cookie && route !== '/owner/setup' && route !== '/login') await this.login();
+		const res = await fetch(`${this.main.baseUrl}/rest${route}`, {
+			method: init.method ?? 'GET',
+			headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID, ...(this.cookie ? { cookie: this.cookie } : {}) },
+			body: init.body === undefined ? undefined : JSON.stringify(init.body),
+		});
+		const text = await res.text();
+		if (!res.ok) throw new Error(`${init.method ?? 'GET'} /rest${route}: HTTP ${res.status} ${text.slice(0, 500)}`);
+		const cookies = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]).filter((c) => c.startsWith('n8n-auth='));
+		if (cookies.length) this.cookie = cookies.join('; ');
+		return (JSON.parse(text) as { data: T }).data;
+	}
+
+	private async login() {
+		await this.rest('/login', { method: 'POST', body: { emailOrLdapLoginId: OWNER.email, password: this.ownerSecret } });
+	}
+
+	/** Owner account and a public-API key (call once, with the main running). */
+	async setUpOwner() {
+		await this.rest('/owner/setup', { method: 'POST', body: { ...OWNER, password: this.ownerSecret } });
+		const scopes = await this.rest<string[]>('/api-keys/scopes');
+		const created = await this.rest<{ rawApiKey?: string; apiKey?: string }>('/api-keys', {
+			method: 'POST',
+			body: { label: 'queue', scopes, expiresAt: null },
+		});
+		this.apiKey = created.rawApiKey ?? created.apiKey ?? '';
+		if (!this.apiKey) throw new Error('no API key in the answer of POST /rest/api-keys');
+	}
+
+	/** n8n's public API on the main. */
+	async api<T = unknown>(route: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+		const res = await fetch(`${this.main.baseUrl}/api/v1${route}`, {
+			method: init.method ?? 'GET',
+			headers: { 'X-N8N-API-KEY': this.apiKey, 'content-type': 'application/json' },
+			body: init.body === undefined ? undefined : JSON.stringify(init.body),
+		});
+		const text = await res.text();
+		if (!res.ok) throw new Error(`${init.method ?? 'GET'} /api/v1${route}: HTTP ${res.status} ${text.slice(0, 300)}`);
+		return JSON.parse(text) as T;
+	}
+
+	/** A credential through the public API (n8n encrypts it with the shared key); its id. */
+	async createCredential(name: string, type: string, data: Record<string, unknown>): Promise<string> {
+		return (await this.api<{ id: string }>('/credentials', { method: 'POST', body: { name, type, data } })).id;
+	}
+
+	/**
+	 * A workflow through the public API, published when `activate` (its production webhooks are
+	 * then registered in the database, where the webhook processes look them up); its id.
+	 */
+	async createWorkflow(
+		wf: { name: string; nodes: unknown[]; connections: unknown; settings?: Record<string, unknown> },
+		activate = true,
+	): Promise<string> {
+		const { name, nodes, connections, settings } = wf;
+		const { id } = await this.api<{ id: string }>('/workflows', { method: 'POST', body: { name, nodes, connections, settings: settings ?? {} } });
+		if (activate) await this.api(`/workflows/${id}/activate`, { method: 'POST' });
+		return id;
+	}
+
+	async executions(workflowId: string, includeData = true): Promise<ExecutionSummary[]> {
+		const all: ExecutionSummary[] = [];
+		let cursor = '';
+		for (;;) {
+			const page = await this.api<{ data: ExecutionSummary[]; nextCursor?: string | null }>(
+				`/executions?workflowId=${workflowId}&includeData=${includeData}&limit=${includeData ? 100 : 250}${cursor ? `&cursor=${cursor}` : ''}`,
+			);
+			all.push(...page.data);
+			if (!page.nextCursor) return all;
+			cursor = page.nextCursor;
+		}
+	}
+
+	async execution(id: string): Promise<ExecutionSummary> {
+		return await this.api<ExecutionSummary>(`/executions/${id}?includeData=true`);
+	}
+
+	/** Polls until `count` executions of the workflow have ended (or throws with what it saw). */
+	async endedExecutions(workflowId: string, count: number, timeoutMs = 120_000, includeData = true): Promise<ExecutionSummary[]> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const list = await this.executions(workflowId, false);
+			const ended = list.filter((e) => !['running', 'new', 'waiting'].includes(e.status));
+			if (ended.length >= count) {
+				if (!includeData) return ended;
+				return await Promise.all(ended.map((e) => this.execution(e.id)));
+			}
+			if (Date.now() > deadline) {
+				throw new Error(`${ended.length} of ${count} executions of ${workflowId} ended after ${timeoutMs} ms: ${JSON.stringify(list.map((e) => [e.id, e.status]))}`);
+			}
+			await sleep(300);
+		}
+	}
+
+	/** Absolute path of a binary item stored in the shared filesystem store. */
+	binaryFile(binary: { id?: string }): string {
+		const m = /^filesystem(?:-v2)?:(.+)$/.exec(binary.id ?? '');
+		if (!m) throw new Error(`binary data is not in filesystem mode: id ${JSON.stringify(binary.id)}`);
+		const file = path.join(this.binaryDataDir, m[1]);
+		if (!file.startsWith(this.binaryDataDir + path.sep)) throw new Error(`binary id escapes the store: ${binary.id}`);
+		return file;
+	}
+
+	/** RSS of every process now (bytes): n8n processes (self and with their task runner), Redis, Postgres. */
+	memory() {
+		const out: Record<string, { self: number; tree: number }> = {};
+		for (const p of this.processes) if (p.running) out[p.name] = p.rss();
+		out.redis = rssOf(this.redis.pid);
+		out.postgres = rssOf(this.postgres.pid);
+		return out;
+	}
+
+	/** Runs a test body; on failure the message gets every process's log tail, and folders stay. */
+	async explain<T>(fn: () => Promise<T>): Promise<T> {
+		try {
+			return await fn();
+		} catch (error) {
+			this.failed = true;
+			const e = error instanceof Error ? error : new Error(String(error));
+			const tails = this.processes.map((p) => p.currentLogTail(25)).join('\n');
+			e.message += `\n\n=== queue cluster logs kept under ${path.dirname(this.root)} ===\n${tails}`;
+			throw e;
+		}
+	}
+
+	/** Stops everything this cluster started (even after a failure); removes the folders unless one failed. */
+	async dispose(): Promise<void> {
+		const stops = [...this.webhooks, ...this.workers, this.main].filter(Boolean).map((p) => p.stop(10_000).catch(() => undefined));
+		await Promise.all(stops);
+		await this.balancer.close();
+		await this.redis?.stop();
+		await this.postgres?.stop();
+		if (!this.failed && !process.env.MGEN_KEEP_E2E) {
+			for (const p of this.processes) if (p) fs.rmSync(p.instance.dir, { recursive: true, force: true });
+			fs.rmSync(this.root, { recursive: true, force: true });
+		}
+	}
+}

@@ -1,0 +1,154 @@
+// Test-only. The workflows of the queue-mode layer, in the shape n8n's public API takes
+// (POST /api/v1/workflows): a name, nodes, connections, settings.
+import { randomUUID } from 'node:crypto';
+
+import { TRIGGER_TYPE } from '../e2e/n8n';
+import { mediaNode, noOp, type Connections, type WorkflowNode } from '../e2e/workflows';
+
+export interface ApiWorkflow {
+	name: string;
+	nodes: WorkflowNode[];
+	connections: Connections;
+	settings: Record<string, unknown>;
+}
+
+/** The credential the nodes point at, once created through the public API. */
+export interface CredentialRef {
+	id: string;
+	name: string;
+}
+
+function withCredential(nodes: WorkflowNode[], credential: CredentialRef): WorkflowNode[] {
+	return nodes.map((n) => (n.credentials ? { ...n, credentials: { mediaGenerationApi: credential } } : n));
+}
+
+function webhookNode(path: string, responseMode: 'lastNode' | 'onReceived'): WorkflowNode {
+	return {
+		id: `n-webhook-${path}`,
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: randomUUID(),
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode,
+			...(responseMode === 'lastNode' ? { responseData: 'allEntries' } : {}),
+			options: {},
+		},
+	};
+}
+
+const split: WorkflowNode = {
+	id: 'n-split',
+	name: 'Split',
+	type: 'n8n-nodes-base.splitOut',
+	typeVersion: 1,
+	position: [200, 0],
+	parameters: { fieldToSplitOut: 'body.rows' },
+};
+
+/** Video generation of `vidmodel-1.5-pro` with the row's prompt (the cheapest 4 s, 16:9). */
+export function videoParams(extra: Record<string, unknown> = {}) {
+	return {
+		resource: 'video',
+		operation: 'generate',
+		model: 'vidmodel-1.5-pro',
+		prompt: '={{ $json.prompt }}',
+		aspectRatio: '16:9',
+		duration: 4,
+		...extra,
+	};
+}
+
+/**
+ * Webhook (POST {rows: [{prompt}]}) → Split → Generate (waits, downloads). With `lastNode` the
+ * caller gets the items back once a worker ran it; with `onReceived` at once.
+ */
+export function generateFlow(
+	name: string,
+	path: string,
+	credential: CredentialRef,
+	options: {
+		respond?: 'lastNode' | 'onReceived';
+		generate?: Record<string, unknown>;
+		/** Node settings such as retryOnFail, maxTries, waitBetweenTries. */
+		node?: Record<string, unknown>;
+		settings?: Record<string, unknown>;
+	} = {},
+): ApiWorkflow {
+	const generate = { ...mediaNode('Generate', videoParams(options.generate)), ...options.node } as WorkflowNode;
+	return {
+		name,
+		nodes: withCredential([webhookNode(path, options.respond ?? 'lastNode'), split, generate], credential),
+		connections: {
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1', ...options.settings },
+	};
+}
+
+/**
+ * The two-step pattern: Submit (Wait for Completion off: task ids at once) → Wait (Task → Wait
+ * for Completion). With "Save execution progress" the task ids are in the database before the
+ * polling starts.
+ */
+export function twoStepFlow(name: string, path: string, credential: CredentialRef, saveProgress: boolean): ApiWorkflow {
+	const submit = mediaNode('Submit', videoParams({ waitForCompletion: false }));
+	const wait = mediaNode('Wait', { resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}' });
+	wait.position = [600, 0];
+	return {
+		name,
+		nodes: withCredential([webhookNode(path, 'onReceived'), split, submit, wait], credential),
+		connections: {
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Submit', type: 'main', index: 0 }]] },
+			Submit: { main: [[{ node: 'Wait', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1', saveExecutionProgress: saveProgress },
+	};
+}
+
+/** Media Generation Trigger → Received. */
+export function triggerFlow(name: string, webhookId: string, credential: CredentialRef): ApiWorkflow {
+	return {
+		name,
+		nodes: withCredential(
+			[
+				{
+					id: 'n-trigger',
+					name: 'Media Generation Trigger',
+					type: TRIGGER_TYPE,
+					typeVersion: 1,
+					position: [0, 0],
+					webhookId,
+					parameters: { event: 'any', verify: true, download: true },
+					credentials: { mediaGenerationApi: credential },
+				},
+				noOp('Received'),
+			],
+			credential,
+		),
+		connections: { 'Media Generation Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/** Webhook → Split → Submit (no waiting) with the trigger's URL as callback and a reference per row. */
+export function submitFlow(name: string, path: string, credential: CredentialRef, callbackUrl: string): ApiWorkflow {
+	const submit = mediaNode(
+		'Submit',
+		videoParams({ waitForCompletion: false, options: { callbackUrl, callbackReference: '={{ $json.ref }}' } }),
+	);
+	return {
+		name,
+		nodes: withCredential([webhookNode(path, 'lastNode'), split, submit], credential),
+		connections: {
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Submit', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
