@@ -465,6 +465,11 @@ async function hold(
 			callback(error);
 		},
 	});
+	// The store may already have let go of the gate (its own write failed, or it finished) when
+	// the gate is destroyed with the download's error: without a listener of its own, that error
+	// would be an unhandled 'error' event that takes the process down. The failure itself reaches
+	// the caller through `complete` and `storeFailure`.
+	gate.on('error', () => undefined);
 	source.on('data', (chunk: Buffer) => {
 		received += chunk.length;
 		lastData = Date.now();
