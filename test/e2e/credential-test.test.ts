@@ -91,6 +91,18 @@ test('an unreachable host: the network error, not a key message', () =>
 		expect(result.message).not.toMatch(/rejected the API key/);
 	}));
 
+// n8n 2.41.1 shows these two network cases as bare codes and offers no honest way for a package
+// to word them (docs/credentials.md, "Why two rows are bare codes"). These cases pin what users
+// read today, so a change in n8n shows up here, and that nothing is sent without a scheme.
+test('a Base URL without https://: n8n\'s bare ERR_INVALID_URL, and nothing is sent', () =>
+	n8n.explain(async () => {
+		for (const baseUrl of [sim.baseUrl.replace(/^https?:\/\//, ''), 'api.example.invalid']) {
+			const result = await clickTest({ apiKey: sim.apiKey, baseUrl });
+			expect(result).toEqual({ status: 'Error', message: 'ERR_INVALID_URL' });
+		}
+		expect(sim.requests).toHaveLength(0);
+	}));
+
 test('a host that redirects to another origin: not followed, and the other origin never gets the key', () =>
 	n8n.explain(async () => {
 		const result = await clickTest({ apiKey: sim.apiKey, baseUrl: redirector.url });
