@@ -67,13 +67,13 @@ describe('callback body: the task id is found in every plausible shape', () => {
 
 describe('callback body: what has no task id is refused with a clear message', () => {
 	const bad: Array<[string, unknown, RegExp]> = [
-		['an empty object', {}, /no task id.*top-level keys: none/],
-		['unrelated keys', { hello: 'world', code: 200 }, /no task id.*hello, code/],
+		['an empty object', {}, /no task id/],
+		['unrelated keys', { hello: 'world', code: 200 }, /no task id/],
 		['an empty id', { task_id: '   ' }, /no task id/],
 		['an id with spaces', { task_id: 'a b' }, /no task id/],
 		['an id that is an object', { task_id: { x: 1 } }, /no task id/],
 		['an overlong id', { task_id: 'x'.repeat(300) }, /no task id/],
-		['plain text', 'finished', /not a JSON object \(got "finished"\)/],
+		['plain text', 'finished', /not a JSON object \(got the text "finished"\)/],
 		['broken JSON', '{"task_id": ', /not a JSON object/],
 		['null', null, /not a JSON object \(got null\)/],
 		['a list of two tasks', [{ task_id: 'a' }, { task_id: 'b' }], /list of 2 entries/],
@@ -82,6 +82,27 @@ describe('callback body: what has no task id is refused with a clear message', (
 	it.each(bad)('%s', (_name, body, message) => {
 		expect(() => parseCallbackBody(body)).toThrow(CallbackBodyError);
 		expect(() => parseCallbackBody(body)).toThrow(message);
+	});
+});
+
+describe('callback body: the message names a few top-level keys of a small body', () => {
+	it('lists up to five keys, each cut short, when the raw body is small', () => {
+		const body = { hello: 'world', code: 200 };
+		expect(() => parseCallbackBody(body, Buffer.from(JSON.stringify(body)))).toThrow(
+			/no task id.*top-level keys: hello, code\)/,
+		);
+		const many = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`key${i}${'x'.repeat(40)}`, i]));
+		const message = (() => {
+			try {
+				parseCallbackBody(many, Buffer.from(JSON.stringify(many)));
+			} catch (e) {
+				return (e as Error).message;
+			}
+			return '';
+		})();
+		expect(message).toMatch(/top-level keys: key0x+…, .*, …\)$/);
+		expect(message.split('top-level keys: ')[1].split(', ')).toHaveLength(6);
+		expect(() => parseCallbackBody({}, Buffer.from('{}'))).toThrow(/top-level keys: none/);
 	});
 });
 
