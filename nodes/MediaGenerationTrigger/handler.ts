@@ -283,9 +283,28 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 		? (ctx.getNodeParameter('binaryPropertyName', 'data') as string).trim() || 'data'
 		: 'data';
 	const taskId = parsed.taskId;
-	const shownId = excerpt(taskId);
+	// Validated: printable ASCII without spaces, at most 256 characters.
+	const shownId = taskId;
 	const node = ctx.getNode();
 	const trigger = `${ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+
+	// One execution per task, status and (signed) reference. A signed URL replayed for another
+	// task cannot take that task's execution from its own callback: the reference differs.
+	const keyFor = (status: StatusClass) =>
+		signature === 'valid' && query.signature
+			? `${deliveryKey(taskId, status)}:${query.signature.slice(0, 12)}`
+			: deliveryKey(taskId, status);
+	// With the Test URL n8n listens for one run and does not save static data: a call the user
+	// replays while building the workflow is meant to run.
+	const production = ctx.getMode() !== 'manual';
+	// A replay of a delivery already taken is answered without a status read. (A false claim
+	// can only earn a "duplicate" answer for a task whose execution already started.)
+	if (production && (parsed.claimed === 'finished' || parsed.claimed === 'failed')) {
+		const stored = ctx.getWorkflowStaticData('node').deliveries;
+		if (deliveries.has(trigger, keyFor(parsed.claimed), stored, Date.now())) {
+			return refuse(call, 200, { received: true, duplicate: true, task_id: taskId });
+		}
+	}
 
 	let task: Task;
 	let verified = false;
@@ -354,28 +373,20 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 	const confirmed = classOf(task.status);
 	if (verified && parsed.claimed && parsed.claimed !== confirmed) {
 		return refuse(call, 409, {
-			error: `The callback says task ${shownId} is ${excerpt(parsed.rawStatus ?? '')}, the service says ${excerpt(task.status)}; nothing was started`,
+			error: `The callback says task ${shownId} is ${parsed.rawStatus ?? ''}, the service says ${task.status.slice(0, 100)}; nothing was started`,
 		});
 	}
 	if (confirmed === 'pending') {
 		return refuse(call, 409, {
-			error: `Task ${shownId} is still ${excerpt(task.status)} at the service; nothing was started`,
+			error: `Task ${shownId} is still ${task.status.slice(0, 100)} at the service; nothing was started`,
 		});
 	}
 	if (!eventWanted(event, confirmed)) {
 		return refuse(call, 200, { received: true, ignored: `${confirmed} events are not selected` });
 	}
 
-	// One execution per task, status and (signed) reference. A signed URL replayed for another
-	// task cannot take that task's execution from its own callback: the reference differs.
-	const key =
-		signature === 'valid' && query.signature
-			? `${deliveryKey(taskId, confirmed)}:${query.signature.slice(0, 12)}`
-			: deliveryKey(taskId, confirmed);
+	const key = keyFor(confirmed);
 	const now = Date.now();
-	// With the Test URL n8n listens for one run and does not save static data: a call the user
-	// replays while building the workflow is meant to run.
-	const production = ctx.getMode() !== 'manual';
 	if (!production)
 		return await start(call, {
 			task,

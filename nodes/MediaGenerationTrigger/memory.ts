@@ -10,7 +10,7 @@ import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from './callback';
  */
 
 /** Status reads callbacks may cause per trigger: a steady rate and a burst. */
-export const STATUS_READ_LIMITS = { perSecond: 5, burst: 10 };
+export const STATUS_READ_LIMITS = { perSecond: 10, burst: 50 };
 
 /**
  * A token bucket per trigger. Each status read takes a token; tokens come back at `perSecond`
@@ -118,6 +118,14 @@ export class DeliveryMemory {
 		list.push(entry);
 		this.live.set(trigger, list);
 		return entry;
+	}
+
+	/** Whether a delivery is known, to this process or in the stored copy (nothing is changed). */
+	has(trigger: string, key: string, stored: unknown, now: number): boolean {
+		const fresh = (seenAt: unknown) =>
+			typeof seenAt === 'number' && now - seenAt <= this.limits.maxAgeMs;
+		if (fresh(this.knownOf(trigger)[key])) return true;
+		return typeof stored === 'object' && stored !== null && fresh((stored as IDataObject)[key]);
 	}
 
 	/** Records a delivery; false when it is already known (stored or taken by this process). */

@@ -58,7 +58,13 @@ describe('callback URL contract: the node signs, the trigger checks', () => {
 		expect(checkSignature(queryOf(url), '')).toBe('invalid');
 		const sig = new URL(url).searchParams.get('sig')!;
 		expect(checkSignature(queryOf(`${url}&sig=${sig}`), KEY)).toBe('invalid');
-		for (const bad of ['', 'x', `${sig}A`, sig.replace(/./, (c) => (c === 'A' ? 'B' : 'A')), '%00'.repeat(22)]) {
+		for (const bad of [
+			'',
+			'x',
+			`${sig}A`,
+			sig.replace(/./, (c) => (c === 'A' ? 'B' : 'A')),
+			'%00'.repeat(22),
+		]) {
 			const u = new URL(url);
 			u.searchParams.set('sig', bad);
 			expect(checkSignature(queryOf(u.toString()), KEY)).toBe('invalid');

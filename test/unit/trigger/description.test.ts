@@ -36,13 +36,21 @@ describe('Media Generation Trigger description', () => {
 	});
 
 	it('safe defaults: an unconfirmed callback is refused (503), unsigned ones too', () => {
-		const options = prop('options')?.options as Array<{ name: string; default?: unknown; typeOptions?: unknown }>;
+		const options = prop('options')?.options as Array<{
+			name: string;
+			default?: unknown;
+			typeOptions?: unknown;
+		}>;
 		expect(options.find((o) => o.name === 'onVerifyError')?.default).toBe('reject');
 		expect(options.find((o) => o.name === 'acceptUnsigned')?.default).toBe(false);
 	});
 
 	it('the Secret is a masked field', () => {
-		const options = prop('options')?.options as Array<{ name: string; type?: string; typeOptions?: unknown }>;
+		const options = prop('options')?.options as Array<{
+			name: string;
+			type?: string;
+			typeOptions?: unknown;
+		}>;
 		expect(options.find((o) => o.name === 'secret')).toMatchObject({
 			type: 'string',
 			typeOptions: { password: true },

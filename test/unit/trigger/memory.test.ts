@@ -15,7 +15,9 @@ describe('status reads per trigger: a token bucket', () => {
 		expect(budget.take('wf:b', t0)).toBe(true);
 		expect(budget.waitMs('wf:a')).toBe(200);
 		// One second later: five more, not more.
-		const later = Array.from({ length: 1000 }, () => budget.take('wf:a', t0 + 1000)).filter(Boolean);
+		const later = Array.from({ length: 1000 }, () => budget.take('wf:a', t0 + 1000)).filter(
+			Boolean,
+		);
 		expect(later).toHaveLength(5);
 		// Over 60 s of constant flood: burst + 5/s.
 		let allowed = 0;
@@ -60,7 +62,9 @@ describe('duplicate suppression under last-writer-wins static data', () => {
 			const memory = new DeliveryMemory();
 			const copies = Array.from({ length: 10 }, () => db.load());
 			const live = copies.map((copy) => memory.attach('wf:t', copy, 1000));
-			copies.forEach((_, i) => expect(memory.take('wf:t', `task-${i}:finished`, 1000 + i)).toBe(true));
+			copies.forEach((_, i) =>
+				expect(memory.take('wf:t', `task-${i}:finished`, 1000 + i)).toBe(true),
+			);
 			live.forEach((l) => memory.release(l, 2000));
 			for (const i of order) db.save(copies[i]);
 			expect(Object.keys(db.get()).sort()).toEqual(

@@ -1,5 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
-import { deliveryKey, eventWanted, rememberDelivery } from '../../../nodes/MediaGenerationTrigger/callback';
+import {
+	deliveryKey,
+	eventWanted,
+	rememberDelivery,
+} from '../../../nodes/MediaGenerationTrigger/callback';
 import { queryValue, secretMatches } from '../../../nodes/shared/callbackUrl';
 
 describe('secret from the callback URL', () => {
