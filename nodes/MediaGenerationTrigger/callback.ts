@@ -226,8 +226,9 @@ function validTaskId(value: unknown): string | undefined {
 	if (typeof value !== 'string' || value.length > MAX_TASK_ID_LENGTH + 64) return undefined;
 	const id = value.trim();
 	if (id === '' || id.length > MAX_TASK_ID_LENGTH) return undefined;
-	// Printable, no whitespace: the id goes into the status URL (encoded) and into logs.
-	if (!/^[\x21-\x7e]+$/.test(id)) return undefined;
+	// Printable, no whitespace: the id goes into the status URL (encoded) and into logs. No
+	// path or query characters and not only dots: "." and ".." would leave the status path.
+	if (!/^[\x21-\x7e]+$/.test(id) || /[/\\?#]/.test(id) || /^\.+$/.test(id)) return undefined;
 	return id;
 }
 

@@ -14,6 +14,7 @@ import {
 	secretMatches,
 	SECRET_PARAM,
 	SIGNATURE_PARAM,
+	signatureWellFormed,
 	type CallbackQuery,
 } from '../shared/callbackUrl';
 import { downloadTaskFiles } from '../shared/files';
@@ -237,7 +238,19 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 	}
 
 	// The reference is the node's own only if its signature holds (checked before anything else
-	// costs: no body search, no status read for a URL the node did not write).
+	// costs: no body search, no status read for a URL the node did not write). A missing or
+	// malformed signature is refused without even reading the credential.
+	const acceptUnsigned = options.acceptUnsigned === true;
+	const unsignedRefusal = {
+		error: `The callback URL carries no "${SIGNATURE_PARAM}" query parameter: only tasks submitted by the Media Generation node (same credential) are accepted, unless "Accept Unsigned Callbacks" is on`,
+	};
+	const mismatch = {
+		error: `The "${SIGNATURE_PARAM}" query parameter does not match the callback reference: this URL was not written by the Media Generation node with this trigger's credential`,
+	};
+	if (query.signature === undefined && !acceptUnsigned) return refuse(call, 401, unsignedRefusal);
+	if (query.signature !== undefined && !signatureWellFormed(query)) {
+		return refuse(call, 401, mismatch);
+	}
 	let apiKey = '';
 	try {
 		apiKey = (await getApiCredentials(ctx)).apiKey;
@@ -253,15 +266,7 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 	}
 	call.secrets.push(apiKey);
 	const signature = checkSignature(query, apiKey);
-	const acceptUnsigned = options.acceptUnsigned === true;
-	if (signature === 'invalid' || (signature === 'missing' && !acceptUnsigned)) {
-		return refuse(call, 401, {
-			error:
-				signature === 'invalid'
-					? `The "${SIGNATURE_PARAM}" query parameter does not match the callback reference: this URL was not written by the Media Generation node with this trigger's credential`
-					: `The callback URL carries no "${SIGNATURE_PARAM}" query parameter: only tasks submitted by the Media Generation node (same credential) are accepted, unless "Accept Unsigned Callbacks" is on`,
-		});
-	}
+	if (signature === 'invalid') return refuse(call, 401, mismatch);
 	// Signed, or unsigned by the user's explicit choice (then `signed: false` says so).
 	const reference = query.reference;
 

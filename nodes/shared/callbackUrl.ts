@@ -93,12 +93,19 @@ export function readCallbackQuery(query: unknown): CallbackQuery {
 
 export type SignatureCheck = 'valid' | 'missing' | 'invalid';
 
+/** Whether `sig` has the form of a signature (one parameter, 22 base64url characters). */
+export function signatureWellFormed(query: CallbackQuery): boolean {
+	return (
+		query.signature !== undefined &&
+		!query.repeatedSignature &&
+		SIGNATURE_PATTERN.test(query.signature)
+	);
+}
+
 /** Checks `sig` against the reference in constant time. */
 export function checkSignature(query: CallbackQuery, apiKey: string): SignatureCheck {
 	if (query.signature === undefined) return 'missing';
-	if (query.repeatedSignature || !SIGNATURE_PATTERN.test(query.signature) || apiKey === '') {
-		return 'invalid';
-	}
+	if (!signatureWellFormed(query) || apiKey === '') return 'invalid';
 	const expected = Buffer.from(referenceSignature(apiKey, query.reference), 'utf8');
 	const given = Buffer.from(query.signature, 'utf8');
 	return timingSafeEqual(expected, given) ? 'valid' : 'invalid';

@@ -122,6 +122,20 @@ describe('hostile callback bodies: the work is bounded whatever the body', () =>
 		}
 	});
 
+	it('measures (prints) the trigger\'s own work against JSON.parse of the same body', () => {
+		const text = `{${Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":1`).join(',')}}`;
+		const raw = Buffer.from(text);
+		let t = performance.now();
+		const body = JSON.parse(text) as IDataObject;
+		const parseMs = performance.now() - t;
+		t = performance.now();
+		expect(() => parseCallbackBody(body, raw)).toThrow(/no task id/);
+		const ownMs = performance.now() - t;
+		console.log(
+			`[trigger] ${(raw.length / 1e6).toFixed(1)} MB body, 1,000,000 keys: JSON.parse ${parseMs.toFixed(0)} ms, the trigger's own search ${ownMs.toFixed(2)} ms = ${(ownMs / parseMs).toFixed(4)} × JSON.parse`,
+		);
+	});
+
 	it('a parsed JSON body is used as it is: the raw bytes are not parsed again', () => {
 		const raw = Buffer.from('{"task_id":"from-raw"}');
 		expect(parseCallbackBody({ task_id: 'from-body' }, raw).taskId).toBe('from-body');

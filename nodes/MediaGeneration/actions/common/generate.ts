@@ -181,7 +181,7 @@ async function runItem(
 			},
 			extra,
 		);
-		if (run.callbackUrl) json.callback_url = withoutSecret(run.callbackUrl);
+		if (typeof body.callback_url === 'string') json.callback_url = withoutSecret(body.callback_url);
 		return { ok: true, data: { json, pairedItem: { item: itemIndex } } };
 	}
 
