@@ -83,9 +83,7 @@ function batchWorkflow() {
 			position: [200, 0],
 			parameters: {
 				mode: 'raw',
-				jsonOutput: JSON.stringify({
-					rows: BATCH_ROWS.map((r) => ({ row: r.row, prompt: r.prompt, duration: r.duration })),
-				}),
+				jsonOutput: JSON.stringify({ rows: BATCH_ROWS.map((r) => ({ row: r.row, prompt: r.prompt, duration: r.duration })) }),
 			},
 		},
 		{
@@ -132,8 +130,7 @@ function sha256OfServed(kind: 'image' | 'video' | 'audio', size: number): string
 
 async function sha256OfFile(file: string): Promise<string> {
 	const hash = createHash('sha256');
-	for await (const chunk of fs.createReadStream(file, { highWaterMark: 4 * MB }))
-		hash.update(chunk as Buffer);
+	for await (const chunk of fs.createReadStream(file, { highWaterMark: 4 * MB })) hash.update(chunk as Buffer);
 	return hash.digest('hex');
 }
 
@@ -188,37 +185,31 @@ describe('polling path: the examples run with n8n execute', () => {
 	test.each([
 		['generate-video.json', WF.video, 'Generate Video', 'video/mp4', 'mp4'],
 		['generate-image.json', WF.image, 'Generate Image', 'image/png', 'png'],
-	])(
-		"%s: the task finishes and its file is in n8n's binary store as served",
-		(_file, id, nodeName, mime, ext) =>
-			n8n.explain(async () => {
-				const before = sim.tasks().length;
-				const { run, result } = await n8n.execute(id);
-				expect(run.data.resultData.error).toBeUndefined();
+	])('%s: the task finishes and its file is in n8n\'s binary store as served', (_file, id, nodeName, mime, ext) =>
+		n8n.explain(async () => {
+			const before = sim.tasks().length;
+			const { run, result } = await n8n.execute(id);
+			expect(run.data.resultData.error).toBeUndefined();
 
-				const items = outputItems(run, nodeName);
-				expect(items).toHaveLength(1);
-				const [item] = items;
-				expect(item.json).toMatchObject({ status: 'finished', progress: 100, error_message: null });
-				expect(sim.tasks()).toHaveLength(before + 1);
-				const binaries = await expectFilesAsServed(item);
-				expect(binaries[0]).toMatchObject({ mimeType: mime, fileExtension: ext });
-				expect(binaries[0].fileName).toMatch(new RegExp(`\\.${ext}$`));
-				expectNoKeyLeaks(result.stdout + result.stderr);
+			const items = outputItems(run, nodeName);
+			expect(items).toHaveLength(1);
+			const [item] = items;
+			expect(item.json).toMatchObject({ status: 'finished', progress: 100, error_message: null });
+			expect(sim.tasks()).toHaveLength(before + 1);
+			const binaries = await expectFilesAsServed(item);
+			expect(binaries[0]).toMatchObject({ mimeType: mime, fileExtension: ext });
+			expect(binaries[0].fileName).toMatch(new RegExp(`\\.${ext}$`));
+			expectNoKeyLeaks(result.stdout + result.stderr);
 
-				// The package brought no node_modules: the node's runtime imports (zod among them)
-				// resolved from n8n's own, as they do for users.
-				expect(fs.existsSync(path.join(n8n.packageDir, 'node_modules'))).toBe(false);
-				const sharedDir = path.join(n8n.packageDir, 'dist', 'nodes', 'shared');
-				const importsZod = fs
-					.readdirSync(sharedDir)
-					.some(
-						(f) =>
-							f.endsWith('.js') &&
-							fs.readFileSync(path.join(sharedDir, f), 'utf8').includes('require("zod")'),
-					);
-				expect(importsZod).toBe(true);
-			}),
+			// The package brought no node_modules: the node's runtime imports (zod among them)
+			// resolved from n8n's own, as they do for users.
+			expect(fs.existsSync(path.join(n8n.packageDir, 'node_modules'))).toBe(false);
+			const sharedDir = path.join(n8n.packageDir, 'dist', 'nodes', 'shared');
+			const importsZod = fs
+				.readdirSync(sharedDir)
+				.some((f) => f.endsWith('.js') && fs.readFileSync(path.join(sharedDir, f), 'utf8').includes('require("zod")'));
+			expect(importsZod).toBe(true);
+		}),
 	);
 });
 
@@ -277,11 +268,12 @@ describe('error output and batches', () => {
 			}
 			expect(done).toHaveLength(BATCH_ROWS.filter((r) => r.expect === 'finished').length);
 			expectNoKeyLeaks(result.stdout + result.stderr);
-		}));
+		}),
+	);
 });
 
 describe('a 1 GB result in filesystem binary mode', () => {
-	test("is streamed to disk: n8n's memory grows far less than the file size", () =>
+	test('is streamed to disk: n8n\'s memory grows far less than the file size', () =>
 		n8n.explain(async () => {
 			const figures: Record<string, MemorySample & { seconds: number; nodeSeconds: number }> = {};
 			for (const [label, id] of [
@@ -291,11 +283,7 @@ describe('a 1 GB result in filesystem binary mode', () => {
 				const started = Date.now();
 				const { run, memory } = await n8n.execute(id, { memory: true, timeoutMs: 240_000 });
 				const nodeMs = run.data.resultData.runData.Generate[0].executionTime ?? Number.NaN;
-				figures[label] = {
-					...memory!,
-					seconds: (Date.now() - started) / 1000,
-					nodeSeconds: nodeMs / 1000,
-				};
+				figures[label] = { ...memory!, seconds: (Date.now() - started) / 1000, nodeSeconds: nodeMs / 1000 };
 				const [item] = outputItems(run, 'Generate');
 				expect(item.json.status).toBe('finished');
 				await expectFilesAsServed(item);
@@ -315,5 +303,6 @@ describe('a 1 GB result in filesystem binary mode', () => {
 			);
 			expect(growth).toBeLessThan(300 * MB);
 			expect(treeGrowth).toBeLessThan(300 * MB);
-		}));
+		}),
+	);
 });

@@ -67,6 +67,5 @@ test('n8n loads the package and authenticates with its credential', () =>
 		const dir = path.join(n8n.userFolder, '.n8n');
 		const dbFiles = fs.readdirSync(dir).filter((f) => f.startsWith('database.sqlite'));
 		expect(dbFiles).toContain('database.sqlite');
-		for (const f of dbFiles)
-			expect(fs.readFileSync(path.join(dir, f)).includes(sim.apiKey)).toBe(false);
+		for (const f of dbFiles) expect(fs.readFileSync(path.join(dir, f)).includes(sim.apiKey)).toBe(false);
 	}));

@@ -17,20 +17,12 @@ export interface WorkflowNode {
 	onError?: 'continueErrorOutput' | 'continueRegularOutput' | 'stopWorkflow';
 }
 
-export type Connections = Record<
-	string,
-	{ main: Array<Array<{ node: string; type: 'main'; index: number }>> }
->;
+export type Connections = Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
 
 export const CREDENTIAL = { id: 'mgenCred0000001', name: 'Media Generation (simulator)' };
 
 /** The credential as `n8n import:credentials` takes it: n8n encrypts `data` on import. */
-export function credentialImport(
-	baseUrl: string,
-	apiKey: string,
-	id = CREDENTIAL.id,
-	name = CREDENTIAL.name,
-) {
+export function credentialImport(baseUrl: string, apiKey: string, id = CREDENTIAL.id, name = CREDENTIAL.name) {
 	return { id, name, type: CREDENTIAL_TYPE, data: { apiKey, baseUrl } };
 }
 
@@ -67,11 +59,7 @@ export function workflow(id: string, nodes: WorkflowNode[], connections: Connect
 }
 
 /** The Media Generation node as a workflow node. */
-export function mediaNode(
-	name: string,
-	parameters: Record<string, unknown>,
-	extra: Partial<WorkflowNode> = {},
-): WorkflowNode {
+export function mediaNode(name: string, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {
 	return {
 		id: `n-${name.replace(/\W+/g, '-')}`,
 		name,
@@ -85,14 +73,7 @@ export function mediaNode(
 }
 
 export function noOp(name: string): WorkflowNode {
-	return {
-		id: `n-${name}`,
-		name,
-		type: 'n8n-nodes-base.noOp',
-		typeVersion: 1,
-		position: [600, 0],
-		parameters: {},
-	};
+	return { id: `n-${name}`, name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [600, 0], parameters: {} };
 }
 
 /**
