@@ -19,7 +19,8 @@ export class MediaGenerationTrigger implements INodeType {
 		},
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{"On " + {"any": "finished or failed", "finished": "finished", "failed": "failed"}[$parameter["event"]] + " task"}}',
+		subtitle:
+			'={{"On " + {"any": "finished or failed", "finished": "finished", "failed": "failed"}[$parameter["event"]] + " task"}}',
 		// n8n's node creator shows this node and Media Generation as one entry that carries this
 		// text: it describes the package, the trigger's own part is in its panel.
 		description:
@@ -28,9 +29,9 @@ export class MediaGenerationTrigger implements INodeType {
 			name: 'Media Generation Trigger',
 		},
 		eventTriggerDescription:
-			'Waiting for a task to end: submit one with this node\'s Test URL as Callback URL',
+			"Waiting for a task to end: submit one with this node's Test URL as Callback URL",
 		activationMessage:
-			'Tasks submitted with this node\'s Production URL as Callback URL now start this workflow when they finish or fail.',
+			"Tasks submitted with this node's Production URL as Callback URL now start this workflow when they finish or fail.",
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
@@ -85,7 +86,15 @@ export class MediaGenerationTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to confirm each callback with the service\'s status endpoint before starting. Callbacks are not signed: with this on, a forged or replayed call cannot inject a task, a status or files (the task and its files come from the service). Off trusts the callback body, files included.',
+					"Whether to confirm each callback with the service's status endpoint before starting. The service does not sign its callbacks: with this on, a forged or replayed call cannot inject a task, a status or files (the task and its files come from the service). Off trusts the callback body, files included.",
+			},
+			{
+				displayName:
+					'Verification is off: anyone who has this URL with a valid signature can start this workflow with a task, status and file URLs of their choosing, and the files are downloaded from wherever the body points. Turn it off only for a service you reach over a private network.',
+				name: 'verifyOffNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { verify: [false] } },
 			},
 			{
 				displayName: 'Download Files',
@@ -118,7 +127,15 @@ export class MediaGenerationTrigger implements INodeType {
 						typeOptions: { password: true },
 						default: '',
 						description:
-							'When set, a callback is accepted only if its URL carries <code>?secret=</code> with this value. Add it to the Callback URL you give the Media Generation node.',
+							'When set, a callback is accepted only if its URL carries <code>?secret=</code> with this value. Add it to the Callback URL you give the Media Generation node. It is masked in every output.',
+					},
+					{
+						displayName: 'Accept Unsigned Callbacks',
+						name: 'acceptUnsigned',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to accept callbacks whose URL has no <code>sig</code> parameter. The Media Generation node signs every Callback URL (and its Callback Reference) with this credential; tasks submitted another way carry no signature and are refused (401) unless this is on. A wrong signature is always refused.',
 					},
 					{
 						displayName: 'On Verification Error',
@@ -126,21 +143,21 @@ export class MediaGenerationTrigger implements INodeType {
 						type: 'options',
 						options: [
 							{
-								name: 'Start With Error',
-								value: 'start',
-								description:
-									'Start the workflow with the task ID and an error field, no status or files, so the callback is not lost',
-							},
-							{
 								name: 'Reject (Answer 503)',
 								value: 'reject',
 								description:
-									'Start nothing and answer 503, for services known to retry callbacks',
+									'Start nothing and answer 503 with Retry-After, so the service calls again later',
+							},
+							{
+								name: 'Start With Error',
+								value: 'start',
+								description:
+									'Start the workflow with the task ID and an error field, no status or files. Anyone who can reach the URL can then start runs while the service is unreachable.',
 							},
 						],
-						default: 'start',
+						default: 'reject',
 						description:
-							'What to do when the status endpoint cannot be reached or fails (not when it says the task is unknown: then nothing starts)',
+							'What to do when the status endpoint cannot confirm the callback within 5 seconds (not when it says the task is unknown: then nothing starts)',
 					},
 				],
 			},

@@ -4,47 +4,48 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { getApiCredentials, getTaskStatus } from '../shared/api';
+import {
+	checkSignature,
+	readCallbackQuery,
+	scrubCallbackSecrets,
+	secretMatches,
+	SECRET_PARAM,
+	SIGNATURE_PARAM,
+	signatureWellFormed,
+	type CallbackQuery,
+} from '../shared/callbackUrl';
 import { downloadTaskFiles } from '../shared/files';
-import { classifyError, scrubSecret, type Fault } from '../shared/http';
+import {
+	classifyError,
+	DEFAULT_BACKOFF,
+	isTransientForRead,
+	retryDelay,
+	scrubSecret,
+	type Fault,
+} from '../shared/http';
 import { taskOutputJson } from '../shared/output';
 import { parseTaskData, type Task } from '../shared/task';
 import {
 	CallbackBodyError,
 	deliveryKey,
-	DEDUPE_LIMITS,
 	eventWanted,
-	forgetDelivery,
+	excerpt,
 	parseCallbackBody,
-	queryValue,
-	rememberDelivery,
-	secretMatches,
 	type EventFilter,
 	type ParsedCallback,
 	type StatusClass,
 } from './callback';
+import { deliveries, statusReads, unknownTasks } from './memory';
 
-/** Query parameter of the callback URL carrying the generation node's Callback Reference. */
-export const REFERENCE_PARAM = 'ref';
-/** Query parameter of the callback URL carrying the optional shared secret. */
-export const SECRET_PARAM = 'secret';
-
-/**
- * Status reads while the service waits for our answer: few and short, so it gets one quickly
- * (the node's own default of 5 retries can take half a minute).
- */
-const VERIFY_RETRIES = 2;
-
-/**
- * Deliveries this process is handling or has handled recently. Static data is loaded per
- * request and written back only after webhook() returns, i.e. after the download: without this,
- * a duplicate arriving during a long download would not see the first one.
- */
-const inProcess: IDataObject = {};
-/** Long enough to outlast any download; static data takes over once webhook() returned. */
-const IN_PROCESS_LIMITS = { maxAgeMs: 60 * 60 * 1000, maxEntries: 10_000 };
+/** Everything the trigger does before answering takes at most this long (the answer bound). */
+export const ANSWER_WITHIN_MS = 5_000;
+/** Status reads for one callback, at most (each also takes a token of the per-trigger budget). */
+const VERIFY_ATTEMPTS = 3;
+/** Retry-After of a 503 "could not confirm": the service should try again later. */
+const RETRY_UNCONFIRMED_S = 60;
 
 interface MinimalResponse {
 	headersSent?: boolean;
@@ -53,32 +54,43 @@ interface MinimalResponse {
 	end(body?: string): unknown;
 }
 
+/** One callback's context: what may be quoted and what must be scrubbed from it. */
+interface Call {
+	ctx: IWebhookFunctions;
+	/** Values that never appear in an answer, output or error (API key, secret, signature). */
+	secrets: Array<string | undefined>;
+}
+
+function scrub(call: Call, text: string): string {
+	return scrubCallbackSecrets(scrubSecret(text, call.secrets), call.secrets);
+}
+
 /**
- * Answers the service now, through the plain Node response (n8n hands an express response,
+ * Answers the caller now, through the plain Node response (n8n hands an express response,
  * which is one), so that downloading large files afterwards never delays the answer.
  */
 function answer(
-	ctx: IWebhookFunctions,
+	call: Call,
 	status: number,
 	body: IDataObject,
 	headers: Record<string, string> = {},
 ): void {
-	const res = ctx.getResponseObject() as unknown as MinimalResponse;
+	const res = call.ctx.getResponseObject() as unknown as MinimalResponse;
 	if (res.headersSent) return;
 	res.statusCode = status;
 	res.setHeader('Content-Type', 'application/json; charset=utf-8');
 	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-	res.end(JSON.stringify(body));
+	res.end(scrub(call, JSON.stringify(body)));
 }
 
 /** Ends the request without starting an execution. */
 function refuse(
-	ctx: IWebhookFunctions,
+	call: Call,
 	status: number,
 	body: IDataObject,
 	headers?: Record<string, string>,
 ): IWebhookResponseData {
-	answer(ctx, status, body, headers);
+	answer(call, status, body, headers);
 	return { noWebhookResponse: true };
 }
 
@@ -94,41 +106,181 @@ function isUnknownTask(fault: Fault): boolean {
 	return [400, 404, 410, 422].includes(fault.statusCode ?? 0);
 }
 
-/** The body's own task, for "Verify With Status Endpoint" off; files only if well formed. */
+const MAX_BODY_FILES = 20;
+const MAX_BODY_TEXT = 2_000;
+
+/**
+ * The body's own task, for "Verify With Status Endpoint" off: only the fields a task has, each
+ * bounded (the body itself may be anything), and files only if well formed.
+ */
 function taskFromBody(parsed: ParsedCallback, status: string): { task: Task; problem?: string } {
-	const candidate = { ...parsed.task, task_id: parsed.taskId, status };
+	const source = parsed.task;
+	const text = (value: unknown) =>
+		typeof value === 'string' ? value.slice(0, MAX_BODY_TEXT) : undefined;
+	const candidate: IDataObject = { task_id: parsed.taskId, status };
+	if (typeof source.progress === 'number') candidate.progress = source.progress;
+	const created = text(source.created_time);
+	if (created !== undefined) candidate.created_time = created;
+	const errorMessage = text(source.error_message) ?? text(source.error);
+	if (errorMessage !== undefined) candidate.error_message = errorMessage;
+	if (Array.isArray(source.files)) {
+		candidate.files = source.files.slice(0, MAX_BODY_FILES).map((f) => {
+			const file = (typeof f === 'object' && f !== null ? f : {}) as IDataObject;
+			return { file_url: text(file.file_url) ?? file.file_url, file_type: text(file.file_type) };
+		});
+	}
 	try {
 		return { task: parseTaskData(candidate) };
 	} catch (error) {
 		const message = error instanceof Error ? error.message : String(error);
 		const bare: Task = { task_id: parsed.taskId, status };
-		const errorMessage = parsed.task.error_message ?? parsed.task.error;
-		if (typeof errorMessage === 'string') bare.error_message = errorMessage;
-		return { task: bare, problem: `The callback body's task could not be read fully: ${message}` };
+		if (errorMessage !== undefined) bare.error_message = errorMessage;
+		return {
+			task: bare,
+			problem: `The callback body's task could not be read fully: ${message.slice(0, 300)}`,
+		};
 	}
 }
 
-export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const query = ctx.getQueryData();
-	const options = ctx.getNodeParameter('options', {}) as IDataObject;
+type Verification =
+	| { kind: 'confirmed'; task: Task }
+	| { kind: 'unknown' }
+	| { kind: 'throttled'; retryAfterS: number }
+	| { kind: 'unconfirmed'; reason: string };
 
+/**
+ * Reads the task's status within ANSWER_WITHIN_MS and VERIFY_ATTEMPTS, each read taking a
+ * token of the trigger's budget. Retry-After is honoured only while it fits in the deadline; a
+ * slow status endpoint is raced with the deadline (the read itself ends at its own timeout).
+ */
+async function verifyTask(
+	call: Call,
+	trigger: string,
+	taskId: string,
+	deadline: number,
+): Promise<Verification> {
+	let last: Fault | undefined;
+	for (let attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
+		if (!statusReads.take(trigger, Date.now())) {
+			if (attempt === 0) {
+				return {
+					kind: 'throttled',
+					retryAfterS: Math.max(1, Math.ceil(statusReads.waitMs(trigger) / 1000)),
+				};
+			}
+			break;
+		}
+		const remaining = deadline - Date.now();
+		const timer = new AbortController();
+		const read = getTaskStatus(call.ctx, taskId, { retries: 0 }).then(
+			(task) => ({ task }),
+			(error: unknown) => ({ fault: classifyError(error) }),
+		);
+		const outcome = await Promise.race([
+			read,
+			sleep(Math.max(0, remaining), timer.signal).then(
+				() => ({
+					fault: {
+						kind: 'timeout',
+						message: `the status endpoint did not answer within the trigger's ${ANSWER_WITHIN_MS / 1000} s answer bound`,
+					} as Fault,
+				}),
+				() => ({ fault: { kind: 'cancelled', message: 'cancelled' } as Fault }),
+			),
+		]);
+		timer.abort();
+		if ('task' in outcome) return { kind: 'confirmed', task: outcome.task };
+		last = outcome.fault;
+		if (isUnknownTask(last)) return { kind: 'unknown' };
+		if (!isTransientForRead(last) || attempt + 1 >= VERIFY_ATTEMPTS) break;
+		const delay = retryDelay(attempt + 1, last, DEFAULT_BACKOFF);
+		if (Date.now() + delay >= deadline) {
+			if (last.retryAfterMs !== undefined && last.retryAfterMs > 0) {
+				last = {
+					...last,
+					message: `${last.message} (the service asked to wait ${Math.ceil(last.retryAfterMs / 1000)} s, beyond the trigger's ${ANSWER_WITHIN_MS / 1000} s answer bound)`,
+				};
+			}
+			break;
+		}
+		await sleep(delay);
+	}
+	return {
+		kind: 'unconfirmed',
+		reason: scrub(call, last?.message ?? 'no status read was allowed'),
+	};
+}
+
+/** Output fields that must never carry a secret: scrubbed as text, then parsed back. */
+function scrubbedJson(call: Call, json: IDataObject): IDataObject {
+	const text = JSON.stringify(json);
+	const clean = scrub(call, text);
+	return clean === text ? json : (JSON.parse(clean) as IDataObject);
+}
+
+export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const arrived = Date.now();
+	const deadline = arrived + ANSWER_WITHIN_MS;
+	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const secret = typeof options.secret === 'string' ? options.secret : '';
-	if (secret !== '' && !secretMatches(queryValue(query, SECRET_PARAM), secret)) {
-		return refuse(ctx, 401, {
+	let query: CallbackQuery;
+	try {
+		query = readCallbackQuery(ctx.getQueryData());
+	} catch {
+		query = { repeatedSignature: false };
+	}
+	const call: Call = { ctx, secrets: [secret, query.secret, query.signature] };
+
+	if (secret !== '' && !secretMatches(query.secret, secret)) {
+		return refuse(call, 401, {
 			error: `Missing or wrong "${SECRET_PARAM}" query parameter: the callback URL must carry the secret set in the trigger`,
 		});
 	}
+
+	// The reference is the node's own only if its signature holds (checked before anything else
+	// costs: no body search, no status read for a URL the node did not write). A missing or
+	// malformed signature is refused without even reading the credential.
+	const acceptUnsigned = options.acceptUnsigned === true;
+	const unsignedRefusal = {
+		error: `The callback URL carries no "${SIGNATURE_PARAM}" query parameter: only tasks submitted by the Media Generation node (same credential) are accepted, unless "Accept Unsigned Callbacks" is on`,
+	};
+	const mismatch = {
+		error: `The "${SIGNATURE_PARAM}" query parameter does not match the callback reference: this URL was not written by the Media Generation node with this trigger's credential`,
+	};
+	if (query.signature === undefined && !acceptUnsigned) return refuse(call, 401, unsignedRefusal);
+	if (query.signature !== undefined && !signatureWellFormed(query)) {
+		return refuse(call, 401, mismatch);
+	}
+	let apiKey = '';
+	try {
+		apiKey = (await getApiCredentials(ctx)).apiKey;
+	} catch (error) {
+		return refuse(
+			call,
+			503,
+			{
+				error: `The trigger's credential cannot be read: ${scrub(call, (error as Error).message ?? '')}`,
+			},
+			{ 'Retry-After': String(RETRY_UNCONFIRMED_S) },
+		);
+	}
+	call.secrets.push(apiKey);
+	const signature = checkSignature(query, apiKey);
+	if (signature === 'invalid') return refuse(call, 401, mismatch);
+	// Signed, or unsigned by the user's explicit choice (then `signed: false` says so).
+	const reference = query.reference;
 
 	let parsed: ParsedCallback;
 	try {
 		const request = ctx.getRequestObject() as unknown as { rawBody?: unknown };
 		parsed = parseCallbackBody(ctx.getBodyData(), request.rawBody);
 	} catch (error) {
-		if (error instanceof CallbackBodyError) return refuse(ctx, 400, { error: error.message });
-		throw new NodeOperationError(ctx.getNode(), error as Error);
+		if (error instanceof CallbackBodyError) {
+			return refuse(call, error.httpStatus, { error: error.message });
+		}
+		return refuse(call, 400, { error: 'The callback body could not be read' });
 	}
 
-	const reference = queryValue(query, REFERENCE_PARAM);
 	const event = ctx.getNodeParameter('event', 'any') as EventFilter;
 	const verify = ctx.getNodeParameter('verify', true) as boolean;
 	const download = ctx.getNodeParameter('download', true) as boolean;
@@ -136,96 +288,191 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 		? (ctx.getNodeParameter('binaryPropertyName', 'data') as string).trim() || 'data'
 		: 'data';
 	const taskId = parsed.taskId;
+	// Validated: printable ASCII without spaces, at most 256 characters.
+	const shownId = taskId;
+	const node = ctx.getNode();
+	const trigger = `${ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+
+	// One execution per task, status and (signed) reference. A signed URL replayed for another
+	// task cannot take that task's execution from its own callback: the reference differs.
+	const keyFor = (status: StatusClass) =>
+		signature === 'valid' && query.signature
+			? `${deliveryKey(taskId, status)}:${query.signature.slice(0, 12)}`
+			: deliveryKey(taskId, status);
+	// With the Test URL n8n listens for one run and does not save static data: a call the user
+	// replays while building the workflow is meant to run.
+	const production = ctx.getMode() !== 'manual';
+	// A replay of a delivery already taken is answered without a status read. (A false claim
+	// can only earn a "duplicate" answer for a task whose execution already started.)
+	if (production && (parsed.claimed === 'finished' || parsed.claimed === 'failed')) {
+		const stored = ctx.getWorkflowStaticData('node').deliveries;
+		if (deliveries.has(trigger, keyFor(parsed.claimed), stored, Date.now())) {
+			return refuse(call, 200, { received: true, duplicate: true, task_id: taskId });
+		}
+	}
 
 	let task: Task;
 	let verified = false;
 	let bodyProblem: string | undefined;
 	if (verify) {
-		let fault: Fault | undefined;
-		try {
-			task = await getTaskStatus(ctx, taskId, { retries: VERIFY_RETRIES });
-			verified = true;
-		} catch (error) {
-			fault = classifyError(error);
-			task = { task_id: taskId, status: 'unverified' };
-		}
-		if (fault && isUnknownTask(fault)) {
-			return refuse(ctx, 404, {
-				error: `Task ${taskId} is unknown to the service; nothing was started`,
+		if (unknownTasks.has(trigger, taskId, Date.now())) {
+			return refuse(call, 404, {
+				error: `Task ${shownId} is unknown to the service (asked less than a minute ago); nothing was started`,
 			});
 		}
-		if (fault) {
-			const { apiKey } = await getApiCredentials(ctx).catch(() => ({ apiKey: '' }));
-			const reason = scrubSecret(fault.message, [apiKey]);
-			if (options.onVerifyError === 'reject') {
+		const outcome = await verifyTask(call, trigger, taskId, deadline);
+		if (outcome.kind === 'unknown') {
+			unknownTasks.add(trigger, taskId, Date.now());
+			return refuse(call, 404, {
+				error: `Task ${shownId} is unknown to the service; nothing was started`,
+			});
+		}
+		if (outcome.kind === 'throttled') {
+			return refuse(
+				call,
+				429,
+				{ error: 'Too many callbacks to confirm right now; nothing was started. Try again later.' },
+				{ 'Retry-After': String(outcome.retryAfterS) },
+			);
+		}
+		if (outcome.kind === 'unconfirmed') {
+			if (options.onVerifyError !== 'start') {
 				return refuse(
-					ctx,
+					call,
 					503,
-					{ error: `Could not confirm task ${taskId} with the service: ${reason}` },
-					{ 'Retry-After': '60' },
+					{
+						error: `Could not confirm task ${shownId} with the service: ${outcome.reason}. Nothing was started; call again later.`,
+					},
+					{ 'Retry-After': String(RETRY_UNCONFIRMED_S) },
 				);
 			}
-			// Not confirmed: no status and no files are taken from the body. The claim only
-			// filters, so "Failed" workflows do not wake up for what says it is finished.
+			// "Start With Error" (opt-in): no status and no files are taken from the body. The
+			// claim only filters, so "Failed" workflows do not wake up for what says it is finished.
 			if (parsed.claimed && parsed.claimed !== 'pending' && !eventWanted(event, parsed.claimed)) {
-				return refuse(ctx, 200, { received: true, ignored: `${parsed.claimed} events are not selected` });
+				return refuse(call, 200, {
+					received: true,
+					ignored: `${parsed.claimed} events are not selected`,
+				});
 			}
-			answer(ctx, 200, { received: true, task_id: taskId, verified: false });
-			const json = taskOutputJson(task, { reference });
+			answer(call, 200, { received: true, task_id: taskId, verified: false });
+			const json = taskOutputJson({ task_id: taskId, status: 'unverified' }, { reference });
 			json.verified = false;
+			json.signed = signature === 'valid';
 			json.claimed_status = parsed.rawStatus ?? null;
-			json.error = `Could not confirm the callback with the status endpoint: ${reason}. Read the task's status later (its files stay valid 24 hours).`;
-			return { workflowData: [[{ json }]], noWebhookResponse: true };
+			json.error = `Could not confirm the callback with the status endpoint: ${outcome.reason}. Read the task's status later (its files stay valid 24 hours).`;
+			return { workflowData: [[{ json: scrubbedJson(call, json) }]], noWebhookResponse: true };
 		}
+		task = outcome.task;
+		verified = true;
 	} else {
 		if (!parsed.claimed) {
-			return refuse(ctx, 400, {
-				error: `The callback body has no recognisable status (got ${JSON.stringify(parsed.rawStatus ?? null)}); it is needed when "Verify With Status Endpoint" is off`,
+			return refuse(call, 400, {
+				error: `The callback body has no recognisable status (got ${parsed.rawStatus === undefined ? 'none' : excerpt(parsed.rawStatus)}); it is needed when "Verify With Status Endpoint" is off`,
 			});
 		}
-		const status = parsed.claimed === 'pending' ? (parsed.rawStatus ?? 'processing') : parsed.claimed;
+		const status =
+			parsed.claimed === 'pending' ? (parsed.rawStatus ?? 'processing') : parsed.claimed;
 		({ task, problem: bodyProblem } = taskFromBody(parsed, status));
 	}
 
 	const confirmed = classOf(task.status);
 	if (verified && parsed.claimed && parsed.claimed !== confirmed) {
-		return refuse(ctx, 409, {
-			error: `The callback says task ${taskId} is ${parsed.rawStatus}, the service says ${task.status}; nothing was started`,
+		return refuse(call, 409, {
+			error: `The callback says task ${shownId} is ${parsed.rawStatus ?? ''}, the service says ${task.status.slice(0, 100)}; nothing was started`,
 		});
 	}
 	if (confirmed === 'pending') {
-		return refuse(ctx, 409, {
-			error: `Task ${taskId} is still ${task.status} at the service; nothing was started`,
+		return refuse(call, 409, {
+			error: `Task ${shownId} is still ${task.status.slice(0, 100)} at the service; nothing was started`,
 		});
 	}
 	if (!eventWanted(event, confirmed)) {
-		return refuse(ctx, 200, { received: true, ignored: `${confirmed} events are not selected` });
+		return refuse(call, 200, { received: true, ignored: `${confirmed} events are not selected` });
 	}
 
-	const key = deliveryKey(taskId, confirmed);
-	const node = ctx.getNode();
-	const processKey = `${ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}:${key}`;
+	const key = keyFor(confirmed);
 	const now = Date.now();
-	// With the Test URL n8n listens for one run and does not save static data: a call the user
-	// replays while building the workflow is meant to run.
-	const production = ctx.getMode() !== 'manual';
-	const seen = production
-		? ((ctx.getWorkflowStaticData('node').deliveries ??= {}) as IDataObject)
-		: {};
-	if (production && !rememberDelivery(inProcess, processKey, now, IN_PROCESS_LIMITS)) {
-		return refuse(ctx, 200, { received: true, duplicate: true, task_id: taskId });
+	if (!production)
+		return await start(call, {
+			task,
+			taskId,
+			confirmed,
+			reference,
+			verified,
+			signed: signature === 'valid',
+			bodyProblem,
+			download,
+			binaryProperty,
+			now,
+		});
+	const store = ctx.getWorkflowStaticData('node');
+	const stored = (store.deliveries ??= {}) as IDataObject;
+	// This request's copy of static data is written back by n8n after webhook() returns: until
+	// then (and a while after) every delivery the process takes is added to it too.
+	const live = deliveries.attach(trigger, stored, now);
+	try {
+		if (!deliveries.take(trigger, key, now)) {
+			return refuse(call, 200, { received: true, duplicate: true, task_id: taskId });
+		}
+		try {
+			return await start(call, {
+				task,
+				taskId,
+				confirmed,
+				reference,
+				verified,
+				signed: signature === 'valid',
+				bodyProblem,
+				download,
+				binaryProperty,
+				now,
+			});
+		} catch (error) {
+			// Not taken after all: the service's next attempt must run.
+			deliveries.forget(trigger, key);
+			throw new NodeOperationError(ctx.getNode(), error as Error);
+		}
+	} finally {
+		deliveries.release(live, Date.now());
 	}
-	if (production && !rememberDelivery(seen, key, now, DEDUPE_LIMITS)) {
-		return refuse(ctx, 200, { received: true, duplicate: true, task_id: taskId });
-	}
+}
+
+interface Start {
+	task: Task;
+	taskId: string;
+	confirmed: StatusClass;
+	reference?: string;
+	verified: boolean;
+	signed: boolean;
+	bodyProblem?: string;
+	download: boolean;
+	binaryProperty: string;
+	now: number;
+}
+
+/** Answers 200, downloads the files (after answering) and returns the execution's item. */
+async function start(call: Call, s: Start): Promise<IWebhookResponseData> {
+	const { ctx } = call;
+	const {
+		task,
+		taskId,
+		confirmed,
+		reference,
+		verified,
+		bodyProblem,
+		download,
+		binaryProperty,
+		now,
+	} = s;
 
 	// From here the workflow will start: answer the service before any file is downloaded.
 	try {
-		answer(ctx, 200, { received: true, task_id: taskId });
+		answer(call, 200, { received: true, task_id: taskId });
 	} catch (error) {
-		forgetDelivery(inProcess, processKey);
-		forgetDelivery(seen, key);
-		throw new NodeOperationError(ctx.getNode(), error as Error);
+		throw new NodeOperationError(
+			ctx.getNode(),
+			scrub(call, (error as Error).message ?? 'answer failed'),
+		);
 	}
 
 	const item: INodeExecutionData = { json: {} };
@@ -237,15 +484,19 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 			item.binary = result.binary;
 			files = result.files;
 		} catch (error) {
-			const { apiKey } = await getApiCredentials(ctx).catch(() => ({ apiKey: '' }));
-			downloadError = scrubSecret(classifyError(error).message, [apiKey]);
+			downloadError = scrub(call, classifyError(error).message);
 		}
 	}
 
 	const json = taskOutputJson(task, { reference, finishedAt: now, files });
 	json.verified = verified;
-	const problems = [bodyProblem, downloadError && `Downloading the files failed: ${downloadError}. The URLs in "files" stay valid 24 hours after generation.`].filter(Boolean);
+	json.signed = s.signed;
+	const problems = [
+		bodyProblem,
+		downloadError &&
+			`Downloading the files failed: ${downloadError}. The URLs in "files" stay valid 24 hours after generation.`,
+	].filter(Boolean);
 	if (problems.length > 0) json.error = problems.join(' ');
-	item.json = json;
+	item.json = scrubbedJson(call, json);
 	return { workflowData: [[item]], noWebhookResponse: true };
 }

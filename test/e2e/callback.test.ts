@@ -7,6 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 
+import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { client } from '../simulator/client';
 import {
@@ -15,9 +16,15 @@ import {
 	TRIGGER_TYPE,
 	removeEmptyRunFolder,
 	type BinaryJson,
-	type ExecutionJson,
 	type ItemJson,
 } from './n8n';
+import {
+	createApiKey as createOwnerApiKey,
+	endedExecutions as ended,
+	executionsOf as listExecutions,
+	login,
+	newOwner,
+} from './executions-api';
 import { CREDENTIAL, credentialImport, mediaNode, noOp, workflow } from './workflows';
 
 jest.setTimeout(300_000);
@@ -28,7 +35,7 @@ const TRIGGER_WEBHOOK_ID = randomUUID();
 const SUBMIT_PATH = `e2e-submit-${process.pid}`;
 const BROWSER_ID = 'mgen-e2e-browser';
 /** The owner account of this throw-away instance. */
-const OWNER = { email: 'e2e@example.com', secret: `${randomUUID()}-Aa1` };
+const OWNER = newOwner();
 
 /** Four tasks that finish, one the service fails; each with its own reference. */
 const ROWS = Array.from({ length: 5 }, (_, i) => ({
@@ -73,7 +80,13 @@ function submitterWorkflow() {
 				typeVersion: 2,
 				position: [0, 0],
 				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path: SUBMIT_PATH, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+				parameters: {
+					httpMethod: 'POST',
+					path: SUBMIT_PATH,
+					responseMode: 'lastNode',
+					responseData: 'allEntries',
+					options: {},
+				},
 			},
 			{
 				id: 'n-split',
@@ -101,69 +114,11 @@ function submitterWorkflow() {
 	);
 }
 
-/** n8n's internal REST API as its editor uses it (cookie + browser id). */
-async function rest(path: string, init: { method?: string; body?: unknown; cookie?: string } = {}) {
-	const res = await fetch(`${n8n.baseUrl}/rest${path}`, {
-		method: init.method ?? 'GET',
-		headers: {
-			'content-type': 'application/json',
-			'browser-id': BROWSER_ID,
-			...(init.cookie ? { cookie: init.cookie } : {}),
-		},
-		body: init.body === undefined ? undefined : JSON.stringify(init.body),
-	});
-	const text = await res.text();
-	if (!res.ok) throw new Error(`${init.method ?? 'GET'} /rest${path}: HTTP ${res.status} ${text.slice(0, 500)}`);
-	return { res, json: JSON.parse(text) as { data: unknown } };
-}
-
-/** Sets up the owner account and creates a public-API key with every scope the owner may have. */
-async function createApiKey(): Promise<{ key: string; cookie: string }> {
-	const { res } = await rest('/owner/setup', {
-		method: 'POST',
-		body: { email: OWNER.email, firstName: 'End', lastName: 'ToEnd', password: OWNER.secret },
-	});
-	const cookie = (res.headers.getSetCookie?.() ?? [])
-		.map((c) => c.split(';')[0])
-		.join('; ');
-	expect(cookie).toContain('n8n-auth=');
-	const scopes = (await rest('/api-keys/scopes', { cookie })).json.data as string[];
-	const created = (await rest('/api-keys', { method: 'POST', cookie, body: { label: 'e2e', scopes, expiresAt: null } })).json
-		.data as { rawApiKey?: string; apiKey?: string };
-	const key = created.rawApiKey ?? created.apiKey;
-	if (!key) throw new Error(`no key in the api-keys answer: ${Object.keys(created).join(', ')}`);
-	return { key, cookie };
-}
-
-interface ExecutionSummary {
-	id: string;
-	finished: boolean;
-	status: string;
-	workflowId: string;
-	data?: ExecutionJson['data'];
-}
-
-async function executionsOf(workflowId: string): Promise<ExecutionSummary[]> {
-	const res = await fetch(`${n8n.baseUrl}/api/v1/executions?workflowId=${workflowId}&includeData=true&limit=100`, {
-		headers: { 'X-N8N-API-KEY': apiKey },
-	});
-	if (!res.ok) throw new Error(`GET /api/v1/executions: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
-	return ((await res.json()) as { data: ExecutionSummary[] }).data;
-}
-
-/** Polls the public API until `count` executions of the workflow have ended. */
-async function endedExecutions(workflowId: string, count: number, timeoutMs = 60_000): Promise<ExecutionSummary[]> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const list = await executionsOf(workflowId);
-		const ended = list.filter((e) => !['running', 'new', 'waiting'].includes(e.status));
-		if (ended.length >= count) return ended;
-		if (Date.now() > deadline) {
-			throw new Error(`${ended.length} of ${count} executions of ${workflowId} ended after ${timeoutMs} ms: ${JSON.stringify(list.map((e) => [e.id, e.status]))}`);
-		}
-		await new Promise((r) => setTimeout(r, 250));
-	}
-}
+const executionsOf = (workflowId: string) => listExecutions(n8n, apiKey, workflowId);
+const endedExecutions = (workflowId: string, count: number, timeoutMs?: number) =>
+	ended(n8n, apiKey, workflowId, count, timeoutMs);
+/** A callback URL as the Media Generation node writes it (signed with the credential's key). */
+const signed = (url: string) => signCallbackUrl(url, sim.apiKey);
 
 function sha256(chunks: Iterable<Buffer>): string {
 	const h = createHash('sha256');
@@ -180,7 +135,7 @@ beforeAll(async () => {
 		await n8n.cli(['publish:workflow', `--id=${TRIGGER_WF}`], { label: 'publish-trigger' });
 		await n8n.cli(['publish:workflow', `--id=${SUBMIT_WF}`], { label: 'publish-submitter' });
 		await n8n.start();
-		apiKey = (await createApiKey()).key;
+		apiKey = (await createOwnerApiKey(n8n, OWNER)).key;
 	});
 });
 
@@ -192,12 +147,10 @@ afterAll(async () => {
 
 test('the running n8n lists both node types of the package', () =>
 	n8n.explain(async () => {
-		const login = await rest('/login', {
-			method: 'POST',
-			body: { emailOrLdapLoginId: OWNER.email, password: OWNER.secret },
+		const auth = await login(n8n, OWNER);
+		const res = await fetch(`${n8n.baseUrl}/types/nodes.json`, {
+			headers: { cookie: auth, 'browser-id': BROWSER_ID },
 		});
-		const auth = (login.res.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]).join('; ');
-		const res = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: { cookie: auth, 'browser-id': BROWSER_ID } });
 		expect(res.status).toBe(200);
 		const names = ((await res.json()) as Array<{ name: string }>).map((t) => t.name);
 		expect(names).toEqual(expect.arrayContaining([NODE_TYPE, TRIGGER_TYPE]));
@@ -220,7 +173,9 @@ test('callbacks start one execution per task with the confirmed task, the refere
 		for (const [index, id] of taskIds.entries()) {
 			const task = sim.task(id);
 			expect(task?.prompt).toBe(ROWS[index].prompt);
-			expect(task?.callbackUrl).toBe(`${triggerUrl()}?ref=${ROWS[index].ref}`);
+			// The node signed the reference with the credential; the trigger checks it.
+			expect(task?.callbackUrl).toBe(signed(`${triggerUrl()}?ref=${ROWS[index].ref}`));
+			expect(items[index].callback_url).toBe(`${triggerUrl()}?ref=${ROWS[index].ref}&sig=***`);
 		}
 
 		const executions = await endedExecutions(TRIGGER_WF, ROWS.length);
@@ -231,7 +186,10 @@ test('callbacks start one execution per task with the confirmed task, the refere
 		// Every genuine callback was answered 2xx, once (no retries needed).
 		const genuine = sim.callbacks.filter((c) => !c.forged);
 		expect(genuine.map((c) => c.taskId).sort()).toEqual([...taskIds].sort());
-		for (const c of genuine) expect(c.status >= 200 && c.status < 300 ? 'answered 2xx' : `answered ${c.status}`).toBe('answered 2xx');
+		for (const c of genuine)
+			expect(c.status >= 200 && c.status < 300 ? 'answered 2xx' : `answered ${c.status}`).toBe(
+				'answered 2xx',
+			);
 
 		const seen = new Map<string, ItemJson>();
 		for (const execution of executions) {
@@ -268,26 +226,56 @@ test('callbacks start one execution per task with the confirmed task, the refere
 		}
 	}));
 
-test('a forged callback for a task the service does not know starts nothing', () =>
+/** A real task at the service, finished, that nobody gave a callback URL. */
+async function finishedTask(prompt = 'a real one [sim:duration=50]') {
+	const api = client(sim);
+	const taskId = await api.create(sim.imageModelId, { prompt, size: '1:1', n: 1 });
+	await api.pollToEnd(taskId);
+	return taskId;
+}
+
+test('forged callbacks start nothing: each answer checked, executions counted', () =>
 	n8n.explain(async () => {
-		const ids = async () => (await executionsOf(TRIGGER_WF)).map((e) => e.id).sort();
-		const before = await ids();
-		const forged = await sim.sendCallback('task_forged_0000', {
-			url: `${triggerUrl()}?ref=forged`,
-			body: {
-				code: 200,
-				data: {
-					task_id: 'task_forged_0000',
-					status: 'finished',
-					progress: 100,
-					files: [{ file_url: `${sim.fileBaseUrl}/files/evil.png`, file_type: 'image' }],
-				},
+		await sim.idle();
+		const before = new Set((await executionsOf(TRIGGER_WF)).map((e) => e.id));
+		const readsBefore = sim.count('status');
+		const evil = {
+			code: 200,
+			data: {
+				task_id: 'task_forged_0000',
+				status: 'finished',
+				progress: 100,
+				files: [{ file_url: `${sim.fileBaseUrl}/files/evil.png`, file_type: 'image' }],
 			},
+		};
+		// Unsigned (the attacker has only the trigger's URL): refused before any status read.
+		const unsigned = await sim.sendCallback('task_forged_0000', {
+			url: `${triggerUrl()}?ref=forged`,
+			body: evil,
 		});
-		expect(forged.status).toBeGreaterThan(0);
-		// The trigger answers after asking the service; give n8n a moment to (not) start anything.
-		await new Promise((r) => setTimeout(r, 1500));
-		expect(await ids()).toEqual(before);
+		expect(unsigned.status).toBe(401);
+		expect(sim.count('status')).toBe(readsBefore);
+		// Signed (a leaked genuine URL), for a task the service does not know: 404, then from cache.
+		const leaked = signed(`${triggerUrl()}?ref=forged`);
+		const unknown = await sim.sendCallback('task_forged_0000', { url: leaked, body: evil });
+		expect(unknown.status).toBe(404);
+		const again = await sim.sendCallback('task_forged_0000', { url: leaked, body: evil });
+		expect(again.status).toBe(404);
+		expect(sim.count('status')).toBe(readsBefore + 1);
+
+		// Barrier: a genuine callback sent after them; once its execution ended, any execution the
+		// forged ones had started would be listed too (n8n starts runs in the order it answers).
+		const real = await finishedTask();
+		expect(
+			(await sim.sendCallback(real, { url: signed(`${triggerUrl()}?ref=barrier`) })).status,
+		).toBe(200);
+		const fresh = (await endedExecutions(TRIGGER_WF, before.size + 1)).filter(
+			(e) => !before.has(e.id),
+		);
+		expect(fresh).toHaveLength(1);
+		expect(
+			fresh[0].data!.resultData.runData['Media Generation Trigger'][0].data!.main[0]![0].json,
+		).toMatchObject({ task_id: real, reference: 'barrier' });
 		// Nothing was fetched from the forged file URL.
 		expect(sim.requests.some((r) => r.path.includes('evil'))).toBe(false);
 	}));
@@ -295,13 +283,10 @@ test('a forged callback for a task the service does not know starts nothing', ()
 test('a callback whose body lies about a real task starts one execution with what the service says', () =>
 	n8n.explain(async () => {
 		const before = new Set((await executionsOf(TRIGGER_WF)).map((e) => e.id));
-		// A real task at the service, finished, that nobody gave a callback URL.
-		const api = client(sim);
-		const taskId = await api.create(sim.imageModelId, { prompt: 'a real one [sim:duration=50]', size: '1:1', n: 1 });
-		await api.pollToEnd(taskId);
+		const taskId = await finishedTask();
 		const real = sim.task(taskId)!;
 		await sim.sendCallback(taskId, {
-			url: `${triggerUrl()}?ref=lie`,
+			url: signed(`${triggerUrl()}?ref=lie`),
 			body: {
 				code: 200,
 				data: {
@@ -318,8 +303,51 @@ test('a callback whose body lies about a real task starts one execution with wha
 		expect(item.json).toMatchObject({ task_id: taskId, status: 'finished', reference: 'lie' });
 		const [binary] = Object.values(item.binary ?? {}) as BinaryJson[];
 		const onDisk = n8n.binaryFile(binary);
-		expect(sha256([fs.readFileSync(onDisk)])).toBe(sha256(mediaChunks(real.files[0].kind, real.files[0].size)));
+		expect(sha256([fs.readFileSync(onDisk)])).toBe(
+			sha256(mediaChunks(real.files[0].kind, real.files[0].size)),
+		);
 		expect(sim.requests.some((r) => r.path.includes('evil'))).toBe(false);
+	}));
+
+test('10 callbacks arriving together are all remembered: after a restart of n8n, replaying them starts nothing', () =>
+	n8n.explain(async () => {
+		const before = new Set((await executionsOf(TRIGGER_WF)).map((e) => e.id));
+		const ids = await Promise.all(
+			Array.from({ length: 10 }, (_, i) => finishedTask(`concurrent ${i} [sim:duration=30]`)),
+		);
+		const urls = ids.map((_, i) => signed(`${triggerUrl()}?ref=c-${i}`));
+		// All ten at once, each twice: one execution per task.
+		const first = await Promise.all(
+			[...ids, ...ids].map((id, i) => sim.sendCallback(id, { url: urls[i % 10] })),
+		);
+		expect(first.map((e) => e.status)).toEqual(Array(20).fill(200));
+		const fresh = (await endedExecutions(TRIGGER_WF, before.size + 10)).filter(
+			(e) => !before.has(e.id),
+		);
+		expect(fresh).toHaveLength(10);
+
+		await n8n.stop();
+		await n8n.start();
+		const replays = await Promise.all(ids.map((id, i) => sim.sendCallback(id, { url: urls[i] })));
+		expect(replays.map((e) => e.status)).toEqual(Array(10).fill(200));
+		const answers = sim.callbacks.slice(-10).map((c) => c.status);
+		expect(answers).toEqual(Array(10).fill(200));
+		// Barrier (see the forged test): one more genuine task, then exactly one new execution.
+		const barrier = await finishedTask();
+		expect(
+			(await sim.sendCallback(barrier, { url: signed(`${triggerUrl()}?ref=after-restart`) }))
+				.status,
+		).toBe(200);
+		const after = (await endedExecutions(TRIGGER_WF, before.size + 11)).filter(
+			(e) => !before.has(e.id),
+		);
+		expect(after).toHaveLength(11);
+		const started = after.map(
+			(e) =>
+				e.data!.resultData.runData['Media Generation Trigger'][0].data!.main[0]![0].json.task_id,
+		);
+		expect(started.filter((id) => id === barrier)).toHaveLength(1);
+		expect(new Set(started).size).toBe(11);
 	}));
 
 test("the key is nowhere in n8n's server log", () =>

@@ -9,6 +9,7 @@ import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } fro
 import { startCallbackReceiver, type CallbackReceiver, type Delivery } from '../harness/webhook';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
 import { client } from '../simulator/client';
+import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 
 /** A fresh key per run: any place it shows up in is a leak. */
 const API_KEY = `sk-${randomBytes(12).toString('hex')}`;
@@ -51,13 +52,16 @@ afterEach(async () => {
 	}
 });
 
+/** A callback URL as the Media Generation node writes it: signed with the credential's key. */
+const signed = (url: string, key = API_KEY) => signCallbackUrl(url, key);
+
 /** Submits an image task whose callback goes to the trigger; returns its id. */
 async function submit(
 	{ sim, receiver }: Setup,
 	prompt = 'a red fox',
 	query: Record<string, string> = { ref: 'row-7' },
 ): Promise<string> {
-	return await client(sim).create(sim.imageModelId, { prompt }, { callback_url: receiver.callbackUrl(query) });
+	return await client(sim).create(sim.imageModelId, { prompt }, { callback_url: signed(receiver.callbackUrl(query)) });
 }
 
 /** Waits for the simulator's own callback (and its retries) and what the trigger did with it. */
@@ -210,7 +214,7 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		for (const unknownTaskStyle of ['404', '400', 'envelope'] as const) {
 			const s = await setup({}, { unknownTaskStyle });
 			const forged = { code: 200, data: { task_id: 'task_forged', status: 'finished', files: [{ file_url: `${s.sim.fileBaseUrl}/evil.png` }] } };
-			const entry = await s.sim.sendCallback('task_forged', { url: s.receiver.callbackUrl(), body: forged });
+			const entry = await s.sim.sendCallback('task_forged', { url: signed(s.receiver.callbackUrl()), body: forged });
 			expect(entry.status).toBe(404);
 			const [delivery] = await s.receiver.waitFor(1);
 			expect(delivery.answer).toMatchObject({ error: expect.stringContaining('task_forged is unknown') });
@@ -263,7 +267,7 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 
 	it('a callback without a task id: 400 with a clear message, nothing asked of the service', async () => {
 		const s = await setup();
-		const entry = await s.sim.sendCallback('x', { url: s.receiver.callbackUrl(), body: { hello: 'world' } });
+		const entry = await s.sim.sendCallback('x', { url: signed(s.receiver.callbackUrl()), body: { hello: 'world' } });
 		expect(entry.status).toBe(400);
 		const [delivery] = await s.receiver.waitFor(1);
 		expect(delivery.answer).toEqual({
@@ -295,7 +299,13 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		expect(await s.receiver.executions()).toHaveLength(1);
 		// Remembered in the workflow's static data, which n8n stores for active workflows.
 		expect(s.receiver.staticData()).toMatchObject({
-			'node:Media Generation Trigger': { deliveries: { [`${taskId}:finished`]: expect.any(Number) } },
+			'node:Media Generation Trigger': {
+				deliveries: {
+					// Task, status and the start of the reference's signature (see handler.ts).
+					[`${taskId}:finished:${new URL(s.sim.task(taskId)!.callbackUrl!).searchParams.get('sig')!.slice(0, 12)}`]:
+						expect.any(Number),
+				},
+			},
 		});
 	});
 
@@ -314,7 +324,7 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl } },
 		});
 		try {
-			const replay = await s.sim.sendCallback(taskId, { url: restarted.callbackUrl({ ref: 'row-7' }) });
+			const replay = await s.sim.sendCallback(taskId, { url: signed(restarted.callbackUrl({ ref: 'row-7' })) });
 			expect(replay.status).toBe(200);
 			const [delivery] = await restarted.waitFor(1);
 			expect(delivery.answer).toMatchObject({ duplicate: true });
@@ -335,7 +345,7 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl } },
 		});
 		try {
-			const taskId = await client(s.sim).create(s.sim.imageModelId, { prompt: 'fox' }, { callback_url: manual.callbackUrl() });
+			const taskId = await client(s.sim).create(s.sim.imageModelId, { prompt: 'fox' }, { callback_url: signed(manual.callbackUrl()) });
 			await manual.waitFor(1);
 			await s.sim.idle();
 			await s.sim.sendCallback(taskId);
@@ -377,7 +387,7 @@ describe('Media Generation Trigger: secret in the callback URL', () => {
 		expect([none.status, wrong.status]).toEqual([401, 401]);
 		expect(s.sim.count('status')).toBe(0);
 
-		const right = await s.sim.sendCallback(taskId, { url: s.receiver.callbackUrl({ ref: 'r1', secret }) });
+		const right = await s.sim.sendCallback(taskId, { url: signed(s.receiver.callbackUrl({ ref: 'r1', secret })) });
 		expect(right.status).toBe(200);
 		const deliveries = await s.receiver.waitFor(3);
 		expect(deliveries.map((d) => d.execution !== undefined)).toEqual([false, false, true]);
@@ -389,8 +399,8 @@ describe('Media Generation Trigger: secret in the callback URL', () => {
 });
 
 describe('Media Generation Trigger: when verification or download fails nothing is lost', () => {
-	it('status endpoint down: the execution starts with the task id and an error, no status or files', async () => {
-		const s = await setup();
+	it('status endpoint down, "Start With Error" chosen: the execution starts with the task id and an error, no status or files', async () => {
+		const s = await setup({ options: { onVerifyError: 'start' } });
 		const taskId = await submit(s, 'fox');
 		s.sim.faults.add({ endpoint: 'status', kind: '503', times: 100 });
 		const [delivery] = await settle(s, 1);
@@ -433,12 +443,14 @@ describe('Media Generation Trigger: when verification or download fails nothing 
 			{ name: 'Downstream', type: NOOP_TYPE },
 		);
 		const wrongKey = `sk-${randomBytes(12).toString('hex')}`;
+		workflow.nodes[0].parameters = { options: { onVerifyError: 'start' } };
 		const receiver = await startCallbackReceiver({
 			workflow,
 			credentials: { mediaGenerationApi: { apiKey: wrongKey, baseUrl: s.sim.baseUrl } },
 		});
 		try {
-			const taskId = await client(s.sim).create(s.sim.imageModelId, { prompt: 'fox' }, { callback_url: receiver.callbackUrl() });
+			// Node and trigger share the (wrong) credential: the signature holds, the status read fails.
+			const taskId = await client(s.sim).create(s.sim.imageModelId, { prompt: 'fox' }, { callback_url: signed(receiver.callbackUrl(), wrongKey) });
 			await receiver.waitFor(1);
 			const [delivery] = await receiver.waitFor(1);
 			const execution = await executionOf(delivery);
@@ -495,7 +507,7 @@ describe('Media Generation Trigger: Verify With Status Endpoint off', () => {
 
 	it('refuses a body without a recognisable status (400)', async () => {
 		const s = await setup({ verify: false });
-		const entry = await s.sim.sendCallback('t', { url: s.receiver.callbackUrl(), body: { task_id: 't' } });
+		const entry = await s.sim.sendCallback('t', { url: signed(s.receiver.callbackUrl()), body: { task_id: 't' } });
 		expect(entry.status).toBe(400);
 		const [delivery] = await s.receiver.waitFor(1);
 		expect(delivery.answer).toMatchObject({ error: expect.stringContaining('no recognisable status') });

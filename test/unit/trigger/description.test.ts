@@ -35,6 +35,35 @@ describe('Media Generation Trigger description', () => {
 		expect(prop('binaryPropertyName')?.default).toBe('data');
 	});
 
+	it('safe defaults: an unconfirmed callback is refused (503), unsigned ones too', () => {
+		const options = prop('options')?.options as Array<{
+			name: string;
+			default?: unknown;
+			typeOptions?: unknown;
+		}>;
+		expect(options.find((o) => o.name === 'onVerifyError')?.default).toBe('reject');
+		expect(options.find((o) => o.name === 'acceptUnsigned')?.default).toBe(false);
+	});
+
+	it('the Secret is a masked field', () => {
+		const options = prop('options')?.options as Array<{
+			name: string;
+			type?: string;
+			typeOptions?: unknown;
+		}>;
+		expect(options.find((o) => o.name === 'secret')).toMatchObject({
+			type: 'string',
+			typeOptions: { password: true },
+		});
+	});
+
+	it('turning verification off shows a warning notice, and only then', () => {
+		const warning = prop('verifyOffNotice');
+		expect(warning?.type).toBe('notice');
+		expect(warning?.displayOptions).toEqual({ show: { verify: [false] } });
+		expect(warning?.displayName).toMatch(/Verification is off: anyone/);
+	});
+
 	it('has nothing to register or remove at the service', async () => {
 		const methods = node.webhookMethods.default;
 		const ctx = {} as never;

@@ -2,10 +2,9 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	deliveryKey,
 	eventWanted,
-	queryValue,
 	rememberDelivery,
-	secretMatches,
 } from '../../../nodes/MediaGenerationTrigger/callback';
+import { queryValue, secretMatches } from '../../../nodes/shared/callbackUrl';
 
 describe('secret from the callback URL', () => {
 	it('accepts exactly the configured value', () => {

@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { submitTask } from '../../../shared/api';
+import { getApiCredentials, submitTask } from '../../../shared/api';
+import { maskCallbackUrl, signCallbackUrl } from '../../../shared/callbackUrl';
 import { taskOutputJson } from '../../../shared/output';
 import type { SubmittedTask } from '../../../shared/task';
 import { buildSubmission, checkReferenceImages, generateProperties } from '../../models';
@@ -147,13 +148,8 @@ async function generateParked(
 	return result;
 }
 
-/** The callback URL as shown in the output: a trigger's `secret` parameter masked. */
-export function withoutSecret(url: string): string {
-	const parsed = new URL(url);
-	if (!parsed.searchParams.has('secret')) return url;
-	parsed.searchParams.set('secret', '***');
-	return parsed.toString();
-}
+/** The callback URL as shown in the output: the trigger's `secret` and `sig` masked. */
+export const withoutSecret = maskCallbackUrl;
 
 async function runItem(
 	ctx: IExecuteFunctions,
@@ -184,7 +180,9 @@ async function runItem(
 	}
 
 	const body: IDataObject = { model, input };
-	if (run.callbackUrl) body.callback_url = run.callbackUrl;
+	// Signed with the credential, so the trigger can tell the reference is the node's own.
+	if (run.callbackUrl)
+		body.callback_url = signCallbackUrl(run.callbackUrl, (await getApiCredentials(ctx)).apiKey);
 	const baseJson: IDataObject = { model, reference: run.callbackReference ?? null };
 
 	// An accepted task of this very item in this very run (Retry On Fail): resume, never re-pay.
@@ -252,7 +250,7 @@ async function runItem(
 			},
 			extra,
 		);
-		if (run.callbackUrl) json.callback_url = withoutSecret(run.callbackUrl);
+		if (typeof body.callback_url === 'string') json.callback_url = withoutSecret(body.callback_url);
 		return { ok: true, data: { json, pairedItem: { item: itemIndex } } };
 	}
 

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { withReference } from '../../../shared/callbackUrl';
 import { waitModeOption } from './durableWait';
 
 /** Settings of the wait/download/batch part, read per item (expressions allowed). */
@@ -206,12 +207,7 @@ function numberOption(
 }
 
 /** Appends `ref=<reference>` to the callback URL (the trigger reads it back). */
-export function callbackUrlWithReference(url: string, reference: string | undefined): string {
-	if (!reference) return url;
-	const parsed = new URL(url);
-	parsed.searchParams.set('ref', reference);
-	return parsed.toString();
-}
+export const callbackUrlWithReference = withReference;
 
 /** Reads and checks the options of one item; throws NodeOperationError naming the field. */
 export function readRunOptions(

@@ -1,0 +1,163 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from './callback';
+
+/**
+ * What one n8n process remembers between callbacks, per trigger (workflow id + node id): the
+ * status reads callbacks may still cause, the task ids the service recently called unknown, and
+ * the deliveries already taken. n8n loads a node module once per process, so these live as long
+ * as the process; several processes (queue mode) each have their own.
+ */
+
+/** Status reads callbacks may cause per trigger: a steady rate and a burst. */
+export const STATUS_READ_LIMITS = { perSecond: 10, burst: 50 };
+
+/**
+ * A token bucket per trigger. Each status read takes a token; tokens come back at `perSecond`
+ * up to `burst`. So callbacks cost the user's key at most `burst + perSecond × t` reads over any
+ * `t` seconds, whatever arrives.
+ */
+export class StatusReadBudget {
+	private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+	constructor(private readonly limits = STATUS_READ_LIMITS) {}
+
+	take(trigger: string, now: number): boolean {
+		let bucket = this.buckets.get(trigger);
+		if (!bucket) {
+			if (this.buckets.size >= 10_000) this.buckets.clear();
+			bucket = { tokens: this.limits.burst, at: now };
+			this.buckets.set(trigger, bucket);
+		}
+		const refill = ((now - bucket.at) / 1000) * this.limits.perSecond;
+		bucket.tokens = Math.min(this.limits.burst, bucket.tokens + Math.max(0, refill));
+		bucket.at = now;
+		if (bucket.tokens < 1) return false;
+		bucket.tokens -= 1;
+		return true;
+	}
+
+	/** Milliseconds until the next token (for Retry-After). */
+	waitMs(trigger: string): number {
+		const bucket = this.buckets.get(trigger);
+		if (!bucket || bucket.tokens >= 1) return 0;
+		return Math.ceil(((1 - bucket.tokens) / this.limits.perSecond) * 1000);
+	}
+}
+
+/** How long a task id the service called unknown is answered from memory, and how many. */
+export const UNKNOWN_TASK_LIMITS = { ttlMs: 60_000, maxEntries: 10_000 };
+
+/** Task ids recently found unknown: answered 404 again without asking the service. */
+export class UnknownTasks {
+	private readonly entries = new Map<string, number>();
+
+	constructor(private readonly limits = UNKNOWN_TASK_LIMITS) {}
+
+	has(trigger: string, taskId: string, now: number): boolean {
+		const key = `${trigger}\n${taskId}`;
+		const until = this.entries.get(key);
+		if (until === undefined) return false;
+		if (until > now) return true;
+		this.entries.delete(key);
+		return false;
+	}
+
+	add(trigger: string, taskId: string, now: number): void {
+		const key = `${trigger}\n${taskId}`;
+		this.entries.delete(key);
+		// A Map iterates in insertion order: the first entries are the oldest.
+		while (this.entries.size >= this.limits.maxEntries) {
+			const oldest = this.entries.keys().next().value as string;
+			this.entries.delete(oldest);
+		}
+		this.entries.set(key, now + this.limits.ttlMs);
+	}
+}
+
+/** How long a store handed out by n8n may still be written back after webhook() returned. */
+const LIVE_STORE_MS = 30_000;
+
+interface LiveStore {
+	store: IDataObject;
+	releasedAt?: number;
+}
+
+/**
+ * Duplicate suppression that survives n8n's "last writer wins" static data.
+ *
+ * n8n gives every webhook call its own copy of the workflow's static data, read fresh from the
+ * database, and writes that whole copy back after webhook() returned. Ten callbacks arriving
+ * together each add their own delivery to their own copy, and the last copy written back holds
+ * only its own. Here every delivery this process takes is also written into every copy it has
+ * handed out and not yet seen written back, and into every copy handed out later: whichever
+ * write comes last carries the union of everything this process knows.
+ */
+export class DeliveryMemory {
+	private readonly known = new Map<string, IDataObject>();
+	private readonly live = new Map<string, LiveStore[]>();
+
+	constructor(private readonly limits = DEDUPE_LIMITS) {}
+
+	/** Takes this request's copy of the stored deliveries; merges what the process knows into it. */
+	attach(trigger: string, store: IDataObject, now: number): LiveStore {
+		const known = this.knownOf(trigger);
+		for (const [key, seenAt] of Object.entries(known)) {
+			if (typeof store[key] !== 'number') store[key] = seenAt;
+		}
+		// What an earlier process wrote (before a restart, or another process) is known from now on.
+		for (const [key, seenAt] of Object.entries(store)) {
+			if (typeof seenAt === 'number' && typeof known[key] !== 'number') known[key] = seenAt;
+		}
+		pruneDeliveries(known, now, this.limits);
+		pruneDeliveries(store, now, this.limits);
+		const entry: LiveStore = { store };
+		const list = (this.live.get(trigger) ?? []).filter(
+			(e) => e.releasedAt === undefined || now - e.releasedAt < LIVE_STORE_MS,
+		);
+		list.push(entry);
+		this.live.set(trigger, list);
+		return entry;
+	}
+
+	/** Whether a delivery is known, to this process or in the stored copy (nothing is changed). */
+	has(trigger: string, key: string, stored: unknown, now: number): boolean {
+		const fresh = (seenAt: unknown) =>
+			typeof seenAt === 'number' && now - seenAt <= this.limits.maxAgeMs;
+		if (fresh(this.knownOf(trigger)[key])) return true;
+		return typeof stored === 'object' && stored !== null && fresh((stored as IDataObject)[key]);
+	}
+
+	/** Records a delivery; false when it is already known (stored or taken by this process). */
+	take(trigger: string, key: string, now: number): boolean {
+		const known = this.knownOf(trigger);
+		if (!rememberDelivery(known, key, now, this.limits)) return false;
+		for (const { store } of this.live.get(trigger) ?? []) {
+			if (typeof store[key] !== 'number') store[key] = now;
+		}
+		return true;
+	}
+
+	/** Undoes take() when the delivery could not be handled (the next attempt must run). */
+	forget(trigger: string, key: string): void {
+		delete this.knownOf(trigger)[key];
+		for (const { store } of this.live.get(trigger) ?? []) delete store[key];
+	}
+
+	release(entry: LiveStore, now: number): void {
+		entry.releasedAt = now;
+	}
+
+	private knownOf(trigger: string): IDataObject {
+		let known = this.known.get(trigger);
+		if (!known) {
+			known = {};
+			this.known.set(trigger, known);
+		}
+		return known;
+	}
+}
+
+export const statusReads = new StatusReadBudget();
+export const unknownTasks = new UnknownTasks();
+export const deliveries = new DeliveryMemory();

@@ -1,0 +1,160 @@
+import { createHash, createHmac, timingSafeEqual } from 'crypto';
+
+/**
+ * The contract between the Media Generation node (which builds a task's `callback_url`) and the
+ * Media Generation Trigger (which receives it). Everything both sides must agree on lives here:
+ *
+ *   <trigger Production URL>?ref=<Callback Reference>&secret=<Secret>&sig=<signature>
+ *
+ * - `ref`: the user's Callback Reference (optional), output by the trigger as `reference`.
+ * - `secret`: the trigger's optional Secret; the user adds it to the URL by hand.
+ * - `sig`: added by the node to every callback URL: an HMAC of the reference (or of its
+ *   absence) under a key derived from the credential's API key. Only someone holding the key
+ *   can write a `sig` the trigger accepts, so a caller cannot attach a reference the node did
+ *   not write. The task id is unknown when the URL is built (the service assigns it), so the
+ *   signature binds the reference to the credential, not to one task.
+ */
+export const REFERENCE_PARAM = 'ref';
+export const SECRET_PARAM = 'secret';
+export const SIGNATURE_PARAM = 'sig';
+
+/** Names the purpose of the derived key, so the API key is never used raw for anything else. */
+const DERIVATION_CONTEXT = 'n8n-nodes-media-generation/callback-reference/v1';
+/** 128 bits of the HMAC, base64url: 22 characters. */
+const SIGNATURE_BYTES = 16;
+const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+/** What every masked value becomes in outputs and errors. */
+export const MASK = '***';
+
+/** The signing key: HMAC(apiKey, fixed label). Not the API key itself. */
+function signingKey(apiKey: string): Buffer {
+	return createHmac('sha256', apiKey).update(DERIVATION_CONTEXT, 'utf8').digest();
+}
+
+/** The signature of a reference (`undefined`: the URL carries none). */
+export function referenceSignature(apiKey: string, reference: string | undefined): string {
+	const message = reference === undefined ? 'no-ref' : `ref=${reference}`;
+	return createHmac('sha256', signingKey(apiKey))
+		.update(message, 'utf8')
+		.digest()
+		.subarray(0, SIGNATURE_BYTES)
+		.toString('base64url');
+}
+
+/** Sets (or replaces) `ref=<reference>`; an empty reference leaves the URL as it is. */
+export function withReference(url: string, reference: string | undefined): string {
+	if (!reference) return url;
+	const parsed = new URL(url);
+	parsed.searchParams.set(REFERENCE_PARAM, reference);
+	return parsed.toString();
+}
+
+/**
+ * Appends `sig` over the reference the URL carries (the first `ref`, as the trigger reads it).
+ * Deterministic: the same URL and key give the same result (Retry On Fail compares bodies).
+ */
+export function signCallbackUrl(url: string, apiKey: string): string {
+	const parsed = new URL(url);
+	parsed.searchParams.delete(SIGNATURE_PARAM);
+	const reference = parsed.searchParams.get(REFERENCE_PARAM) ?? undefined;
+	parsed.searchParams.append(SIGNATURE_PARAM, referenceSignature(apiKey, reference));
+	return parsed.toString();
+}
+
+/** A query parameter as one string: repeated parameters (`?ref=a&ref=b`) keep the first. */
+export function queryValue(query: unknown, name: string): string | undefined {
+	if (typeof query !== 'object' || query === null) return undefined;
+	const value = (query as Record<string, unknown>)[name];
+	if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
+	return typeof value === 'string' ? value : undefined;
+}
+
+/** What the trigger reads from the query of a callback. */
+export interface CallbackQuery {
+	reference?: string;
+	secret?: string;
+	signature?: string;
+	/** `sig` given more than once: never valid (which one would count?). */
+	repeatedSignature: boolean;
+}
+
+export function readCallbackQuery(query: unknown): CallbackQuery {
+	const raw =
+		typeof query === 'object' && query !== null
+			? (query as Record<string, unknown>)[SIGNATURE_PARAM]
+			: undefined;
+	return {
+		reference: queryValue(query, REFERENCE_PARAM),
+		secret: queryValue(query, SECRET_PARAM),
+		signature: queryValue(query, SIGNATURE_PARAM),
+		repeatedSignature: Array.isArray(raw) && raw.length > 1,
+	};
+}
+
+export type SignatureCheck = 'valid' | 'missing' | 'invalid';
+
+/** Whether `sig` has the form of a signature (one parameter, 22 base64url characters). */
+export function signatureWellFormed(query: CallbackQuery): boolean {
+	return (
+		query.signature !== undefined &&
+		!query.repeatedSignature &&
+		SIGNATURE_PATTERN.test(query.signature)
+	);
+}
+
+/** Checks `sig` against the reference in constant time. */
+export function checkSignature(query: CallbackQuery, apiKey: string): SignatureCheck {
+	if (query.signature === undefined) return 'missing';
+	if (!signatureWellFormed(query) || apiKey === '') return 'invalid';
+	const expected = Buffer.from(referenceSignature(apiKey, query.reference), 'utf8');
+	const given = Buffer.from(query.signature, 'utf8');
+	return timingSafeEqual(expected, given) ? 'valid' : 'invalid';
+}
+
+/**
+ * Compares a provided secret with the configured one in constant time (both hashed first, so
+ * neither the content nor the length leaks through timing).
+ */
+export function secretMatches(provided: unknown, expected: string): boolean {
+	if (typeof provided !== 'string') return false;
+	const a = createHash('sha256').update(provided, 'utf8').digest();
+	const b = createHash('sha256').update(expected, 'utf8').digest();
+	return timingSafeEqual(a, b);
+}
+
+/** The callback URL as shown in outputs: `secret` and `sig` masked, everything else kept. */
+export function maskCallbackUrl(url: string): string {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return scrubCallbackSecrets(url);
+	}
+	const masked = new URLSearchParams();
+	let changed = false;
+	for (const [name, value] of parsed.searchParams) {
+		const secret = name === SECRET_PARAM || name === SIGNATURE_PARAM;
+		changed ||= secret;
+		masked.append(name, secret ? MASK : value);
+	}
+	parsed.search = masked.toString();
+	return changed ? parsed.toString() : url;
+}
+
+/** `secret=` / `sig=` query values in any text (a URL quoted in an error, say), raw or encoded. */
+const PARAM_VALUE = /((?:[?&]|&amp;|%26|%3F)(?:secret|sig)(?:=|%3D))[^&\s"'<>#\\]*/gi;
+
+/**
+ * Removes the callback secrets from a text before it reaches an output item, an error or an
+ * answer: every `secret=` and `sig=` query value, and the given values wherever they appear.
+ */
+export function scrubCallbackSecrets(text: string, values: Array<string | undefined> = []): string {
+	let result = text.replace(PARAM_VALUE, `$1${MASK}`);
+	for (const value of values) {
+		if (!value || value.length < 4) continue;
+		result = result.split(value).join(MASK);
+		const encoded = encodeURIComponent(value);
+		if (encoded !== value) result = result.split(encoded).join(MASK);
+	}
+	return result;
+}

@@ -1,0 +1,350 @@
+// The Media Generation Trigger under hostile callers and a misbehaving service, through n8n-core's
+// real WebhookContext and WorkflowExecute (test/harness/webhook.ts), over real HTTP: signed
+// references, the 503 default, the per-trigger status-read budget, the negative cache, the
+// answer bound, scrubbing, and duplicate suppression under concurrency and restarts.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import { randomBytes } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { ANSWER_WITHIN_MS } from '../../nodes/MediaGenerationTrigger/handler';
+import { STATUS_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/memory';
+import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
+import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
+import { client } from '../simulator/client';
+
+/** Measured figures go to stdout (printed by jest's runner, read by people, not asserted). */
+const report = (line: string) => process.stdout.write(`${line}\n`);
+
+jest.setTimeout(60_000);
+
+const API_KEY = `sk-${randomBytes(12).toString('hex')}`;
+const signed = (url: string, key = API_KEY) => signCallbackUrl(url, key);
+
+interface Setup {
+	sim: Simulator;
+	receiver: CallbackReceiver;
+}
+const open: Array<{ close(): Promise<void> }> = [];
+
+function triggerWorkflow(parameters: INodeParameters = {}) {
+	return chain(
+		{
+			name: 'Media Generation Trigger',
+			type: MEDIA_GENERATION_TRIGGER_TYPE,
+			parameters,
+			credentials: mediaCredentials(),
+		},
+		{ name: 'Downstream', type: NOOP_TYPE },
+	);
+}
+
+async function setup(
+	parameters: INodeParameters = {},
+	simOptions: SimulatorOptions = {},
+): Promise<Setup> {
+	const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30, ...simOptions });
+	const receiver = await startCallbackReceiver({
+		workflow: triggerWorkflow(parameters),
+		credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl } },
+	});
+	open.push({
+		close: async () => {
+			await sim.idle();
+			await receiver.close();
+			await sim.close();
+		},
+	});
+	return { sim, receiver };
+}
+
+afterEach(async () => {
+	for (const o of open.splice(0)) await o.close();
+});
+
+/** A finished task at the service whose own callback has not been sent (the test sends it). */
+async function finishedTask(s: Setup, ref = 'row-1', prompt = 'fox [sim:never]'): Promise<string> {
+	const id = await client(s.sim).create(
+		s.sim.imageModelId,
+		{ prompt },
+		{
+			callback_url: signed(s.receiver.callbackUrl({ ref })),
+		},
+	);
+	const task = s.sim.task(id)!;
+	task.outcome = 'finish';
+	task.callbackDone = true;
+	s.sim.clock.advance(60_000);
+	return id;
+}
+
+const statusReads = (sim: Simulator) => sim.requests.filter((r) => r.endpoint === 'status').length;
+const body = (taskId: string) => ({ code: 200, data: { task_id: taskId, status: 'finished' } });
+
+describe('the callback reference is authenticated', () => {
+	it('a forged reference on a real task is refused (401) before any status read; the genuine callback still starts the one execution', async () => {
+		const s = await setup();
+		const taskId = await finishedTask(s, 'row-genuine');
+		const genuineUrl = s.sim.task(taskId)!.callbackUrl!;
+		// The attacker knows the task id and the trigger URL, and tries their own reference:
+		// unsigned, with the genuine signature, and with a signature of their own making.
+		const sig = new URL(genuineUrl).searchParams.get('sig')!;
+		const forgedUrls = [
+			s.receiver.callbackUrl({ ref: 'row-evil' }),
+			s.receiver.callbackUrl({ ref: 'row-evil', sig }),
+			signed(s.receiver.callbackUrl({ ref: 'row-evil' }), 'sk-attackers-own-key'),
+			`${genuineUrl}&ref=row-evil`.replace(/ref=row-genuine&?/, ''),
+		];
+		for (const url of forgedUrls) {
+			const entry = await s.sim.sendCallback(taskId, { url, body: body(taskId) });
+			expect(entry.status).toBe(401);
+		}
+		expect(statusReads(s.sim)).toBe(0);
+		const genuine = await s.sim.sendCallback(taskId);
+		expect(genuine.status).toBe(200);
+		const deliveries = await s.receiver.waitFor(forgedUrls.length + 1);
+		const executions = await s.receiver.executions();
+		expect(executions).toHaveLength(1);
+		const [item] = executions[0].outputOf('Downstream');
+		expect(item.json).toMatchObject({
+			task_id: taskId,
+			reference: 'row-genuine',
+			signed: true,
+			verified: true,
+		});
+		// No answer quotes the signature.
+		expect(JSON.stringify(deliveries.map((d) => d.answer))).not.toContain(sig);
+	});
+
+	it("a validly signed URL of another task cannot take this task's execution from its own callback", async () => {
+		const s = await setup();
+		const mine = await finishedTask(s, 'row-mine');
+		const other = await finishedTask(s, 'row-other');
+		// A leaked URL (of `other`) posted with `mine`'s id first: it starts a run tagged row-other,
+		// and mine's own callback still starts its own.
+		const leaked = await s.sim.sendCallback(mine, {
+			url: s.sim.task(other)!.callbackUrl!,
+			body: body(mine),
+		});
+		const own = await s.sim.sendCallback(mine);
+		expect([leaked.status, own.status]).toEqual([200, 200]);
+		await s.receiver.waitFor(2);
+		const refs = (await s.receiver.executions())
+			.map((e) => e.outputOf('Downstream')[0].json.reference)
+			.sort();
+		expect(refs).toEqual(['row-mine', 'row-other']);
+	});
+
+	it('unsigned callbacks are refused unless "Accept Unsigned Callbacks" is on', async () => {
+		const strict = await setup();
+		const id = await finishedTask(strict);
+		const refused = await strict.sim.sendCallback(id, {
+			url: strict.receiver.callbackUrl({ ref: 'x' }),
+			body: body(id),
+		});
+		expect(refused.status).toBe(401);
+		const [d] = await strict.receiver.waitFor(1);
+		expect(d.answer).toMatchObject({ error: expect.stringContaining('no "sig" query parameter') });
+		expect(statusReads(strict.sim)).toBe(0);
+
+		const lenient = await setup({ options: { acceptUnsigned: true } });
+		const id2 = await finishedTask(lenient);
+		const accepted = await lenient.sim.sendCallback(id2, {
+			url: lenient.receiver.callbackUrl({ ref: 'x' }),
+			body: body(id2),
+		});
+		expect(accepted.status).toBe(200);
+		const [d2] = await lenient.receiver.waitFor(1);
+		const [item] = (await d2.execution!).outputOf('Downstream');
+		expect(item.json).toMatchObject({
+			task_id: id2,
+			reference: 'x',
+			signed: false,
+			verified: true,
+		});
+	});
+});
+
+describe('an unconfirmed callback starts nothing by default', () => {
+	it('20 callbacks while the status endpoint answers 503: all answered 503 with Retry-After, no execution', async () => {
+		const s = await setup();
+		s.sim.faults.add({ endpoint: 'status', kind: '503' });
+		const url = signed(s.receiver.callbackUrl({ ref: 'r' }));
+		const entries = await Promise.all(
+			Array.from({ length: 20 }, () =>
+				s.sim.sendCallback('task_forged_20', { url, body: body('task_forged_20') }),
+			),
+		);
+		expect(entries.map((e) => e.status)).toEqual(Array(20).fill(503));
+		await s.receiver.waitFor(20);
+		expect(
+			s.receiver.deliveries.every((d) =>
+				/Could not confirm task task_forged_20 /.test(String((d.answer as IDataObject).error)),
+			),
+		).toBe(true);
+		expect(await s.receiver.executions()).toHaveLength(0);
+	});
+
+	it('with 429 at the status endpoint too; the genuine callback starts once the service answers again', async () => {
+		const s = await setup({}, { callbackRetries: 0 });
+		const taskId = await finishedTask(s);
+		const rule = s.sim.faults.add({ endpoint: 'status', kind: '429', retryAfter: 1 });
+		expect((await s.sim.sendCallback(taskId)).status).toBe(503);
+		expect(await s.receiver.executions()).toHaveLength(0);
+		s.sim.faults.remove(rule);
+		expect((await s.sim.sendCallback(taskId)).status).toBe(200);
+		await s.receiver.waitFor(2);
+		expect(await s.receiver.executions()).toHaveLength(1);
+	});
+});
+
+describe('the answer comes within the bound whatever the service does', () => {
+	it.each([
+		['429 with Retry-After: 3600', { endpoint: 'status', kind: '429', retryAfter: 3600 }],
+		['503 with Retry-After: 3600', { endpoint: 'status', kind: '503', retryAfter: 3600 }],
+		[
+			'a status endpoint that takes 30 s',
+			{ endpoint: 'status', kind: 'slow', delayMs: 30_000, times: 1 },
+		],
+	] as const)('%s', async (_name, rule) => {
+		const s = await setup();
+		const taskId = await finishedTask(s);
+		s.sim.faults.add({ ...rule });
+		const started = Date.now();
+		const entry = await s.sim.sendCallback(taskId);
+		const took = Date.now() - started;
+		report(
+			`[trigger] answer with ${_name}: HTTP ${entry.status} after ${took} ms (bound ${ANSWER_WITHIN_MS} ms)`,
+		);
+		expect(entry.status).toBe(503);
+		expect(took).toBeLessThan(ANSWER_WITHIN_MS + 2_000);
+		const [d] = await s.receiver.waitFor(1);
+		expect(d.execution).toBeUndefined();
+		if (rule.kind !== 'slow')
+			expect(String((d.answer as IDataObject).error)).toMatch(
+				/beyond the trigger's 5 s answer bound/,
+			);
+	});
+});
+
+describe('floods cost a bounded number of status reads', () => {
+	it('1,000 callbacks for unknown ids: status reads within the per-trigger budget, then 429; replayed ids answered from the negative cache', async () => {
+		const s = await setup();
+		const url = signed(s.receiver.callbackUrl());
+		const ids = Array.from({ length: 1000 }, (_, i) => `task_unknown_${i}`);
+		const started = Date.now();
+		const statuses: number[] = [];
+		for (let i = 0; i < ids.length; i += 50) {
+			const batch = ids
+				.slice(i, i + 50)
+				.map((id) => s.sim.sendCallback(id, { url, body: body(id) }));
+			statuses.push(...(await Promise.all(batch)).map((e) => e.status));
+		}
+		const seconds = (Date.now() - started) / 1000;
+		const reads = statusReads(s.sim);
+		const allowed = STATUS_READ_LIMITS.burst + STATUS_READ_LIMITS.perSecond * Math.ceil(seconds);
+		const count = (code: number) => statuses.filter((c) => c === code).length;
+		report(
+			`[trigger] flood of 1,000 unknown ids in ${seconds.toFixed(1)} s: ${reads} status reads (budget ${allowed}), ${count(404)} × 404, ${count(429)} × 429`,
+		);
+		expect(count(404) + count(429)).toBe(1000);
+		expect(reads).toBeLessThanOrEqual(allowed);
+		expect(count(429)).toBeGreaterThan(0);
+		const throttled = s.receiver.deliveries.find((d) => d.status === 429)!;
+		expect(throttled.answer).toMatchObject({
+			error: expect.stringContaining('Too many callbacks'),
+		});
+
+		// The ids found unknown are answered again without a status read.
+		const unknown = s.receiver.deliveries.filter((d) => d.status === 404).length;
+		const before = statusReads(s.sim);
+		const replays = await Promise.all(
+			ids.slice(0, 20).map((id) => s.sim.sendCallback(id, { url, body: body(id) })),
+		);
+		expect(unknown).toBeGreaterThan(0);
+		const cached = replays.filter((r) => r.status === 404).length;
+		expect(statusReads(s.sim) - before).toBeLessThanOrEqual(20 - cached);
+		expect(await s.receiver.executions()).toHaveLength(0);
+	});
+});
+
+describe('secrets never leave the trigger', () => {
+	it('a service error quoting the callback URL: the secret and the signature are scrubbed from the answer and the output', async () => {
+		const secret = `s-${randomBytes(6).toString('hex')}`;
+		let quoted = '';
+		const service = http.createServer((req, res) => {
+			res.writeHead(500, { 'content-type': 'application/json' });
+			res.end(
+				JSON.stringify({
+					code: 500,
+					message: `callback_url ${quoted} could not be checked (key ${API_KEY})`,
+				}),
+			);
+		});
+		await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
+		open.push({ close: async () => await new Promise<void>((r) => service.close(() => r())) });
+		const baseUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+		for (const onVerifyError of ['reject', 'start']) {
+			const receiver = await startCallbackReceiver({
+				workflow: triggerWorkflow({ options: { secret, onVerifyError } }),
+				credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl } },
+			});
+			open.push(receiver);
+			quoted = signed(receiver.callbackUrl({ ref: 'r1', secret }));
+			const sig = new URL(quoted).searchParams.get('sig')!;
+			const res = await fetch(quoted, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body('task_1')),
+			});
+			const text = await res.text();
+			const [d] = await receiver.waitFor(1);
+			const everything = text + (d.execution ? (await d.execution).dump() : '');
+			expect(res.status).toBe(onVerifyError === 'reject' ? 503 : 200);
+			if (onVerifyError === 'start') expect(everything).toContain('could not be checked');
+			else expect(text).toContain('could not be checked');
+			for (const hidden of [secret, sig, API_KEY]) expect(everything).not.toContain(hidden);
+		}
+	});
+});
+
+describe('duplicate suppression under concurrency and restarts', () => {
+	it('10 callbacks arriving together are all remembered; after a restart, replaying them starts nothing', async () => {
+		const s = await setup();
+		const ids = await Promise.all(
+			Array.from({ length: 10 }, (_, i) => finishedTask(s, `row-${i}`)),
+		);
+		// Each callback three times, all 30 at once.
+		const first = await Promise.all([...ids, ...ids, ...ids].map((id) => s.sim.sendCallback(id)));
+		expect(first.map((e) => e.status)).toEqual(Array(30).fill(200));
+		await s.receiver.waitFor(30);
+		expect(await s.receiver.executions()).toHaveLength(10);
+		const stored = s.receiver.staticData()['node:Media Generation Trigger'] as IDataObject;
+		expect(Object.keys(stored.deliveries as IDataObject)).toHaveLength(10);
+
+		const restarted = await startCallbackReceiver({
+			workflow: triggerWorkflow(),
+			workflowId: 'restarted-process',
+			staticData: s.receiver.staticData(),
+			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl } },
+		});
+		open.push(restarted);
+		// The URLs carry the restarted receiver's address, the same query (ref, sig).
+		const replays = await Promise.all(
+			ids.map((id) => {
+				const original = new URL(s.sim.task(id)!.callbackUrl!);
+				const url = new URL(restarted.url);
+				url.search = original.search;
+				return s.sim.sendCallback(id, { url: url.toString() });
+			}),
+		);
+		expect(replays.map((e) => e.status)).toEqual(Array(10).fill(200));
+		const answers = (await restarted.waitFor(10)).map((d) => d.answer as IDataObject);
+		expect(answers.every((a) => a.duplicate === true)).toBe(true);
+		expect(await restarted.executions()).toHaveLength(0);
+	});
+});

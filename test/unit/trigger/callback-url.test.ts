@@ -1,0 +1,109 @@
+import {
+	checkSignature,
+	maskCallbackUrl,
+	readCallbackQuery,
+	referenceSignature,
+	scrubCallbackSecrets,
+	signCallbackUrl,
+	withReference,
+} from '../../../nodes/shared/callbackUrl';
+
+const KEY = ['sk', 'unit', 'credential'].join('-');
+const BASE = 'https://n8n.example/webhook/abc/media-generation';
+
+/** The query as n8n (express) hands it to the trigger: repeated keys become arrays. */
+function queryOf(url: string) {
+	const out: Record<string, string | string[]> = {};
+	for (const [k, v] of new URL(url).searchParams) {
+		const prev = out[k];
+		out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+	}
+	return readCallbackQuery(out);
+}
+
+describe('callback URL contract: the node signs, the trigger checks', () => {
+	it('a URL the node built passes, with or without a reference', () => {
+		for (const url of [
+			signCallbackUrl(withReference(BASE, 'row 7'), KEY),
+			signCallbackUrl(BASE, KEY),
+			signCallbackUrl(withReference(`${BASE}?secret=s3cr3t`, 'r&1=ü'), KEY),
+		]) {
+			expect(checkSignature(queryOf(url), KEY)).toBe('valid');
+		}
+	});
+
+	it('is deterministic (Retry On Fail compares request bodies) and replaces an old sig', () => {
+		const once = signCallbackUrl(withReference(BASE, 'a'), KEY);
+		expect(signCallbackUrl(once, KEY)).toBe(once);
+		expect(new URL(once).searchParams.getAll('sig')).toHaveLength(1);
+	});
+
+	it('a changed or added reference fails the check', () => {
+		const signed = new URL(signCallbackUrl(withReference(BASE, 'row-1'), KEY));
+		signed.searchParams.set('ref', 'row-2');
+		expect(checkSignature(queryOf(signed.toString()), KEY)).toBe('invalid');
+		// A reference added to a URL signed without one.
+		const bare = new URL(signCallbackUrl(BASE, KEY));
+		bare.searchParams.set('ref', 'forged');
+		expect(checkSignature(queryOf(bare.toString()), KEY)).toBe('invalid');
+		// A reference removed from a URL signed with one.
+		const removed = new URL(signCallbackUrl(withReference(BASE, 'x'), KEY));
+		removed.searchParams.delete('ref');
+		expect(checkSignature(queryOf(removed.toString()), KEY)).toBe('invalid');
+	});
+
+	it('another credential, a garbled, repeated or missing sig fail', () => {
+		const url = signCallbackUrl(withReference(BASE, 'row-1'), KEY);
+		expect(checkSignature(queryOf(url), 'sk-other-key')).toBe('invalid');
+		expect(checkSignature(queryOf(url), '')).toBe('invalid');
+		const sig = new URL(url).searchParams.get('sig')!;
+		expect(checkSignature(queryOf(`${url}&sig=${sig}`), KEY)).toBe('invalid');
+		for (const bad of [
+			'',
+			'x',
+			`${sig}A`,
+			sig.replace(/./, (c) => (c === 'A' ? 'B' : 'A')),
+			'%00'.repeat(22),
+		]) {
+			const u = new URL(url);
+			u.searchParams.set('sig', bad);
+			expect(checkSignature(queryOf(u.toString()), KEY)).toBe('invalid');
+		}
+		expect(checkSignature(queryOf(withReference(BASE, 'row-1')), KEY)).toBe('missing');
+	});
+
+	it('the signature is not the API key and does not contain it', () => {
+		const sig = referenceSignature(KEY, 'r');
+		expect(sig).toMatch(/^[A-Za-z0-9_-]{22}$/);
+		expect(sig).not.toContain(KEY);
+		expect(referenceSignature(KEY, undefined)).not.toBe(referenceSignature(KEY, ''));
+	});
+});
+
+describe('masking and scrubbing', () => {
+	it('masks secret and sig in a URL, keeping the order of the other parameters', () => {
+		const url = signCallbackUrl(withReference(`${BASE}?secret=s3cr3t`, '7'), KEY);
+		const masked = maskCallbackUrl(url);
+		expect(masked).toBe(`${BASE}?secret=***&ref=7&sig=***`);
+		expect(maskCallbackUrl(`${BASE}?ref=7`)).toBe(`${BASE}?ref=7`);
+	});
+
+	it('scrubs secret= and sig= values from any text, raw, encoded or HTML-escaped', () => {
+		const url = signCallbackUrl(withReference(`${BASE}?secret=hunter2`, 'r1'), KEY);
+		const sig = new URL(url).searchParams.get('sig')!;
+		const texts = [
+			`callback_url ${url} is not reachable`,
+			`{"callback_url":"${url}"}`,
+			`quoted ${encodeURIComponent(url)}`,
+			`html ${url.replace(/&/g, '&amp;')}`,
+		];
+		for (const text of texts) {
+			const clean = scrubCallbackSecrets(text, ['hunter2', sig]);
+			expect(clean).not.toContain('hunter2');
+			expect(clean).not.toContain(sig);
+			expect(clean).toContain('***');
+		}
+		// Given values are scrubbed wherever they appear, even outside a URL.
+		expect(scrubCallbackSecrets('the secret is hunter2.', ['hunter2'])).toBe('the secret is ***.');
+	});
+});
