@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { isPlausibleTaskId } from '../shared/task';
+
 /**
  * The service's callback body is not documented. Everything here reads it defensively: the
  * task id is the only thing taken from it when verification is on (the status endpoint then
@@ -29,6 +31,7 @@ export class CallbackBodyError extends Error {
 	}
 }
 
+/** Longer strings are not even trimmed: the shared rule refuses anything over 200 characters. */
 const MAX_TASK_ID_LENGTH = 256;
 /** Status and event words longer than this are not a status: no claim. */
 const MAX_STATUS_LENGTH = 100;
@@ -225,11 +228,8 @@ function validTaskId(value: unknown): string | undefined {
 	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
 	if (typeof value !== 'string' || value.length > MAX_TASK_ID_LENGTH + 64) return undefined;
 	const id = value.trim();
-	if (id === '' || id.length > MAX_TASK_ID_LENGTH) return undefined;
-	// Printable, no whitespace: the id goes into the status URL (encoded) and into logs. No
-	// path or query characters and not only dots: "." and ".." would leave the status path.
-	if (!/^[\x21-\x7e]+$/.test(id) || /[/\\?#]/.test(id) || /^\.+$/.test(id)) return undefined;
-	return id;
+	// The one rule every operation applies (nodes/shared/task.ts): no id can leave the status path.
+	return isPlausibleTaskId(id) ? id : undefined;
 }
 
 /** The first of `names` the object has as its own property: direct reads, no key walk. */
