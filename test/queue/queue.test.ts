@@ -18,7 +18,7 @@ import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { client } from '../simulator/client';
 import { CREDENTIAL_TYPE, removeEmptyRunFolder, type BinaryJson, type ItemJson } from '../e2e/n8n';
 import { QueueCluster, type ExecutionSummary, type N8nProcess } from './cluster';
-import { generateFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
+import { durableFlow, generateFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
 
 jest.setTimeout(600_000);
 
@@ -33,12 +33,13 @@ const PATHS = {
 	twoStep: `${TAG}-two`,
 	killOne: `${TAG}-kill`,
 	timeout: `${TAG}-timeout`,
+	durable: `${TAG}-durable`,
 };
 const TRIGGER_WEBHOOK_ID = randomUUID();
 
 let sim: Simulator;
 let cluster: QueueCluster;
-const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout', string> = {
+const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout' | 'durable', string> = {
 	batch: '',
 	trigger: '',
 	submit: '',
@@ -47,6 +48,7 @@ const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoS
 	twoStep: '',
 	killOne: '',
 	timeout: '',
+	durable: '',
 };
 /** Figures printed at the end (and by each test as it measures them). */
 const figures: Record<string, unknown> = {};
@@ -174,6 +176,7 @@ beforeAll(async () => {
 		wf.timeout = await cluster.createWorkflow(
 			generateFlow('queue timeout', PATHS.timeout, credential, { respond: 'onReceived', generate: { options: { timeoutMinutes: 0.03 } } }),
 		);
+		wf.durable = await cluster.createWorkflow(durableFlow('queue durable wait', PATHS.durable, credential));
 		await cluster.addWorker();
 		await cluster.addWorker();
 		await cluster.addWebhook();
@@ -222,6 +225,110 @@ describe('polling through workers', () => {
 			const balancer = cluster.balancer.log.filter((r) => r.path.includes(PATHS.batch));
 			figures.batch50 = { wallMs: wall, worker: ranOn[0], webhookProcess: balancer.map((b) => b.backend) };
 			say(`batch of 50: ${wall} ms through ${balancer[0]?.backend}, execution ${execution.id} ran on ${ranOn[0]}`);
+		}));
+});
+
+/** How many times a worker's log says it started (or resumed) this execution: `Worker started execution N (job …)`. */
+function workerRuns(executionId: string): Record<string, number> {
+	const re = new RegExp(`Worker started execution ${executionId} \\(job`, 'g');
+	const runs: Record<string, number> = {};
+	for (const w of cluster.workers) {
+		const n = (w.logText().match(re) ?? []).length;
+		if (n) runs[w.name] = n;
+	}
+	return runs;
+}
+
+describe('durable wait (Park Until Callbacks) through the webhook processes and workers', () => {
+	test('parked by a worker, the main restarted, the callbacks spread over both webhook processes: the last one resumes it, a worker finishes it with every file, each task submitted once', () =>
+		cluster.explain(async () => {
+			const N = 8;
+			const prefix = `${TAG} durable`;
+			// Ten-minute videos a minute apart: each ends only when the simulator's clock reaches it,
+			// so the callbacks come one by one, after the main's restart.
+			const rows = Array.from({ length: N }, (_, i) => ({ prompt: `${prefix} ${i} [sim:duration=${600_000 + i * 60_000}] [sim:size=${30_000 + i * 1_000}]`, ref: `durable-${i}` }));
+			expect((await post(hook(PATHS.durable), { rows })).status).toBe(200);
+			const parked = await waitFor('the execution parked (status waiting)', async () => (await cluster.executions(wf.durable, false)).find((e) => e.status === 'waiting'), 90_000, 500);
+			const tasks = sim.tasks().filter((t) => t.prompt.startsWith(prefix)).sort((a, b) => a.durationMs - b.durationMs);
+			expect(tasks).toHaveLength(N);
+			const ids = new Set(tasks.map((t) => t.id));
+			// The resume URL was computed on the worker from WEBHOOK_URL: the balancer.
+			for (const t of tasks) expect(t.callbackUrl?.startsWith(`${cluster.balancer.url}/webhook-waiting/${parked.id}?`)).toBe(true);
+			const reads = () => sim.requests.filter((r) => r.endpoint === 'status' && r.taskId !== undefined && ids.has(r.taskId)).length;
+			const readsAtPark = reads();
+			expect(readsAtPark).toBe(N);
+			const firstRun = workerRuns(parked.id);
+			expect(Object.values(firstRun).reduce((a, b) => a + b, 0)).toBe(1);
+
+			const restartMs = await cluster.restartMain();
+			expect((await cluster.execution(parked.id)).status).toBe('waiting');
+			// Nothing read while parked, over the restart.
+			expect(reads()).toBe(readsAtPark);
+
+			// The tasks end one after another; each callback is answered before the next task ends.
+			let lastCallbackAt = 0;
+			for (const [i, t] of tasks.entries()) {
+				const due = t.createdAt + t.durationMs - sim.clock.now();
+				if (due > 0) sim.clock.advance(due + 1);
+				await waitFor(`the callback of task ${i}`, () => sim.callbacks.find((c) => c.taskId === t.id && c.status !== 0), 30_000, 50);
+				await sim.idle();
+				lastCallbackAt = Date.now();
+			}
+			const readsWhileParked = reads() - readsAtPark;
+			const done = await waitFor(
+				'the resumed execution to end (it would stay parked until its 30-minute Timeout if the last callback did not resume it)',
+				async () => {
+					const e = await cluster.execution(parked.id);
+					return ['running', 'new', 'waiting'].includes(e.status) ? undefined : e;
+				},
+				90_000,
+				200,
+			);
+			const resumedToFinishedMs = Date.parse(done.stoppedAt ?? '') - lastCallbackAt;
+			expect(done.status).toBe('success');
+
+			// Every file, in input order, each task submitted once.
+			const items = lastItems(done, 'Finish');
+			expect(items.map((i) => i.json.task_id)).toEqual(tasks.map((t) => t.id));
+			expect(items.map((i) => i.json.status)).toEqual(Array(N).fill('finished'));
+			for (const item of items) expectFilesAsServed(item);
+			const counts = submissionsByPrompt(prefix);
+			expect(counts.size).toBe(N);
+			expect([...counts.values()].every((n) => n === 1)).toBe(true);
+			// Each callback answered 2xx; they went through the balancer to both webhook processes.
+			const callbacks = sim.callbacks.filter((c) => ids.has(c.taskId));
+			expect(callbacks.every((c) => c.status >= 200 && c.status < 300)).toBe(true);
+			const received = cluster.balancer.log.filter((r) => r.path.startsWith(`/webhook-waiting/${parked.id}`));
+			expect(received).toHaveLength(callbacks.length);
+			const perProcess: Record<string, number> = {};
+			for (const r of received) perProcess[r.backend] = (perProcess[r.backend] ?? 0) + 1;
+			expect(Object.keys(perProcess).sort()).toEqual(cluster.webhooks.map((w) => w.name).sort());
+			// The resumed run ran on a worker (a second "started execution" line), not on the main.
+			const runs = workerRuns(parked.id);
+			expect(Object.values(runs).reduce((a, b) => a + b, 0)).toBe(2);
+			expect(cluster.main.logText()).not.toContain(`Worker started execution ${parked.id} (job`);
+			// Status reads: one per task when parking, none between parking and the first callback
+			// (checked above, over the restart). While parked, a webhook process (which did not
+			// park the execution) reads its callback's task, learns each task the other process
+			// confirmed at most once, and reads at most as many still-pending tasks as it learned,
+			// plus one, per callback: at most 2 × (processes + 1) reads per task. None after the
+			// resume (the finishing node takes the confirmed tasks as they are).
+			expect(readsWhileParked).toBeLessThanOrEqual(2 * (cluster.webhooks.length + 1) * N);
+			expect(reads() - readsAtPark - readsWhileParked).toBe(0);
+
+			figures.durableWait = {
+				tasks: N,
+				mainRestartMs: restartMs,
+				statusReads: { atPark: readsAtPark, whileParked: readsWhileParked, afterResume: 0 },
+				callbacksPerWebhookProcess: perProcess,
+				workerRuns: runs,
+				lastCallbackToFinishedMs: resumedToFinishedMs,
+			};
+			say(
+				`durable wait: execution ${parked.id} parked with ${N} tasks, main restarted in ${(restartMs / 1000).toFixed(1)} s while parked; ` +
+					`callbacks per webhook process ${JSON.stringify(perProcess)}; worker runs ${JSON.stringify(runs)}; ` +
+					`status reads ${readsAtPark} at park, ${readsWhileParked} while parked, 0 after; last callback → resumed execution finished ${resumedToFinishedMs} ms`,
+			);
 		}));
 });
 

@@ -152,3 +152,23 @@ export function submitFlow(name: string, path: string, credential: CredentialRef
 		settings: { executionOrder: 'v1' },
 	};
 }
+
+/**
+ * Durable wait: Webhook (answered at once) → Split → Generate (Wait Mode: Park Until Callbacks,
+ * the default Timeout of 30 minutes) → Finish (Task → Wait for Completion: downloads the files).
+ */
+export function durableFlow(name: string, path: string, credential: CredentialRef): ApiWorkflow {
+	const generate = mediaNode('Generate', videoParams({ options: { waitMode: 'park', callbackReference: '={{ $json.ref }}' } }));
+	const finish = mediaNode('Finish', { resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: { maxPollIntervalSeconds: 2 } });
+	finish.position = [600, 0];
+	return {
+		name,
+		nodes: withCredential([webhookNode(path, 'onReceived'), split, generate, finish], credential),
+		connections: {
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] },
+			Generate: { main: [[{ node: 'Finish', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}

@@ -217,13 +217,23 @@ interface Registry {
 	confirmed: Map<string, { task: Task; finishedAt: number }>;
 	resumed: boolean;
 	touchedAt: number;
+	/**
+	 * Whether other processes may receive this execution's callbacks. False only for the
+	 * process that parked it and then receives its callbacks (a single n8n process); true for a
+	 * registry made on a callback (after a restart, or in an `n8n webhook` process of queue mode).
+	 */
+	partial: boolean;
+	/** The task last found still pending by this process: read first when learning the others. */
+	sentinel?: string;
 }
 
 /**
  * Per parked execution (keyed by its resume path), what this process has confirmed. A webhook()
- * call cannot persist anything while the execution stays parked, so this is memory; a process
- * that has none for an execution (after a restart, another webhook process) rebuilds it once
- * by reading the statuses of the tasks not known final.
+ * call cannot persist anything while the execution stays parked, so this is memory. A process
+ * that did not park the execution (after a restart, or one of several `n8n webhook` processes
+ * behind a load balancer in queue mode) cannot tell which tasks the others confirmed: on each
+ * callback that leaves tasks pending in its view it learns the others from the status endpoint,
+ * stopping at the first task still pending (see learnOthers).
  */
 const registries = new Map<string, Registry>();
 const REGISTRY_TTL_MS = 8 * 24 * 60 * 60 * 1000;
@@ -323,7 +333,7 @@ export async function parkExecution(
 		state.parkedAt = now;
 		state.deadline = deadline;
 	}
-	const registry: Registry = { confirmed: new Map(), resumed: false, touchedAt: now };
+	const registry: Registry = { confirmed: new Map(), resumed: false, touchedAt: now, partial: false };
 	sweepRegistries(now);
 	registries.set(registryKey(opts.resumeUrl), registry);
 
@@ -374,6 +384,48 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /**
+ * Reads the statuses of tasks this process has not confirmed (another process may have): the
+ * task last found pending first, then batches of 2, 4, 8, then 10, stopping after the first
+ * batch that holds a task still pending (while one is pending the execution cannot resume
+ * anyway). A batch is at most one larger than the tasks found final before it, so a callback
+ * reads at most the tasks it learns finished, plus as many again, plus one; and a process learns
+ * each task finished at most once. The process that receives the last callback learns every
+ * other task and resumes the execution, whichever processes received the rest.
+ */
+async function learnOthers(ctx: IWebhookFunctions, registry: Registry, ids: string[]): Promise<void> {
+	const sentinel = registry.sentinel;
+	const order = sentinel && ids.includes(sentinel) ? [sentinel, ...ids.filter((id) => id !== sentinel)] : ids;
+	let next = 0;
+	let size = 1;
+	while (next < order.length) {
+		const batch = order.slice(next, next + size);
+		next += size;
+		size = Math.min(size * 2, STATUS_CONCURRENCY);
+		const stillPending: string[] = [];
+		await mapWithLimit(batch.length, STATUS_CONCURRENCY, async (k) => {
+			const id = batch[k];
+			try {
+				const task = await getTaskStatus(ctx, id, { retries: CONFIRM_RETRIES });
+				if (task.task_id === id && isTerminal(task.status)) {
+					if (!registry.confirmed.has(id)) registry.confirmed.set(id, { task, finishedAt: Date.now() });
+					return;
+				}
+			} catch (error) {
+				ctx.logger.debug('Media Generation could not read a status while parked', {
+					taskId: id,
+					fault: maskSignature(error instanceof Error ? error.message : String(error)),
+				});
+			}
+			stillPending.push(id);
+		});
+		if (stillPending.length > 0) {
+			registry.sentinel = stillPending[0];
+			return;
+		}
+	}
+}
+
+/**
  * A callback to the parked execution: refused unless it carries this execution's signature and
  * names one of its tasks; confirmed with the status endpoint; the execution resumes (once) when
  * no task is left pending, else it stays parked.
@@ -417,38 +469,28 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 
 	const key = registryKey(resumeUrl);
 	let registry = registries.get(key);
-	const toRead = new Set<string>([taskId]);
 	if (!registry) {
-		// This process did not park the execution (n8n restarted, or another webhook process):
-		// learn once what finished meanwhile.
-		registry = { confirmed: new Map(), resumed: false, touchedAt: Date.now() };
+		// This process did not park the execution (n8n restarted, or it is one of several
+		// webhook processes): other processes may confirm tasks it never hears of.
+		registry = { confirmed: new Map(), resumed: false, touchedAt: Date.now(), partial: true };
 		registries.set(key, registry);
-		for (const [i, json] of parked.entries()) {
-			const state = states[i] as ParkState;
-			if (!state.error && !state.task && typeof json.task_id === 'string') toRead.add(json.task_id);
-		}
 	}
 	registry.touchedAt = Date.now();
 	const confirmedBefore = registry.confirmed.has(taskId);
 
-	// At most one status read per task: a repeated callback (the service retrying because our
-	// answer came late) for a confirmed task reads nothing.
-	const ids = [...toRead].filter((id) => !registry.confirmed.has(id));
+	// At most one status read for the callback's task: a repeated callback (the service
+	// retrying because our answer came late) for a confirmed task reads nothing.
 	let readFault: string | undefined;
-	await mapWithLimit(ids.length, STATUS_CONCURRENCY, async (k) => {
-		const id = ids[k];
+	if (!confirmedBefore) {
 		try {
-			const task = await getTaskStatus(ctx, id, { retries: CONFIRM_RETRIES });
-			if (task.task_id !== id) return;
-			if (isTerminal(task.status) && !registry.confirmed.has(id)) {
-				registry.confirmed.set(id, { task, finishedAt: Date.now() });
+			const task = await getTaskStatus(ctx, taskId, { retries: CONFIRM_RETRIES });
+			if (task.task_id === taskId && isTerminal(task.status) && !registry.confirmed.has(taskId)) {
+				registry.confirmed.set(taskId, { task, finishedAt: Date.now() });
 			}
 		} catch (error) {
-			if (id === taskId) {
-				readFault = await scrubbed(ctx, error instanceof Error ? error.message : String(error));
-			}
+			readFault = await scrubbed(ctx, error instanceof Error ? error.message : String(error));
 		}
-	});
+	}
 	if (readFault !== undefined && !confirmedBefore) {
 		// Not confirmed: the service may retry; at worst the deadline and the finishing node's
 		// polling settle this task.
@@ -460,10 +502,16 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 		return { noWebhookResponse: true };
 	}
 
-	const pending = parked.filter((json, i) => {
-		const state = states[i] as ParkState;
-		return !state.error && !state.task && !registry.confirmed.has(String(json.task_id));
-	});
+	const pendingNow = () =>
+		parked.filter((json, i) => {
+			const state = states[i] as ParkState;
+			return !state.error && !state.task && !registry.confirmed.has(String(json.task_id));
+		});
+	let pending = pendingNow();
+	if (pending.length > 0 && registry.partial && !registry.resumed) {
+		await learnOthers(ctx, registry, pending.map((json) => String(json.task_id)));
+		pending = pendingNow();
+	}
 	if (pending.length > 0 || registry.resumed) {
 		answer(ctx, 200, {
 			received: true,
