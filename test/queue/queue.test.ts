@@ -14,6 +14,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 
+import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { client } from '../simulator/client';
 import { CREDENTIAL_TYPE, removeEmptyRunFolder, type BinaryJson, type ItemJson } from '../e2e/n8n';
@@ -375,8 +376,13 @@ async function finishedTasks(prefix: string, n: number): Promise<string[]> {
 }
 
 /** The callback the service would send for a task, posted to one webhook process directly. */
-function deliver(to: N8nProcess, taskId: string, ref: string) {
-	return post(`${to.baseUrl}/webhook/${triggerPath}?ref=${ref}`, { code: 200, msg: 'success', data: sim.view(taskId) });
+/**
+ * The service delivering a task's callback again: the same URL every time, signed as the node
+ * signs it (the trigger refuses unsigned callbacks). Every copy is the same request.
+ */
+function deliver(to: N8nProcess, taskId: string) {
+	const url = signCallbackUrl(`${to.baseUrl}/webhook/${triggerPath}?ref=${encodeURIComponent(`redelivered-${taskId}`)}`, sim.apiKey);
+	return post(url, { code: 200, msg: 'success', data: sim.view(taskId) });
 }
 
 describe('callbacks through the webhook processes', () => {
@@ -422,8 +428,8 @@ describe('callbacks through the webhook processes', () => {
 			const bothProcesses = await finishedTasks(`${TAG} dup-both`, 5);
 			const answers: Record<string, Array<{ status: number; body: unknown }>> = {};
 			// One task at a time, its two copies at the same moment.
-			for (const id of sameProcess) answers[id] = await Promise.all([deliver(a, id, 'same-1'), deliver(a, id, 'same-2')]);
-			for (const id of bothProcesses) answers[id] = await Promise.all([deliver(a, id, 'both-a'), deliver(b, id, 'both-b')]);
+			for (const id of sameProcess) answers[id] = await Promise.all([deliver(a, id), deliver(a, id)]);
+			for (const id of bothProcesses) answers[id] = await Promise.all([deliver(a, id), deliver(b, id)]);
 			for (const list of Object.values(answers)) for (const r of list) expect(r.status).toBe(200);
 			const byTask = await triggerRunsByTask([...sameProcess, ...bothProcesses], 10);
 			const count = (ids: string[]) => ids.map((id) => (byTask.get(id) ?? []).length);
@@ -439,11 +445,11 @@ describe('callbacks through the webhook processes', () => {
 			// other process: only the static data (one JSON object per workflow, written back whole
 			// after each call, last writer wins) can recognise those.
 			const burst = await finishedTasks(`${TAG} dup-later`, 10);
-			const first = await Promise.all(burst.map((id, i) => deliver(i % 2 ? b : a, id, 'first')));
+			const first = await Promise.all(burst.map((id, i) => deliver(i % 2 ? b : a, id)));
 			for (const r of first) expect(r.status).toBe(200);
 			const firstRuns = await triggerRunsByTask(burst, 10);
 			for (const id of burst) expect((firstRuns.get(id) ?? []).length).toBe(1);
-			for (const [i, id] of burst.entries()) expect((await deliver(i % 2 ? a : b, id, 'again')).status).toBe(200);
+			for (const [i, id] of burst.entries()) expect((await deliver(i % 2 ? a : b, id)).status).toBe(200);
 			const burstRuns = await triggerRunsByTask(burst, 10);
 			const restarted = [...burstRuns.values()].reduce((s, l) => s + l.length, 0) - 10;
 
