@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials } from '../../../shared/api';
-import { scrubSecret } from '../../../shared/http';
+import { getApiCredentials } from '../../../shared/transport/api';
+import { scrubSecret } from '../../../shared/transport/faults';
 import type { ItemFailure } from './errors';
 
 export type ItemOutcome = { ok: true; data: INodeExecutionData } | ({ ok: false } & ItemFailure);

@@ -6,9 +6,9 @@ import {
 	submitMayHaveBeenAccepted,
 	TransportError,
 	type Fault,
-} from '../../../shared/http';
+} from '../../../shared/transport/faults';
 import type { Task } from '../../../shared/task';
-import { WaitTimeoutError } from '../../transport/wait';
+import { WaitTimeoutError } from '../../polling/pollLoop';
 
 /** One item's failure: the error thrown without Continue On Fail, and the json it keeps. */
 export interface ItemFailure {

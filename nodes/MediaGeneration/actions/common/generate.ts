@@ -6,16 +6,16 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials, submitTask } from '../../../shared/api';
+import { getApiCredentials, submitTask } from '../../../shared/transport/api';
 import { maskCallbackUrl, signCallbackUrl } from '../../../shared/callbackUrl';
 import { taskOutputJson } from '../../../shared/output';
 import type { SubmittedTask } from '../../../shared/task';
 import { buildSubmission, checkReferenceImages, generateProperties } from '../../models';
 import type { MediaKind } from '../../models/types';
 import { finishBatch, guard, mapWithLimit, type ItemOutcome } from './batch';
-import { durationKey, type DurationLearner } from '../../../shared/durations';
+import { durationKey, type DurationLearner } from '../../polling/durations';
 import { completeTask } from './completion';
-import { openDurations, saveDurations } from './durations';
+import { openDurations, saveDurations } from '../../polling/savedDurations';
 import {
 	WAIT_MODE_PARK,
 	checkParkable,

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getTaskStatus } from '../../../shared/api';
+import { getTaskStatus } from '../../../shared/transport/api';
 import { taskOutputJson } from '../../../shared/output';
 import type { Task } from '../../../shared/task';
 import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../common/batch';

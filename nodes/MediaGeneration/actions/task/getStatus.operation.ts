@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { getTaskStatus } from '../../../shared/api';
+import { getTaskStatus } from '../../../shared/transport/api';
 import { taskOutputJson } from '../../../shared/output';
 import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../common/batch';
 import { asItemError, waitFailure } from '../common/errors';
