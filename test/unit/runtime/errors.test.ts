@@ -10,7 +10,7 @@ import {
 	submitFailure,
 	taskFailure,
 	waitFailure,
-} from '../../../nodes/MediaGeneration/actions/common/errors';
+} from '../../../nodes/MediaGeneration/actions/itemErrors';
 import { WaitTimeoutError } from '../../../nodes/MediaGeneration/polling/pollLoop';
 
 const node: INode = {

@@ -9,8 +9,8 @@ import {
 	slug,
 } from '../../../nodes/shared/transport/downloads';
 import { FILE_VALIDITY_MS, taskOutputJson } from '../../../nodes/shared/output';
-import { callbackUrlWithReference } from '../../../nodes/MediaGeneration/actions/common/options';
-import { withoutSecret } from '../../../nodes/MediaGeneration/actions/common/generate';
+import { callbackUrlWithReference } from '../../../nodes/MediaGeneration/actions/runOptions';
+import { withoutSecret } from '../../../nodes/MediaGeneration/actions/generate';
 
 describe('file naming', () => {
 	it('names files <model-slug>-<task_id>-<n>.<ext>', () => {

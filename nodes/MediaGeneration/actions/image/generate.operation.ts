@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { executeGenerate, generateDescription } from '../common/generate';
+import { executeGenerate, generateDescription } from '../generate';
 
 export const description: INodeProperties[] = generateDescription('image');
 

@@ -4,11 +4,12 @@ import { NodeOperationError } from 'n8n-workflow';
 import { getTaskStatus } from '../../../shared/transport/api';
 import { taskOutputJson } from '../../../shared/output';
 import type { Task } from '../../../shared/task';
-import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../common/batch';
-import { completeTask } from '../common/completion';
-import { asItemError, waitFailure } from '../common/errors';
-import { readRunOptions, taskRunOptions, type RunOptions } from '../common/options';
-import { readTaskId, taskIdProperty } from './common';
+import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../batch';
+import { completeTask } from '../waitAndDownload';
+import { asItemError, waitFailure } from '../itemErrors';
+import { readRunOptions, type RunOptions } from '../runOptions';
+import { taskRunOptions } from '../runOptionsPanel';
+import { readTaskId, taskIdProperty } from './taskId';
 
 export const description: INodeProperties[] = [
 	{

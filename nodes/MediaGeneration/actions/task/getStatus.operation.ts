@@ -2,10 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { getTaskStatus } from '../../../shared/transport/api';
 import { taskOutputJson } from '../../../shared/output';
-import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../common/batch';
-import { asItemError, waitFailure } from '../common/errors';
-import { DEFAULT_MAX_CONCURRENT } from '../common/options';
-import { readTaskId, taskIdProperty } from './common';
+import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../batch';
+import { asItemError, waitFailure } from '../itemErrors';
+import { DEFAULT_MAX_CONCURRENT } from '../runOptions';
+import { readTaskId, taskIdProperty } from './taskId';
 
 export const description: INodeProperties[] = [taskIdProperty('getStatus')];
 

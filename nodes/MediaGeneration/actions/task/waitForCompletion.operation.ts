@@ -7,8 +7,8 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { parseTaskData, type Task } from '../../../shared/task';
-import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../common/batch';
-import { completeTask } from '../common/completion';
+import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../batch';
+import { completeTask } from '../waitAndDownload';
 import {
 	PARK_KEY,
 	WAIT_MODE_PARK,
@@ -17,11 +17,12 @@ import {
 	parkedItemState,
 	readWaitMode,
 	type ParkState,
-} from '../common/durableWait';
-import { asItemError } from '../common/errors';
-import { readRunOptions, taskRunOptions, type RunOptions } from '../common/options';
-import { ProgressReporter } from '../common/progress';
-import { originFromCreatedTime, readTaskId, taskIdProperty } from './common';
+} from '../durableWait';
+import { asItemError } from '../itemErrors';
+import { readRunOptions, type RunOptions } from '../runOptions';
+import { taskRunOptions } from '../runOptionsPanel';
+import { ProgressReporter } from '../progress';
+import { originFromCreatedTime, readTaskId, taskIdProperty } from './taskId';
 
 export const description: INodeProperties[] = [
 	taskIdProperty('waitForCompletion'),

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials } from '../../../shared/transport/api';
-import { scrubSecret } from '../../../shared/transport/faults';
-import type { ItemFailure } from './errors';
+import { getApiCredentials } from '../../shared/transport/api';
+import { scrubSecret } from '../../shared/transport/faults';
+import type { ItemFailure } from './itemErrors';
 
 export type ItemOutcome = { ok: true; data: INodeExecutionData } | ({ ok: false } & ItemFailure);
 

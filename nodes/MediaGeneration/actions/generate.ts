@@ -6,16 +6,16 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials, submitTask } from '../../../shared/transport/api';
-import { maskCallbackUrl, signCallbackUrl } from '../../../shared/callbackUrl';
-import { taskOutputJson } from '../../../shared/output';
-import type { SubmittedTask } from '../../../shared/task';
-import { buildSubmission, checkReferenceImages, generateProperties } from '../../models';
-import type { MediaKind } from '../../models/types';
+import { getApiCredentials, submitTask } from '../../shared/transport/api';
+import { maskCallbackUrl, signCallbackUrl } from '../../shared/callbackUrl';
+import { taskOutputJson } from '../../shared/output';
+import type { SubmittedTask } from '../../shared/task';
+import { buildSubmission, checkReferenceImages, generateProperties } from '../models';
+import type { MediaKind } from '../models/types';
 import { finishBatch, guard, mapWithLimit, type ItemOutcome } from './batch';
-import { durationKey, type DurationLearner } from '../../polling/durations';
-import { completeTask } from './completion';
-import { openDurations, saveDurations } from '../../polling/savedDurations';
+import { durationKey, type DurationLearner } from '../polling/durations';
+import { completeTask } from './waitAndDownload';
+import { openDurations, saveDurations } from '../polling/savedDurations';
 import {
 	WAIT_MODE_PARK,
 	checkParkable,
@@ -24,9 +24,10 @@ import {
 	parkExecution,
 	readWaitMode,
 } from './durableWait';
-import { asItemError, cancelled, submitFailure } from './errors';
-import { findAccepted, forgetRun, rememberAccepted } from './ledger';
-import { generateRunProperties, readRunOptions, type RunOptions } from './options';
+import { asItemError, cancelled, submitFailure } from './itemErrors';
+import { findAccepted, forgetRun, rememberAccepted } from './acceptedTasks';
+import { readRunOptions, type RunOptions } from './runOptions';
+import { generateRunProperties } from './runOptionsPanel';
 import { ProgressReporter } from './progress';
 
 /** The panel of Image/Video/Music → Generate: the model's fields, then waiting and files. */
