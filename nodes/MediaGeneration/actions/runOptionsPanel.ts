@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { waitModeOption } from './durableWait';
 import {
@@ -88,7 +89,6 @@ const pollIntervalOption: INodeProperties = {
 
 /** Properties of the generate operations that are not model fields. */
 export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeProperties[] {
-	const show = { resource: [kind], operation: ['generate'] };
 	const options: INodeProperties[] = [
 		{ ...binaryOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 		{
@@ -125,26 +125,23 @@ export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeP
 		});
 	}
 	options.sort((a, b) => a.displayName.localeCompare(b.displayName));
-	return [
-		{ ...waitProperty, displayOptions: { show } },
-		{ ...triggerNotice, displayOptions: { show: { ...show, waitForCompletion: [false] } } },
+	return updateDisplayOptions({ show: { resource: [kind], operation: ['generate'] } }, [
+		waitProperty,
+		triggerNotice,
 		{
 			displayName: 'Options',
 			name: 'options',
 			type: 'collection',
 			placeholder: 'Add Option',
 			default: {},
-			displayOptions: { show },
 			options,
 		},
 		{
 			...filesNotice,
 			name: `${kind}FilesNotice`,
-			displayOptions: {
-				show: { ...show, waitForCompletion: [true], 'options.downloadFiles': [false] },
-			},
+			displayOptions: { show: { waitForCompletion: [true], 'options.downloadFiles': [false] } },
 		},
-	];
+	]);
 }
 
 /** Options of Task → Wait for Completion / Download Files. */
@@ -159,7 +156,6 @@ export function taskRunOptions(operation: 'waitForCompletion' | 'downloadFiles')
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		displayOptions: { show: { resource: ['task'], operation: [operation] } },
 		options: [...options].sort((a, b) => a.displayName.localeCompare(b.displayName)),
 	};
 }

@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { getTaskStatus } from '../../../shared/transport/api';
 import { taskOutputJson } from '../../../shared/output';
@@ -11,13 +11,13 @@ import { readRunOptions, type RunOptions } from '../runOptions';
 import { taskRunOptions } from '../runOptionsPanel';
 import { readTaskId, taskIdProperty } from './taskId';
 
-export const description: INodeProperties[] = [
-	{
-		...taskIdProperty('downloadFiles'),
-		hint: 'The service keeps the files for 24 hours after the task finished',
-	},
-	taskRunOptions('downloadFiles'),
-];
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['task'], operation: ['downloadFiles'] } },
+	[
+		{ ...taskIdProperty, hint: 'The service keeps the files for 24 hours after the task finished' },
+		taskRunOptions('downloadFiles'),
+	],
+);
 
 interface Entry {
 	taskId: string;

@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTaskStatus } from '../../../shared/transport/api';
 import { taskOutputJson } from '../../../shared/output';
@@ -7,7 +8,10 @@ import { waitFailure } from '../itemErrors';
 import { DEFAULT_MAX_CONCURRENT } from '../runOptions';
 import { readTaskId, taskIdProperty } from './taskId';
 
-export const description: INodeProperties[] = [taskIdProperty('getStatus')];
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['task'], operation: ['getStatus'] } },
+	[taskIdProperty],
+);
 
 /** One status read per item (retried on transient faults); no waiting, no download. */
 export const operation: ItemOperation<{ taskId: string }> = {

@@ -4,7 +4,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { parseTaskData, type Task } from '../../../shared/task';
 import { finishBatch, type ItemOperation, type ItemOutcome } from '../batch';
@@ -24,10 +24,10 @@ import { taskRunOptions } from '../runOptionsPanel';
 import { ProgressReporter } from '../progress';
 import { originFromCreatedTime, readTaskId, taskIdProperty } from './taskId';
 
-export const description: INodeProperties[] = [
-	taskIdProperty('waitForCompletion'),
-	taskRunOptions('waitForCompletion'),
-];
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['task'], operation: ['waitForCompletion'] } },
+	[taskIdProperty, taskRunOptions('waitForCompletion')],
+);
 
 interface Entry {
 	taskId: string;
