@@ -3,7 +3,7 @@
 //   node --expose-gc --import tsx bench/durable.ts      (under Node 24, from the repository root)
 //
 // What is measured and what is modelled (nothing here waits 10 real minutes):
-// - Status reads when polling: the node's own schedule (nodes/shared/schedule.ts) driven against
+// - Status reads when polling: the node's own schedule (nodes/MediaGeneration/polling/schedule.ts) driven against
 //   the simulator's task model on its simulated clock (bench/lib/polling.ts, the method the
 //   polling benchmark uses and validates over HTTP), one run per task, durations 10 min ± 5 %.
 // - Time an execution is held when polling: the task durations plus each task's poll lag, laid
@@ -21,7 +21,7 @@
 import { startSimulator, type Simulator } from '../test/simulator';
 import { adaptiveSchedule, simulateTask } from './lib/polling';
 import { seeded, table } from './lib/stats';
-import type { PollObservation } from '../nodes/shared/schedule';
+import type { PollObservation } from '../nodes/MediaGeneration/polling/schedule';
 
 const TASKS = 200;
 const TASK_MS = 10 * 60_000;

@@ -30,7 +30,7 @@ import { memoryBenchmark, type DownloadMode, type MemoryRow } from './lib/memory
 import { overheadBenchmark, type OverheadResult } from './lib/overhead';
 import { learningBenchmark, pollingBenchmark, type LearningRow, type PollingRow } from './lib/polling';
 import { mb, median, round, seconds, table } from './lib/stats';
-import { DEFAULT_POLL_SCHEDULE } from '../nodes/shared/schedule';
+import { DEFAULT_POLL_SCHEDULE } from '../nodes/MediaGeneration/polling/schedule';
 
 type Name = 'batch' | 'polling' | 'memory' | 'overhead';
 const ALL: Name[] = ['batch', 'polling', 'memory', 'overhead'];

@@ -1,20 +1,20 @@
 // Polling cost and completion lag on a simulated clock.
 //
 // Waiting 300 s for real per sample is not an option, so the node's own schedule function
-// (nodes/shared/schedule.ts, the code the node runs between status reads) is driven against the
+// (nodes/MediaGeneration/polling/schedule.ts, the code the node runs between status reads) is driven against the
 // simulator's own task model: each read advances the simulator's clock to the moment of the
 // read and takes the task as the status endpoint would answer then (`sim.view`). The simulated
 // loop is checked against one real run over HTTP by `validatePollingOverHttp` (bench/lib/batch.ts).
 //
 // Batches are simulated the way the node runs them: Max Tasks in Flight waits at once, sharing
-// one DurationLearner (nodes/shared/durations.ts) exactly as the wait loop does (join, role and
+// one DurationLearner (nodes/MediaGeneration/polling/durations.ts) exactly as the wait loop does (join, role and
 // prior at each step, followers woken by the first finish, the finish interval taught, leave).
-import { DurationLearner, type DurationWait } from '../../nodes/shared/durations';
+import { DurationLearner, type DurationWait } from '../../nodes/MediaGeneration/polling/durations';
 import {
 	DEFAULT_POLL_SCHEDULE,
 	nextPollDelay,
 	type PollObservation,
-} from '../../nodes/shared/schedule';
+} from '../../nodes/MediaGeneration/polling/schedule';
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { median, quantile, seeded } from './stats';
 

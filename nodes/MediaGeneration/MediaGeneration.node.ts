@@ -10,7 +10,7 @@ import {
 } from 'n8n-workflow';
 
 import { properties } from './actions';
-import { handleParkedCallback } from './actions/common/durableWait';
+import { handleParkedCallback } from './actions/durableWait';
 import { router } from './actions/router';
 import { MODELS } from './models';
 

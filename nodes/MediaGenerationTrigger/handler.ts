@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { getApiCredentials, getTaskStatus } from '../shared/api';
+import { getApiCredentials, getTaskStatus } from '../shared/transport/api';
 import {
 	checkSignature,
 	readCallbackQuery,
@@ -17,7 +17,7 @@ import {
 	signatureWellFormed,
 	type CallbackQuery,
 } from '../shared/callbackUrl';
-import { downloadTaskFiles } from '../shared/files';
+import { downloadTaskFiles } from '../shared/transport/downloads';
 import {
 	classifyError,
 	DEFAULT_BACKOFF,
@@ -25,7 +25,7 @@ import {
 	retryDelay,
 	scrubSecret,
 	type Fault,
-} from '../shared/http';
+} from '../shared/transport/faults';
 import { taskOutputJson } from '../shared/output';
 import { parseTaskData, type Task } from '../shared/task';
 import {
@@ -37,7 +37,7 @@ import {
 	type EventFilter,
 	type ParsedCallback,
 	type StatusClass,
-} from './callback';
+} from './callbackBody';
 import { deliveries, statusReads, unknownTasks } from './memory';
 
 /** Everything the trigger does before answering takes at most this long (the answer bound). */

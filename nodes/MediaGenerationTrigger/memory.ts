@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from './callback';
+import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from './callbackBody';
 
 /**
  * What one n8n process remembers between callbacks, per trigger (workflow id + node id): the

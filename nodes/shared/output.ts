@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { describeFile } from './files';
-import { scrubSecret } from './http';
+import { describeFile } from './transport/downloads';
+import { scrubSecret } from './transport/faults';
 import type { Task } from './task';
 
 /** Generated files stay valid this long after the task finishes (spec: 24 hours). */

@@ -8,7 +8,8 @@ import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
 
 import { generateMusic } from './generateMusic';
 import { imageById } from './imageById';
-import { checkImageUrls, DOCUMENTED_LIMITS } from './referenceImages';
+import { checkImageUrls } from '../../shared/transport/referenceImageProbe';
+import { DOCUMENTED_LIMITS } from './referenceImages';
 import { describeValue, formatIssues, isModelId, listText, MODEL_ID_ALLOWED } from './rules';
 import type { MediaKind, ModelDefinition, ParamReader } from './types';
 import { videoById } from './videoById';

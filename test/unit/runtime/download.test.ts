@@ -14,8 +14,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { downloadTaskFiles } from '../../../nodes/shared/files';
-import { TransportError } from '../../../nodes/shared/http';
+import { downloadTaskFiles } from '../../../nodes/shared/transport/downloads';
+import { TransportError } from '../../../nodes/shared/transport/faults';
 import type { TaskFile } from '../../../nodes/shared/task';
 import {
 	BINARY_DATA_PATH,

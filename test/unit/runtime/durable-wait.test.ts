@@ -1,5 +1,5 @@
 // The resume URL's signature is a secret: masked wherever a text may carry it.
-import { maskSignature, parkCallbackUrl } from '../../../nodes/MediaGeneration/actions/common/durableWait';
+import { maskSignature, parkCallbackUrl } from '../../../nodes/MediaGeneration/actions/durableWait';
 
 const RESUME = 'https://n8n.example.com/webhook-waiting/42?signature=0123456789abcdef0123456789abcdef';
 

@@ -8,7 +8,7 @@ import {
 	durationKey,
 	priorFrom,
 	type DurationSample,
-} from '../../../nodes/shared/durations';
+} from '../../../nodes/MediaGeneration/polling/durations';
 
 const now = Date.UTC(2026, 0, 10);
 const sec = (ms: number) => Math.round(ms / 1000);

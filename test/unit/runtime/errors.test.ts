@@ -4,14 +4,14 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { TransportError, type Fault } from '../../../nodes/shared/http';
+import { TransportError, type Fault } from '../../../nodes/shared/transport/faults';
 import {
 	downloadFailure,
 	submitFailure,
 	taskFailure,
 	waitFailure,
-} from '../../../nodes/MediaGeneration/actions/common/errors';
-import { WaitTimeoutError } from '../../../nodes/MediaGeneration/transport/wait';
+} from '../../../nodes/MediaGeneration/actions/itemErrors';
+import { WaitTimeoutError } from '../../../nodes/MediaGeneration/polling/pollLoop';
 
 const node: INode = {
 	id: '1',

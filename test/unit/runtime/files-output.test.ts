@@ -7,10 +7,10 @@ import {
 	resolveExtension,
 	resolveMimeType,
 	slug,
-} from '../../../nodes/shared/files';
+} from '../../../nodes/shared/transport/downloads';
 import { FILE_VALIDITY_MS, taskOutputJson } from '../../../nodes/shared/output';
-import { callbackUrlWithReference } from '../../../nodes/MediaGeneration/actions/common/options';
-import { withoutSecret } from '../../../nodes/MediaGeneration/actions/common/generate';
+import { callbackUrlWithReference } from '../../../nodes/MediaGeneration/actions/runOptions';
+import { withoutSecret } from '../../../nodes/MediaGeneration/actions/generate';
 
 describe('file naming', () => {
 	it('names files <model-slug>-<task_id>-<n>.<ext>', () => {

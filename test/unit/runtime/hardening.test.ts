@@ -2,9 +2,9 @@
 // scrubbing of secrets quoted in texts, the expiry rule, the prompt's character count and the
 // waits of withRetries under a deadline. The engine layer (test/engine/hardening.test.ts) shows
 // the same rules in real workflows over HTTP.
-import type { ApiContext } from '../../../nodes/shared/api';
-import { attemptTimeout, withRetries } from '../../../nodes/shared/api';
-import { scrubSecret, TransportError, type Fault } from '../../../nodes/shared/http';
+import type { ApiContext } from '../../../nodes/shared/transport/api';
+import { attemptTimeout, withRetries } from '../../../nodes/shared/transport/api';
+import { scrubSecret, TransportError, type Fault } from '../../../nodes/shared/transport/faults';
 import { expiresAt, FILE_VALIDITY_MS } from '../../../nodes/shared/output';
 import { isPlausibleTaskId, taskIdProblem } from '../../../nodes/shared/task';
 import { characterCount, withinCharacters } from '../../../nodes/MediaGeneration/models/rules';

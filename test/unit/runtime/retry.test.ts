@@ -14,7 +14,7 @@ import {
 	submitMayHaveBeenAccepted,
 	TransportError,
 	type Fault,
-} from '../../../nodes/shared/http';
+} from '../../../nodes/shared/transport/faults';
 
 function networkError(code: string, message = code): Error {
 	const error = new AxiosError(message, code);

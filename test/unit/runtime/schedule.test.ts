@@ -8,7 +8,7 @@ import {
 	type DurationPrior,
 	type PollObservation,
 	type PollState,
-} from '../../../nodes/shared/schedule';
+} from '../../../nodes/MediaGeneration/polling/schedule';
 
 type Progress = (elapsedMs: number, durationMs: number) => number | undefined;
 

@@ -3,7 +3,7 @@ import {
 	deliveryKey,
 	eventWanted,
 	rememberDelivery,
-} from '../../../nodes/MediaGenerationTrigger/callback';
+} from '../../../nodes/MediaGenerationTrigger/callbackBody';
 import { queryValue, secretMatches } from '../../../nodes/shared/callbackUrl';
 
 describe('secret from the callback URL', () => {

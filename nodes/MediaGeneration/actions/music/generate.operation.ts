@@ -1,9 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { executeGenerate, generateDescription } from '../common/generate';
+import { generateDescription, generateOperation } from '../generate';
 
 export const description: INodeProperties[] = generateDescription('music');
 
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	return await executeGenerate.call(this, 'music');
-}
+export const operation = generateOperation('music');

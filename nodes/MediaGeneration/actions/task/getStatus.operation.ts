@@ -1,38 +1,33 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getTaskStatus } from '../../../shared/api';
+import { getTaskStatus } from '../../../shared/transport/api';
 import { taskOutputJson } from '../../../shared/output';
-import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../common/batch';
-import { asItemError, waitFailure } from '../common/errors';
-import { DEFAULT_MAX_CONCURRENT } from '../common/options';
-import { readTaskId, taskIdProperty } from './common';
+import type { ItemOperation, ItemOutcome } from '../batch';
+import { waitFailure } from '../itemErrors';
+import { DEFAULT_MAX_CONCURRENT } from '../runOptions';
+import { readTaskId, taskIdProperty } from './taskId';
 
-export const description: INodeProperties[] = [taskIdProperty('getStatus')];
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['task'], operation: ['getStatus'] } },
+	[taskIdProperty],
+);
 
 /** One status read per item (retried on transient faults); no waiting, no download. */
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const items = this.getInputData();
-	const ids: Array<string | ItemOutcome> = items.map((_, i) => {
+export const operation: ItemOperation<{ taskId: string }> = {
+	prepare: (ctx, itemIndex) => ({ taskId: readTaskId(ctx, itemIndex) }),
+
+	concurrency: () => DEFAULT_MAX_CONCURRENT,
+
+	async execute(ctx, i, { taskId: id }) {
+		let outcome: ItemOutcome;
 		try {
-			return readTaskId(this, i);
+			const task = await getTaskStatus(ctx, id);
+			const json = taskOutputJson(task, {});
+			outcome = { ok: true, data: { json, pairedItem: { item: i } } };
 		} catch (error) {
-			return { ok: false, error: asItemError(this, i, error), json: {} };
+			outcome = { ok: false, ...waitFailure(ctx, i, error, id, { task_id: id }) };
 		}
-	});
-	const outcomes = await mapWithLimit(items.length, DEFAULT_MAX_CONCURRENT, async (i) => {
-		const id = ids[i];
-		if (typeof id !== 'string') return id;
-		return await guard(this, i, async () => {
-			let outcome: ItemOutcome;
-			try {
-				const task = await getTaskStatus(this, id);
-				const json = taskOutputJson(task, {});
-				outcome = { ok: true, data: { json, pairedItem: { item: i } } };
-			} catch (error) {
-				outcome = { ok: false, ...waitFailure(this, i, error, id, { task_id: id }) };
-			}
-			return outcome;
-		});
-	});
-	return await finishBatch(this, outcomes);
-}
+		return outcome;
+	},
+};

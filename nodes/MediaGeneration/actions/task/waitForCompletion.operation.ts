@@ -4,11 +4,11 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { parseTaskData, type Task } from '../../../shared/task';
-import { finishBatch, guard, mapWithLimit, type ItemOutcome } from '../common/batch';
-import { completeTask } from '../common/completion';
+import { finishBatch, type ItemOperation, type ItemOutcome } from '../batch';
+import { completeTask } from '../waitAndDownload';
 import {
 	PARK_KEY,
 	WAIT_MODE_PARK,
@@ -17,16 +17,17 @@ import {
 	parkedItemState,
 	readWaitMode,
 	type ParkState,
-} from '../common/durableWait';
-import { asItemError } from '../common/errors';
-import { readRunOptions, taskRunOptions, type RunOptions } from '../common/options';
-import { ProgressReporter } from '../common/progress';
-import { originFromCreatedTime, readTaskId, taskIdProperty } from './common';
+} from '../durableWait';
+import { asItemError } from '../itemErrors';
+import { readRunOptions, type RunOptions } from '../runOptions';
+import { taskRunOptions } from '../runOptionsPanel';
+import { ProgressReporter } from '../progress';
+import { originFromCreatedTime, readTaskId, taskIdProperty } from './taskId';
 
-export const description: INodeProperties[] = [
-	taskIdProperty('waitForCompletion'),
-	taskRunOptions('waitForCompletion'),
-];
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['task'], operation: ['waitForCompletion'] } },
+	[taskIdProperty, taskRunOptions('waitForCompletion')],
+);
 
 interface Entry {
 	taskId: string;
@@ -52,84 +53,75 @@ function knownTask(state: ParkState | undefined): Task | undefined {
  * callback confirmed it, the final task: those are finished without another status read, and
  * the output is what the parking node would have output by polling.
  */
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const items = this.getInputData();
-	if (items.length > 0 && readWaitMode(this, 0) === WAIT_MODE_PARK) {
-		return await parkOnTasks(this);
-	}
-	const prepared: Array<Entry | ItemOutcome> = items.map((item, i) => {
-		try {
-			const park = parkedItemState(item);
-			const json = { ...(item.json ?? {}) };
-			delete json[PARK_KEY];
-			if (park?.error) {
-				return {
-					ok: false,
-					error: new NodeOperationError(this.getNode(), String(park.error.message), {
-						itemIndex: i,
-						description:
-							typeof park.error.description === 'string' ? park.error.description : undefined,
-					}),
-					json,
-				};
-			}
-			const given = this.getNodeParameter('taskId', i, '') as unknown;
-			const taskId =
-				park && (given === '' || given === undefined) && typeof json.task_id === 'string'
-					? json.task_id
-					: readTaskId(this, i);
-			const run = readRunOptions(this, i, false);
-			if (park) {
-				// Generate's file options carry over unless this node sets its own.
-				const own = this.getNodeParameter('options', i, {}) as IDataObject;
-				if (own.downloadFiles === undefined && typeof park.downloadFiles === 'boolean')
-					run.downloadFiles = park.downloadFiles;
-				if (own.binaryPropertyName === undefined && typeof park.binaryPropertyName === 'string')
-					run.binaryPropertyName = park.binaryPropertyName;
-			}
-			return { taskId, run, park, json };
-		} catch (error) {
-			return { ok: false, error: asItemError(this, i, error), json: {} };
+export const operation: ItemOperation<Entry, ProgressReporter> = {
+	async override(ctx) {
+		const items = ctx.getInputData();
+		if (items.length > 0 && readWaitMode(ctx, 0) === WAIT_MODE_PARK) {
+			return await parkOnTasks(ctx);
 		}
-	});
-	const first = prepared.find((p): p is Entry => !('ok' in p));
-	const progress = new ProgressReporter(this, items.length);
-	const outcomes = await mapWithLimit(
-		items.length,
-		first?.run.maxConcurrentTasks ?? 1,
-		async (i) => {
-			const entry = prepared[i];
-			if ('ok' in entry) return entry;
-			const { park, json } = entry;
-			const fromPark = park !== undefined && json.task_id === entry.taskId;
-			const known = fromPark ? knownTask(park) : undefined;
-			const submittedAt = fromPark ? park.submittedAt : undefined;
-			return await guard(
-				this,
-				i,
-				async () =>
-					await completeTask(this, {
-						itemIndex: i,
-						taskId: entry.taskId,
-						model: fromPark && typeof json.model === 'string' ? json.model : undefined,
-						reference: fromPark && typeof json.reference === 'string' ? json.reference : undefined,
-						submittedAt,
-						// The creation time is learnt from the first read; until then the origin is "now".
-						origin: submittedAt ?? Date.now(),
-						originKnown: submittedAt !== undefined,
-						pollImmediately: true,
-						learnOrigin: submittedAt !== undefined ? undefined : originFromCreatedTime,
-						known,
-						knownFinishedAt: known ? park?.finishedAt : undefined,
-						wait: true,
-						run: entry.run,
-						progress,
-					}),
-			);
-		},
-	);
-	return await finishBatch(this, outcomes);
-}
+		return undefined;
+	},
+
+	prepare(ctx, i, item) {
+		const park = parkedItemState(item);
+		const json = { ...(item.json ?? {}) };
+		delete json[PARK_KEY];
+		if (park?.error) {
+			return {
+				ok: false,
+				error: new NodeOperationError(ctx.getNode(), String(park.error.message), {
+					itemIndex: i,
+					description:
+						typeof park.error.description === 'string' ? park.error.description : undefined,
+				}),
+				json,
+			};
+		}
+		const given = ctx.getNodeParameter('taskId', i, '') as unknown;
+		const taskId =
+			park && (given === '' || given === undefined) && typeof json.task_id === 'string'
+				? json.task_id
+				: readTaskId(ctx, i);
+		const run = readRunOptions(ctx, i, false);
+		if (park) {
+			// Generate's file options carry over unless this node sets its own.
+			const own = ctx.getNodeParameter('options', i, {}) as IDataObject;
+			if (own.downloadFiles === undefined && typeof park.downloadFiles === 'boolean')
+				run.downloadFiles = park.downloadFiles;
+			if (own.binaryPropertyName === undefined && typeof park.binaryPropertyName === 'string')
+				run.binaryPropertyName = park.binaryPropertyName;
+		}
+		return { taskId, run, park, json };
+	},
+
+	begin: (ctx) => ({ batch: new ProgressReporter(ctx, ctx.getInputData().length) }),
+
+	concurrency: (first) => first?.run.maxConcurrentTasks ?? 1,
+
+	async execute(ctx, i, entry, progress) {
+		const { park, json } = entry;
+		const fromPark = park !== undefined && json.task_id === entry.taskId;
+		const known = fromPark ? knownTask(park) : undefined;
+		const submittedAt = fromPark ? park.submittedAt : undefined;
+		return await completeTask(ctx, {
+			itemIndex: i,
+			taskId: entry.taskId,
+			model: fromPark && typeof json.model === 'string' ? json.model : undefined,
+			reference: fromPark && typeof json.reference === 'string' ? json.reference : undefined,
+			submittedAt,
+			// The creation time is learnt from the first read; until then the origin is "now".
+			origin: submittedAt ?? Date.now(),
+			originKnown: submittedAt !== undefined,
+			pollImmediately: true,
+			learnOrigin: submittedAt !== undefined ? undefined : originFromCreatedTime,
+			known,
+			knownFinishedAt: known ? park?.finishedAt : undefined,
+			wait: true,
+			run: entry.run,
+			progress,
+		});
+	},
+};
 
 /**
  * "Wait Mode: Park Until Callbacks" on existing tasks: they must have been submitted in this

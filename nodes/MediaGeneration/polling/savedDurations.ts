@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { DurationLearner } from '../../../shared/durations';
+import { DurationLearner } from './durations';
 
 /** Field of the node's static data holding the learnt durations. */
 const FIELD = 'taskDurations';

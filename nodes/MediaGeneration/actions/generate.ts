@@ -6,16 +6,23 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials, submitTask } from '../../../shared/api';
-import { maskCallbackUrl, signCallbackUrl } from '../../../shared/callbackUrl';
-import { taskOutputJson } from '../../../shared/output';
-import type { SubmittedTask } from '../../../shared/task';
-import { buildSubmission, checkReferenceImages, generateProperties } from '../../models';
-import type { MediaKind } from '../../models/types';
-import { finishBatch, guard, mapWithLimit, type ItemOutcome } from './batch';
-import { durationKey, type DurationLearner } from '../../../shared/durations';
-import { completeTask } from './completion';
-import { openDurations, saveDurations } from './durations';
+import { getApiCredentials, submitTask } from '../../shared/transport/api';
+import { maskCallbackUrl, signCallbackUrl } from '../../shared/callbackUrl';
+import { taskOutputJson } from '../../shared/output';
+import type { SubmittedTask } from '../../shared/task';
+import { buildSubmission, checkReferenceImages, generateProperties } from '../models';
+import type { MediaKind } from '../models/types';
+import {
+	finishBatch,
+	guard,
+	isOutcome,
+	mapWithLimit,
+	type ItemOperation,
+	type ItemOutcome,
+} from './batch';
+import { durationKey, type DurationLearner } from '../polling/durations';
+import { completeTask } from './waitAndDownload';
+import { openDurations, saveDurations } from '../polling/savedDurations';
 import {
 	WAIT_MODE_PARK,
 	checkParkable,
@@ -24,9 +31,10 @@ import {
 	parkExecution,
 	readWaitMode,
 } from './durableWait';
-import { asItemError, cancelled, submitFailure } from './errors';
-import { findAccepted, forgetRun, rememberAccepted } from './ledger';
-import { generateRunProperties, readRunOptions, type RunOptions } from './options';
+import { cancelled, submitFailure } from './itemErrors';
+import { findAccepted, forgetRun, rememberAccepted } from './acceptedTasks';
+import { readRunOptions, type RunOptions } from './runOptions';
+import { generateRunProperties } from './runOptionsPanel';
 import { ProgressReporter } from './progress';
 
 /** The panel of Image/Video/Music → Generate: the model's fields, then waiting and files. */
@@ -34,11 +42,16 @@ export function generateDescription(kind: MediaKind): INodeProperties[] {
 	return [...generateProperties(kind), ...generateRunProperties(kind)];
 }
 
-interface Prepared {
+export interface Prepared {
 	model: string;
 	modelKey: string;
 	input: IDataObject;
 	run: RunOptions;
+}
+
+export interface Batch {
+	progress: ProgressReporter;
+	durations: DurationLearner;
 }
 
 /**
@@ -46,56 +59,56 @@ interface Prepared {
  * anything is sent; then all items are submitted and awaited concurrently (bounded), so a batch
  * takes about as long as its slowest task.
  */
-export async function executeGenerate(
-	this: IExecuteFunctions,
-	kind: MediaKind,
-): Promise<INodeExecutionData[]> {
-	const items = this.getInputData();
-	const prepared: Array<Prepared | ItemOutcome> = [];
+export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batch> {
+	return {
+		// 1. Validate everything first: bad input costs no request and no credits.
+		prepare(ctx, itemIndex) {
+			const submission = buildSubmission(ctx, itemIndex, kind);
+			const run = readRunOptions(ctx, itemIndex, true);
+			return { ...submission, run };
+		},
 
-	// 1. Validate everything first: bad input costs no request and no credits.
-	for (let i = 0; i < items.length; i++) {
-		try {
-			const submission = buildSubmission(this, i, kind);
-			const run = readRunOptions(this, i, true);
-			prepared.push({ ...submission, run });
-		} catch (error) {
-			prepared.push({ ok: false, error: asItemError(this, i, error), json: {} });
-		}
-	}
-	const invalid = prepared.filter((p): p is ItemOutcome & { ok: false } => 'ok' in p && !p.ok);
-	if (invalid.length > 0 && !this.continueOnFail()) {
-		const first = invalid[0].error;
-		const note =
-			items.length > 1
-				? `No request was sent for any of the ${items.length} items.${invalid.length > 1 ? ` ${invalid.length} items are invalid.` : ''}`
-				: 'No request was sent.';
-		first.description = first.description ? `${first.description}\n${note}` : note;
-		throw first;
-	}
+		async begin(ctx, prepared) {
+			const items = ctx.getInputData();
+			const invalid = prepared.filter(
+				(p): p is ItemOutcome & { ok: false } => isOutcome(p) && !p.ok,
+			);
+			if (invalid.length > 0 && !ctx.continueOnFail()) {
+				const first = invalid[0].error;
+				const note =
+					items.length > 1
+						? `No request was sent for any of the ${items.length} items.${invalid.length > 1 ? ` ${invalid.length} items are invalid.` : ''}`
+						: 'No request was sent.';
+				first.description = first.description ? `${first.description}\n${note}` : note;
+				throw first;
+			}
 
-	// 2. Submit and wait, at most `maxConcurrentTasks` at a time (taken from the first item).
-	const firstValid = prepared.find((p): p is Prepared => !('ok' in p));
-	const limit = firstValid?.run.maxConcurrentTasks ?? 1;
-	const progress = new ProgressReporter(this, items.length);
+			// 2. Submit and wait, at most `maxConcurrentTasks` at a time (taken from the first item).
+			const firstValid = prepared.find((p): p is Prepared => !isOutcome(p));
+			const limit = firstValid?.run.maxConcurrentTasks ?? 1;
+			const progress = new ProgressReporter(ctx, items.length);
 
-	const firstIndex = prepared.findIndex((p) => !('ok' in p));
-	if (firstValid?.run.waitForCompletion && readWaitMode(this, firstIndex) === WAIT_MODE_PARK) {
-		return await generateParked(this, prepared, limit, progress);
-	}
+			const firstIndex = prepared.findIndex((p) => !isOutcome(p));
+			if (firstValid?.run.waitForCompletion && readWaitMode(ctx, firstIndex) === WAIT_MODE_PARK) {
+				return { output: await generateParked(ctx, prepared, limit, progress) };
+			}
+			return { batch: { progress, durations: openDurations(ctx) } };
+		},
 
-	const durations = openDurations(this);
+		concurrency: (first) => first?.run.maxConcurrentTasks ?? 1,
 
-	const outcomes = await mapWithLimit(items.length, limit, async (i) => {
-		const entry = prepared[i];
-		if ('ok' in entry) return entry;
-		return await guard(this, i, async () => await runItem(this, i, entry, progress, durations));
-	});
-	saveDurations(this, durations);
+		async execute(ctx, itemIndex, prepared, batch) {
+			return await runItem(ctx, itemIndex, prepared, batch.progress, batch.durations);
+		},
 
-	const result = await finishBatch(this, outcomes);
-	forgetRun(this);
-	return result;
+		settle(ctx, batch) {
+			saveDurations(ctx, batch.durations);
+		},
+
+		finish(ctx) {
+			forgetRun(ctx);
+		},
+	};
 }
 
 /**

@@ -3,18 +3,16 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { taskIdProblem } from '../../../shared/task';
 
-export function taskIdProperty(operation: string): INodeProperties {
-	return {
-		displayName: 'Task ID',
-		name: 'taskId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. {{ $json.task_id }}',
-		description: 'The task_id the service returned when the task was submitted',
-		displayOptions: { show: { resource: ['task'], operation: [operation] } },
-	};
-}
+/** The Task ID field of the Task operations (each shows it with updateDisplayOptions). */
+export const taskIdProperty: INodeProperties = {
+	displayName: 'Task ID',
+	name: 'taskId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. {{ $json.task_id }}',
+	description: 'The task_id the service returned when the task was submitted',
+};
 
 /** Reads the Task ID of one item; throws (before any request) when it is not plausible. */
 export function readTaskId(ctx: IExecuteFunctions, itemIndex: number): string {

@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { downloadTaskFiles } from '../../../shared/files';
-import { taskOutputJson } from '../../../shared/output';
-import type { Task } from '../../../shared/task';
-import { waitForTask, type WaitOptions } from '../../transport/wait';
+import { downloadTaskFiles } from '../../shared/transport/downloads';
+import { taskOutputJson } from '../../shared/output';
+import type { Task } from '../../shared/task';
+import { waitForTask, type WaitOptions } from '../polling/pollLoop';
 import type { ItemOutcome } from './batch';
-import { downloadFailure, noFilesFailure, taskFailure, waitFailure } from './errors';
-import type { RunOptions } from './options';
+import { downloadFailure, noFilesFailure, taskFailure, waitFailure } from './itemErrors';
+import type { RunOptions } from './runOptions';
 import type { ProgressReporter } from './progress';
 
 export interface CompletionRequest {

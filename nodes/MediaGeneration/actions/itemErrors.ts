@@ -6,9 +6,9 @@ import {
 	submitMayHaveBeenAccepted,
 	TransportError,
 	type Fault,
-} from '../../../shared/http';
-import type { Task } from '../../../shared/task';
-import { WaitTimeoutError } from '../../transport/wait';
+} from '../../shared/transport/faults';
+import type { Task } from '../../shared/task';
+import { WaitTimeoutError } from '../polling/pollLoop';
 
 /** One item's failure: the error thrown without Continue On Fail, and the json it keeps. */
 export interface ItemFailure {
@@ -53,7 +53,7 @@ export function submitFailure(
 	json: IDataObject,
 ): ItemFailure {
 	const fault = faultOf(error);
-	if (!fault) return { error: unexpected(ctx, itemIndex, error), json };
+	if (!fault) return { error: asItemError(ctx, itemIndex, error), json };
 	if (fault.kind === 'cancelled') return cancelled(ctx, itemIndex, json);
 	if (fault.kind === 'config') {
 		return {
@@ -114,7 +114,7 @@ export function waitFailure(
 		};
 	}
 	const fault = faultOf(error);
-	if (!fault) return { error: unexpected(ctx, itemIndex, error), json };
+	if (!fault) return { error: asItemError(ctx, itemIndex, error), json };
 	if (fault.kind === 'cancelled') return cancelled(ctx, itemIndex, json);
 	const message = `Item ${itemIndex}: could not read the status of task ${taskId}: ${fault.message}`;
 	const unknownTask =
@@ -180,7 +180,7 @@ export function downloadFailure(
 	json: IDataObject,
 ): ItemFailure {
 	const fault = faultOf(error);
-	if (!fault) return { error: unexpected(ctx, itemIndex, error), json };
+	if (!fault) return { error: asItemError(ctx, itemIndex, error), json };
 	if (fault.kind === 'cancelled') return cancelled(ctx, itemIndex, json);
 	const message = plainWords(
 		`Item ${itemIndex}: task ${taskId} finished, but a file could not be downloaded: ${fault.message}`,
@@ -213,7 +213,8 @@ export function cancelled(
 	};
 }
 
-function unexpected(
+/** Any other error, as the item's error: n8n's own errors keep their text, gain the item index. */
+export function asItemError(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	error: unknown,
@@ -227,5 +228,3 @@ function unexpected(
 		itemIndex,
 	});
 }
-
-export { unexpected as asItemError };

@@ -1,14 +1,14 @@
 import { sleep } from 'n8n-workflow';
 
-import { cancelSignalOf, getTaskStatus, type ApiContext } from '../../shared/api';
-import { isTransientForRead, TransportError, type Fault } from '../../shared/http';
+import { cancelSignalOf, getTaskStatus, type ApiContext } from '../../shared/transport/api';
+import { isTransientForRead, TransportError, type Fault } from '../../shared/transport/faults';
 import {
 	DEFAULT_POLL_SCHEDULE,
 	nextPollDelay,
 	type PollObservation,
 	type PollScheduleOptions,
-} from '../../shared/schedule';
-import type { DurationLearner, DurationWait } from '../../shared/durations';
+} from './schedule';
+import type { DurationLearner, DurationWait } from './durations';
 import { isTerminal, type Task } from '../../shared/task';
 
 export interface WaitOptions {

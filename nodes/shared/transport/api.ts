@@ -18,7 +18,7 @@ import {
 	scrubSecret,
 	TransportError,
 	type Fault,
-} from './http';
+} from './faults';
 import {
 	parseStatusResponse,
 	parseSubmitResponse,
@@ -26,7 +26,7 @@ import {
 	taskIdProblem,
 	type SubmittedTask,
 	type Task,
-} from './task';
+} from '../task';
 
 export const CREDENTIAL_NAME = 'mediaGenerationApi';
 

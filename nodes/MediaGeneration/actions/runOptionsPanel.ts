@@ -1,25 +1,15 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { withReference } from '../../../shared/callbackUrl';
 import { waitModeOption } from './durableWait';
+import {
+	DEFAULT_MAX_CONCURRENT,
+	DEFAULT_MAX_POLL_INTERVAL_SECONDS,
+	DEFAULT_TIMEOUT_MINUTES,
+} from './runOptions';
 
-/** Settings of the wait/download/batch part, read per item (expressions allowed). */
-export interface RunOptions {
-	waitForCompletion: boolean;
-	downloadFiles: boolean;
-	binaryPropertyName: string;
-	timeoutMs: number;
-	maxConcurrentTasks: number;
-	maxPollIntervalMs: number;
-	callbackUrl?: string;
-	callbackReference?: string;
-	checkReferenceImages: boolean;
-}
-
-export const DEFAULT_TIMEOUT_MINUTES = 30;
-export const DEFAULT_MAX_CONCURRENT = 50;
-export const DEFAULT_MAX_POLL_INTERVAL_SECONDS = 30;
+// The panel of the run options (wait, download, batch, callback): what the editor shows. How
+// each value is read and checked at execution time is runOptions.ts.
 
 // Shown only where it matters: when the node returns file URLs instead of the files.
 const filesNotice: INodeProperties = {
@@ -99,7 +89,6 @@ const pollIntervalOption: INodeProperties = {
 
 /** Properties of the generate operations that are not model fields. */
 export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeProperties[] {
-	const show = { resource: [kind], operation: ['generate'] };
 	const options: INodeProperties[] = [
 		{ ...binaryOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 		{
@@ -136,26 +125,23 @@ export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeP
 		});
 	}
 	options.sort((a, b) => a.displayName.localeCompare(b.displayName));
-	return [
-		{ ...waitProperty, displayOptions: { show } },
-		{ ...triggerNotice, displayOptions: { show: { ...show, waitForCompletion: [false] } } },
+	return updateDisplayOptions({ show: { resource: [kind], operation: ['generate'] } }, [
+		waitProperty,
+		triggerNotice,
 		{
 			displayName: 'Options',
 			name: 'options',
 			type: 'collection',
 			placeholder: 'Add Option',
 			default: {},
-			displayOptions: { show },
 			options,
 		},
 		{
 			...filesNotice,
 			name: `${kind}FilesNotice`,
-			displayOptions: {
-				show: { ...show, waitForCompletion: [true], 'options.downloadFiles': [false] },
-			},
+			displayOptions: { show: { waitForCompletion: [true], 'options.downloadFiles': [false] } },
 		},
-	];
+	]);
 }
 
 /** Options of Task → Wait for Completion / Download Files. */
@@ -170,127 +156,6 @@ export function taskRunOptions(operation: 'waitForCompletion' | 'downloadFiles')
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		displayOptions: { show: { resource: ['task'], operation: [operation] } },
 		options: [...options].sort((a, b) => a.displayName.localeCompare(b.displayName)),
-	};
-}
-
-function fail(ctx: IExecuteFunctions, itemIndex: number, message: string): never {
-	throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${message}`, { itemIndex });
-}
-
-function numberOption(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	options: IDataObject,
-	name: string,
-	label: string,
-	fallback: number,
-	rule: { min: number; integer?: boolean },
-): number {
-	const raw = options[name];
-	if (raw === undefined || raw === null || raw === '') return fallback;
-	const value = typeof raw === 'string' ? Number(raw) : raw;
-	const ok =
-		typeof value === 'number' &&
-		Number.isFinite(value) &&
-		value >= rule.min &&
-		(!rule.integer || Number.isInteger(value));
-	if (!ok) {
-		fail(
-			ctx,
-			itemIndex,
-			`"${label}" is ${JSON.stringify(raw)}; allowed: ${rule.integer ? 'an integer' : 'a number'} of at least ${rule.min}`,
-		);
-	}
-	return value as number;
-}
-
-/** Appends `ref=<reference>` to the callback URL (the trigger reads it back). */
-export const callbackUrlWithReference = withReference;
-
-/** Reads and checks the options of one item; throws NodeOperationError naming the field. */
-export function readRunOptions(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	hasWaitParameter: boolean,
-): RunOptions {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const waitForCompletion = hasWaitParameter
-		? (ctx.getNodeParameter('waitForCompletion', itemIndex, true) as boolean)
-		: true;
-	const binaryPropertyName =
-		typeof options.binaryPropertyName === 'string' && options.binaryPropertyName.trim() !== ''
-			? options.binaryPropertyName.trim()
-			: 'data';
-	if (!/^[A-Za-z0-9_$-]+$/.test(binaryPropertyName)) {
-		fail(
-			ctx,
-			itemIndex,
-			`"Put Output File in Field" is ${JSON.stringify(binaryPropertyName)}; allowed: letters, digits, "_", "-" and "$"`,
-		);
-	}
-	const timeoutMinutes = numberOption(
-		ctx,
-		itemIndex,
-		options,
-		'timeoutMinutes',
-		'Timeout (Minutes)',
-		DEFAULT_TIMEOUT_MINUTES,
-		{ min: 0.01 },
-	);
-	const maxConcurrentTasks = numberOption(
-		ctx,
-		itemIndex,
-		options,
-		'maxConcurrentTasks',
-		'Max Tasks in Flight',
-		DEFAULT_MAX_CONCURRENT,
-		{ min: 1, integer: true },
-	);
-	const maxPoll = numberOption(
-		ctx,
-		itemIndex,
-		options,
-		'maxPollIntervalSeconds',
-		'Max Poll Interval (Seconds)',
-		DEFAULT_MAX_POLL_INTERVAL_SECONDS,
-		{ min: 1 },
-	);
-
-	let callbackUrl: string | undefined;
-	const rawCallback = typeof options.callbackUrl === 'string' ? options.callbackUrl.trim() : '';
-	const reference =
-		options.callbackReference === undefined || options.callbackReference === null
-			? ''
-			: String(options.callbackReference);
-	if (rawCallback) {
-		let valid = false;
-		try {
-			const parsed = new URL(rawCallback);
-			valid = parsed.protocol === 'http:' || parsed.protocol === 'https:';
-		} catch {
-			valid = false;
-		}
-		if (!valid) {
-			fail(
-				ctx,
-				itemIndex,
-				`"Callback URL" is ${JSON.stringify(rawCallback)}; allowed: an http(s) URL such as the Production URL of a Media Generation Trigger`,
-			);
-		}
-		callbackUrl = callbackUrlWithReference(rawCallback, reference || undefined);
-	}
-
-	return {
-		waitForCompletion,
-		downloadFiles: options.downloadFiles !== false,
-		binaryPropertyName,
-		timeoutMs: Math.round(timeoutMinutes * 60_000),
-		maxConcurrentTasks,
-		maxPollIntervalMs: Math.round(maxPoll * 1000),
-		callbackUrl,
-		callbackReference: reference || undefined,
-		checkReferenceImages: options.checkReferenceImages === true,
 	};
 }

@@ -8,10 +8,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials, getTaskStatus } from '../../../shared/api';
-import { scrubSecret } from '../../../shared/http';
-import { isTerminal, type Task } from '../../../shared/task';
-import { parseCallbackBody } from '../../../MediaGenerationTrigger/callback';
+import { getApiCredentials, getTaskStatus } from '../../shared/transport/api';
+import { scrubSecret } from '../../shared/transport/faults';
+import { isTerminal, type Task } from '../../shared/task';
+import { parseCallbackBody } from '../../MediaGenerationTrigger/callbackBody';
 import { mapWithLimit, type ItemOutcome } from './batch';
 
 /*

@@ -1,11 +1,55 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials } from '../../../shared/api';
-import { scrubSecret } from '../../../shared/http';
-import type { ItemFailure } from './errors';
+import { getApiCredentials } from '../../shared/transport/api';
+import { scrubSecret } from '../../shared/transport/faults';
+import type { ItemFailure } from './itemErrors';
 
 export type ItemOutcome = { ok: true; data: INodeExecutionData } | ({ ok: false } & ItemFailure);
+
+/** Whether a prepared entry is already the item's outcome (it failed before running). */
+export function isOutcome<Prepared extends object>(
+	entry: Prepared | ItemOutcome,
+): entry is ItemOutcome {
+	return 'ok' in entry;
+}
+
+/**
+ * What one operation does, item by item. The router runs it for the whole batch (runBatch in
+ * router.ts): every item is prepared first, then executed at most `concurrency` at a time, then
+ * the outcomes become the node's output (finishBatch). `Prepared` must have no `ok` field.
+ */
+export interface ItemOperation<Prepared extends object, Batch = undefined> {
+	/** Runs the whole batch another way (parking) when it returns output: nothing is prepared. */
+	override?(ctx: IExecuteFunctions): Promise<INodeExecutionData[] | undefined>;
+	/** Reads and checks one item's parameters; sends nothing. Throws, or returns an outcome, to fail it. */
+	prepare(
+		ctx: IExecuteFunctions,
+		itemIndex: number,
+		item: INodeExecutionData,
+	): Prepared | ItemOutcome;
+	/** Once every item is prepared: ends the batch another way ({ output }) or sets up what items share. */
+	begin?(
+		ctx: IExecuteFunctions,
+		prepared: Array<Prepared | ItemOutcome>,
+	):
+		| Promise<{ output: INodeExecutionData[] } | { batch: Batch }>
+		| { output: INodeExecutionData[] }
+		| { batch: Batch };
+	/** How many items run at once, given the first item that prepared. */
+	concurrency(first: Prepared | undefined): number;
+	/** Does the work for one prepared item. Whatever it throws becomes that item's error. */
+	execute(
+		ctx: IExecuteFunctions,
+		itemIndex: number,
+		prepared: Prepared,
+		batch: Batch,
+	): Promise<ItemOutcome>;
+	/** After every item ran, before the output is made. */
+	settle?(ctx: IExecuteFunctions, batch: Batch): void;
+	/** After the output is made (not when the batch ends in an error). */
+	finish?(ctx: IExecuteFunctions): void;
+}
 
 /** Runs `fn` for indexes 0..count-1 with at most `limit` running at once; keeps order. */
 export async function mapWithLimit<T>(

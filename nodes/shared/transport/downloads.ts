@@ -10,8 +10,8 @@ import {
 	scrubSecret,
 	TransportError,
 	type Fault,
-} from './http';
-import type { Task, TaskFile } from './task';
+} from './faults';
+import type { Task, TaskFile } from '../task';
 
 const MIME_BY_EXTENSION: Record<string, string> = {
 	png: 'image/png',

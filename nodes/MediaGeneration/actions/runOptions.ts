@@ -1,0 +1,144 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { withReference } from '../../shared/callbackUrl';
+
+// The run options at execution time: read and checked per item. The panel that offers them is
+// runOptionsPanel.ts.
+
+/** Settings of the wait/download/batch part, read per item (expressions allowed). */
+export interface RunOptions {
+	waitForCompletion: boolean;
+	downloadFiles: boolean;
+	binaryPropertyName: string;
+	timeoutMs: number;
+	maxConcurrentTasks: number;
+	maxPollIntervalMs: number;
+	callbackUrl?: string;
+	callbackReference?: string;
+	checkReferenceImages: boolean;
+}
+
+export const DEFAULT_TIMEOUT_MINUTES = 30;
+export const DEFAULT_MAX_CONCURRENT = 50;
+export const DEFAULT_MAX_POLL_INTERVAL_SECONDS = 30;
+
+function fail(ctx: IExecuteFunctions, itemIndex: number, message: string): never {
+	throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${message}`, { itemIndex });
+}
+
+function numberOption(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	options: IDataObject,
+	name: string,
+	label: string,
+	fallback: number,
+	rule: { min: number; integer?: boolean },
+): number {
+	const raw = options[name];
+	if (raw === undefined || raw === null || raw === '') return fallback;
+	const value = typeof raw === 'string' ? Number(raw) : raw;
+	const ok =
+		typeof value === 'number' &&
+		Number.isFinite(value) &&
+		value >= rule.min &&
+		(!rule.integer || Number.isInteger(value));
+	if (!ok) {
+		fail(
+			ctx,
+			itemIndex,
+			`"${label}" is ${JSON.stringify(raw)}; allowed: ${rule.integer ? 'an integer' : 'a number'} of at least ${rule.min}`,
+		);
+	}
+	return value as number;
+}
+
+/** Appends `ref=<reference>` to the callback URL (the trigger reads it back). */
+export const callbackUrlWithReference = withReference;
+
+/** Reads and checks the options of one item; throws NodeOperationError naming the field. */
+export function readRunOptions(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	hasWaitParameter: boolean,
+): RunOptions {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const waitForCompletion = hasWaitParameter
+		? (ctx.getNodeParameter('waitForCompletion', itemIndex, true) as boolean)
+		: true;
+	const binaryPropertyName =
+		typeof options.binaryPropertyName === 'string' && options.binaryPropertyName.trim() !== ''
+			? options.binaryPropertyName.trim()
+			: 'data';
+	if (!/^[A-Za-z0-9_$-]+$/.test(binaryPropertyName)) {
+		fail(
+			ctx,
+			itemIndex,
+			`"Put Output File in Field" is ${JSON.stringify(binaryPropertyName)}; allowed: letters, digits, "_", "-" and "$"`,
+		);
+	}
+	const timeoutMinutes = numberOption(
+		ctx,
+		itemIndex,
+		options,
+		'timeoutMinutes',
+		'Timeout (Minutes)',
+		DEFAULT_TIMEOUT_MINUTES,
+		{ min: 0.01 },
+	);
+	const maxConcurrentTasks = numberOption(
+		ctx,
+		itemIndex,
+		options,
+		'maxConcurrentTasks',
+		'Max Tasks in Flight',
+		DEFAULT_MAX_CONCURRENT,
+		{ min: 1, integer: true },
+	);
+	const maxPoll = numberOption(
+		ctx,
+		itemIndex,
+		options,
+		'maxPollIntervalSeconds',
+		'Max Poll Interval (Seconds)',
+		DEFAULT_MAX_POLL_INTERVAL_SECONDS,
+		{ min: 1 },
+	);
+
+	let callbackUrl: string | undefined;
+	const rawCallback = typeof options.callbackUrl === 'string' ? options.callbackUrl.trim() : '';
+	const reference =
+		options.callbackReference === undefined || options.callbackReference === null
+			? ''
+			: String(options.callbackReference);
+	if (rawCallback) {
+		let valid = false;
+		try {
+			const parsed = new URL(rawCallback);
+			valid = parsed.protocol === 'http:' || parsed.protocol === 'https:';
+		} catch {
+			valid = false;
+		}
+		if (!valid) {
+			fail(
+				ctx,
+				itemIndex,
+				`"Callback URL" is ${JSON.stringify(rawCallback)}; allowed: an http(s) URL such as the Production URL of a Media Generation Trigger`,
+			);
+		}
+		callbackUrl = callbackUrlWithReference(rawCallback, reference || undefined);
+	}
+
+	return {
+		waitForCompletion,
+		downloadFiles: options.downloadFiles !== false,
+		binaryPropertyName,
+		timeoutMs: Math.round(timeoutMinutes * 60_000),
+		maxConcurrentTasks,
+		maxPollIntervalMs: Math.round(maxPoll * 1000),
+		callbackUrl,
+		callbackReference: reference || undefined,
+		checkReferenceImages: options.checkReferenceImages === true,
+	};
+}
