@@ -392,19 +392,19 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 
 	const key = keyFor(confirmed);
 	const now = Date.now();
-	if (!production)
-		return await start(call, {
-			task,
-			taskId,
-			confirmed,
-			reference,
-			verified,
-			signed: signature === 'valid',
-			bodyProblem,
-			download,
-			binaryProperty,
-			now,
-		});
+	const run = {
+		task,
+		taskId,
+		confirmed,
+		reference,
+		verified,
+		signed: signature === 'valid',
+		bodyProblem,
+		download,
+		binaryProperty,
+		now,
+	};
+	if (!production) return await start(call, run);
 	const store = ctx.getWorkflowStaticData('node');
 	const stored = (store.deliveries ??= {}) as IDataObject;
 	// This request's copy of static data is written back by n8n after webhook() returns: until
@@ -415,18 +415,7 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 			return refuse(call, 200, { received: true, duplicate: true, task_id: taskId });
 		}
 		try {
-			return await start(call, {
-				task,
-				taskId,
-				confirmed,
-				reference,
-				verified,
-				signed: signature === 'valid',
-				bodyProblem,
-				download,
-				binaryProperty,
-				now,
-			});
+			return await start(call, run);
 		} catch (error) {
 			// Not taken after all: the service's next attempt must run.
 			deliveries.forget(trigger, key);
