@@ -25,7 +25,7 @@ import {
 	login,
 	newOwner,
 } from './executions-api';
-import { CREDENTIAL, credentialImport, mediaNode, noOp, workflow } from './workflows';
+import { CREDENTIAL, credentialImport, mediaNode, noOp, splitRows, webhookNode, workflow } from './workflows';
 
 jest.setTimeout(300_000);
 
@@ -73,29 +73,8 @@ function submitterWorkflow() {
 	return workflow(
 		SUBMIT_WF,
 		[
-			{
-				id: 'n-webhook',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: {
-					httpMethod: 'POST',
-					path: SUBMIT_PATH,
-					responseMode: 'lastNode',
-					responseData: 'allEntries',
-					options: {},
-				},
-			},
-			{
-				id: 'n-split',
-				name: 'Split',
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: [200, 0],
-				parameters: { fieldToSplitOut: 'body.rows' },
-			},
+			webhookNode(SUBMIT_PATH, 'lastNode'),
+			splitRows(),
 			mediaNode('Submit', {
 				resource: 'image',
 				operation: 'generate',

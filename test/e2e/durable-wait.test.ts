@@ -7,7 +7,7 @@
 // callbacks n8n answered 409 before it had saved the execution as waiting, refused callbacks,
 // and the resume URL's signature nowhere in what n8n stored.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
@@ -21,7 +21,7 @@ import {
 	type ExecutionSummary,
 	type ItemJson,
 } from './n8n';
-import { credentialImport, exampleWorkflow, mediaNode, noOp, workflow, type WorkflowNode } from './workflows';
+import { credentialImport, exampleWorkflow, mediaNode, noOp, splitRows, webhookNode, workflow, type WorkflowNode } from './workflows';
 
 jest.setTimeout(300_000);
 
@@ -36,23 +36,8 @@ let apiKey = '';
 
 function durableWorkflow() {
 	const nodes: WorkflowNode[] = [
-		{
-			id: 'n-webhook',
-			name: 'Webhook',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			position: [0, 0],
-			webhookId: randomUUID(),
-			parameters: { httpMethod: 'POST', path: PATH, responseMode: 'onReceived', options: {} },
-		},
-		{
-			id: 'n-split',
-			name: 'Split',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			position: [200, 0],
-			parameters: { fieldToSplitOut: 'body.rows' },
-		},
+		webhookNode(PATH),
+		splitRows(),
 		mediaNode('Generate', {
 			resource: 'image',
 			operation: 'generate',
@@ -94,23 +79,8 @@ const WFC_PATH = `e2e-durable-wfc-${process.pid}`;
 /** Generate without waiting, the resume URL as Callback URL → Wait for Completion (Park) → (Poll). */
 function taskParkWorkflow() {
 	const nodes: WorkflowNode[] = [
-		{
-			id: 'n-webhook',
-			name: 'Webhook',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			position: [0, 0],
-			webhookId: randomUUID(),
-			parameters: { httpMethod: 'POST', path: WFC_PATH, responseMode: 'onReceived', options: {} },
-		},
-		{
-			id: 'n-split',
-			name: 'Split',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			position: [200, 0],
-			parameters: { fieldToSplitOut: 'body.rows' },
-		},
+		webhookNode(WFC_PATH),
+		splitRows(),
 		mediaNode('Submit', {
 			resource: 'image',
 			operation: 'generate',

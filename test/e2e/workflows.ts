@@ -1,5 +1,6 @@
 // Test-only. Workflow JSON for the end-to-end layer, in the shape `n8n import:workflow` takes.
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -69,6 +70,40 @@ export function mediaNode(name: string, parameters: Record<string, unknown>, ext
 		parameters,
 		credentials: { [CREDENTIAL_TYPE]: CREDENTIAL },
 		...extra,
+	};
+}
+
+/**
+ * A production Webhook node (POST). `lastNode` answers with every item of the last node, as the
+ * submitting workflows need; `onReceived` answers at once.
+ */
+export function webhookNode(path: string, responseMode: 'lastNode' | 'onReceived' = 'onReceived'): WorkflowNode {
+	return {
+		id: `n-webhook-${path}`,
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: randomUUID(),
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode,
+			...(responseMode === 'lastNode' ? { responseData: 'allEntries' } : {}),
+			options: {},
+		},
+	};
+}
+
+/** One item per entry of the webhook body's `rows`. */
+export function splitRows(): WorkflowNode {
+	return {
+		id: 'n-split',
+		name: 'Split',
+		type: 'n8n-nodes-base.splitOut',
+		typeVersion: 1,
+		position: [200, 0],
+		parameters: { fieldToSplitOut: 'body.rows' },
 	};
 }
 

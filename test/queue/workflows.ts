@@ -1,9 +1,8 @@
 // Test-only. The workflows of the queue-mode layer, in the shape n8n's public API takes
 // (POST /api/v1/workflows): a name, nodes, connections, settings.
-import { randomUUID } from 'node:crypto';
 
 import { TRIGGER_TYPE } from '../e2e/n8n';
-import { mediaNode, noOp, type Connections, type WorkflowNode } from '../e2e/workflows';
+import { mediaNode, noOp, splitRows, webhookNode, type Connections, type WorkflowNode } from '../e2e/workflows';
 
 export interface ApiWorkflow {
 	name: string;
@@ -22,32 +21,7 @@ function withCredential(nodes: WorkflowNode[], credential: CredentialRef): Workf
 	return nodes.map((n) => (n.credentials ? { ...n, credentials: { mediaGenerationApi: credential } } : n));
 }
 
-function webhookNode(path: string, responseMode: 'lastNode' | 'onReceived'): WorkflowNode {
-	return {
-		id: `n-webhook-${path}`,
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: randomUUID(),
-		parameters: {
-			httpMethod: 'POST',
-			path,
-			responseMode,
-			...(responseMode === 'lastNode' ? { responseData: 'allEntries' } : {}),
-			options: {},
-		},
-	};
-}
-
-const split: WorkflowNode = {
-	id: 'n-split',
-	name: 'Split',
-	type: 'n8n-nodes-base.splitOut',
-	typeVersion: 1,
-	position: [200, 0],
-	parameters: { fieldToSplitOut: 'body.rows' },
-};
+const split = splitRows();
 
 /** Video generation of `vidmodel-1.5-pro` with the row's prompt (the cheapest 4 s, 16:9). */
 export function videoParams(extra: Record<string, unknown> = {}) {
