@@ -42,6 +42,12 @@ export interface PollScheduleOptions {
 	firstDelayMs: number;
 	/** Never read more often than this (back-off and probing reads). */
 	minDelayMs: number;
+	/**
+	 * A task waited for alone (no scouts, nothing learnt) reads no more often than this: with
+	 * nothing to aim at, closer reads only buy lag on short tasks at the price of more requests
+	 * than plain fixed-interval polling (see docs/performance.md).
+	 */
+	coldMinDelayMs: number;
 	/** Shortest wait for a read aimed at a confidently predicted finish that is close. */
 	minAimDelayMs: number;
 	/** Never wait longer than this between reads. */
@@ -74,6 +80,7 @@ export interface PollScheduleOptions {
 export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	firstDelayMs: 1_000,
 	minDelayMs: 1_000,
+	coldMinDelayMs: 2_000,
 	minAimDelayMs: 250,
 	maxDelayMs: 30_000,
 	backoffRatio: 0.2,
@@ -178,7 +185,12 @@ export function nextPollDelay(
 	options: PollScheduleOptions = DEFAULT_POLL_SCHEDULE,
 ): number {
 	const { now, observations } = state;
-	const floor = Math.max(options.minDelayMs, state.retryAfterMs ?? 0);
+	const prior = state.originKnown === false ? undefined : state.prior;
+	const alone = !prior && state.role !== 'scout' && state.role !== 'follower';
+	const floor = Math.max(
+		alone ? options.coldMinDelayMs : options.minDelayMs,
+		state.retryAfterMs ?? 0,
+	);
 	const clamp = (ms: number) => Math.round(Math.max(floor, Math.min(options.maxDelayMs, ms)));
 
 	if (observations.length === 0) {
@@ -191,7 +203,6 @@ export function nextPollDelay(
 	}
 
 	const prediction = predictFinish(observations, state.originKnown ?? true, options);
-	const prior = state.originKnown === false ? undefined : state.prior;
 	if (prior && !prediction?.confident) {
 		// Woken (or first planned) inside the learnt range with no read there yet: read now.
 		const last = observations[observations.length - 1];

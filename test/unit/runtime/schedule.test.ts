@@ -39,8 +39,21 @@ function replay(
 }
 
 describe('poll schedule', () => {
-	it('reads first after the configured first delay', () => {
-		expect(nextPollDelay({ now: 0, observations: [] })).toBe(DEFAULT_POLL_SCHEDULE.firstDelayMs);
+	it('reads first after the configured first delay when scouting for a batch', () => {
+		expect(nextPollDelay({ now: 0, observations: [], role: 'scout' })).toBe(
+			DEFAULT_POLL_SCHEDULE.firstDelayMs,
+		);
+	});
+
+	it('a lone task of a kind never seen never reads more often than fixed 2-second polling', () => {
+		// Nothing to aim at: by no moment has it made more reads than a read every 2 s would have.
+		for (const duration of [1_500, 3_000, 7_000, 10_000, 25_000, 60_000, 300_000]) {
+			for (const progress of [noProgress, () => 0]) {
+				const { reads } = replay(duration, progress);
+				expect(reads).toBeLessThanOrEqual(Math.ceil(duration / 2_000));
+			}
+		}
+		expect(nextPollDelay({ now: 0, observations: [] })).toBe(DEFAULT_POLL_SCHEDULE.coldMinDelayMs);
 	});
 
 	it('never waits longer than the cap, nor less than the minimum unless aiming at a close finish', () => {
@@ -114,8 +127,11 @@ describe('poll schedule', () => {
 		const observations = [{ at: 1_000, progress: 11 }];
 		const prediction = predictFinish(observations, true);
 		expect(prediction?.confident).toBe(false);
+		// A scout of a batch reads again before the 3 s task would be over...
+		expect(1_000 + nextPollDelay({ now: 1_000, observations, role: 'scout' })).toBeLessThan(3_000);
+		// ...a lone task no sooner than fixed 2 s polling would, and not as late as the 9 s bound.
 		const delay = nextPollDelay({ now: 1_000, observations });
-		expect(1_000 + delay).toBeLessThan(3_000);
+		expect(delay).toBe(DEFAULT_POLL_SCHEDULE.coldMinDelayMs);
 	});
 
 	it('does not trust a single coarse sample: 1% could mean anything from 1% to 2%', () => {
