@@ -6,6 +6,9 @@
 //                     file from the same server (the least any Node program can do)
 //   BENCH_MODE=plain-in-n8n  the same plain stream, in a process that loaded n8n and ran the
 //                     node once (n8n's heap is there: what its garbage collections cost)
+//   BENCH_MODE=plain-big-heap  the same plain stream in a small process that holds a live heap
+//                     of plain objects as large as n8n's (BENCH_HEAP_BYTES): whether the heap's
+//                     size alone, not anything n8n changed in the process, makes the stream slow
 //   BENCH_MODE=n8n-helpers  the least a node can do through n8n: a test node calling n8n's
 //                     httpRequest (encoding: stream) and prepareBinaryData, nothing else
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
@@ -87,6 +90,19 @@ async function helpersDownload(url: string) {
 	return { written, endedAt, taskId: '' };
 }
 
+/** Kept alive for the whole process: the heap every garbage collection has to walk. */
+const ballast: unknown[] = [];
+function holdHeap(bytes: number) {
+	// Small linked objects, strings and arrays, like a loaded application's heap (not one big
+	// array, which a collector walks at almost no cost).
+	for (let i = 0; process.memoryUsage().heapUsed < bytes; i++) {
+		for (let j = 0; j < 10_000; j++) {
+			const n = i * 10_000 + j;
+			ballast.push({ id: n, name: `entry ${n}`, tags: [n, n + 1], parent: ballast[n >> 1] });
+		}
+	}
+}
+
 const plainDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mgen-bench-plain-'));
 async function plainDownload(url: string) {
 	const out = path.join(plainDir, 'file');
@@ -108,12 +124,13 @@ async function plainDownload(url: string) {
 async function main() {
 	const size = Number(process.env.BENCH_SIZE);
 	const mode = process.env.BENCH_MODE ?? 'node';
-	if (mode !== 'plain') {
+	if (mode !== 'plain' && mode !== 'plain-big-heap') {
 		const { setBinaryMode } = await import('../test/harness');
 		await setBinaryMode('filesystem');
 	}
 	// plain-in-n8n: n8n and the node loaded and run once, then only the plain stream is measured.
 	if (mode === 'plain-in-n8n') await nodeDownload(4 * 1024 * 1024);
+	if (mode === 'plain-big-heap') holdHeap(Number(process.env.BENCH_HEAP_BYTES));
 	const sizes = [1024 * 1024, 4 * 1024 * 1024, size];
 	const download = (n: number) =>
 		mode === 'node'
@@ -192,6 +209,7 @@ async function main() {
 		endedAt,
 		taskId,
 		baseline,
+		baselineHeap: base.heapUsed,
 		hwm: hwmReset ? kb('VmHWM') : undefined,
 		sampledPeak,
 		atPeak,

@@ -9,6 +9,8 @@
 //   npm run bench -- --only memory --gc-every 50
 //                                      diagnostic: force a GC every 50 ms during the download, to
 //                                      tell garbage awaiting collection from memory really held
+//   BENCH_CHILD_NODE_ARGS="--trace-gc" npm run bench -- --only memory
+//                                      diagnostic: Node options for the measuring processes
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { execSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -301,6 +303,7 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 	const modes: Array<[DownloadMode, string]> = [
 		['plain', 'plain Node stream-to-disk, small process'],
 		['plain-in-n8n', 'the same plain stream, in a process with n8n loaded'],
+		['plain-big-heap', "the same plain stream, small process holding a heap as large as n8n's"],
 		['n8n-helpers', "n8n's httpRequest (stream) into prepareBinaryData, no node code"],
 		['node', 'the node (adds its counting, stall watchdog and held commit)'],
 	];
@@ -312,12 +315,13 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 		say(" memory; each one walks the process's whole heap, n8n's included.)");
 		say(
 			table([
-				['download path', 'download', 'vs plain', 'CPU (all threads)', 'full GCs', 'their pauses', 'peak growth, each run'],
+				['download path', 'V8 heap held', 'download', 'vs plain', 'CPU (all threads)', 'full GCs', 'their pauses', 'peak growth, each run'],
 				...modes.map(([mode, label]) => {
 					const ms = median(of(mode).map((r) => r.downloadMs));
 					const gcs = of(mode).map((r) => r.gc ?? { major: Number.NaN, majorMs: Number.NaN });
 					return [
 						label,
+						mb(median(of(mode).map((r) => r.baselineHeap ?? Number.NaN))),
 						seconds(ms),
 						`${round(ms / plainMs)} x`,
 						seconds(median(of(mode).map((r) => r.cpuMs))),
@@ -382,13 +386,14 @@ async function main() {
 		// 1 GB three times (the target is "every one of 3 runs"); 5 GB once, to show the growth
 		// is flat in the size without a quarter of an hour of downloads.
 		const plan = quick
-			? [{ size: 10e6, repeats: 1 }, { size: 50e6, repeats: 1, modes: ['node', 'plain', 'plain-in-n8n', 'n8n-helpers'] as DownloadMode[] }]
+			? [{ size: 10e6, repeats: 1 }, { size: 50e6, repeats: 1, modes: ['node', 'plain', 'plain-in-n8n', 'plain-big-heap', 'n8n-helpers'] as DownloadMode[] }]
 			: [
 					{ size: 10e6, repeats: 3 },
 					{ size: 100e6, repeats: 3 },
 					// Where the time goes: the same plain stream inside a process with n8n loaded, and
 					// n8n's own helpers (httpRequest as a stream into prepareBinaryData) without the node.
-					{ size: 1e9, repeats: 3, modes: ['node', 'plain', 'plain-in-n8n', 'n8n-helpers'] as DownloadMode[] },
+					// plain-big-heap: the plain stream next to a heap of plain objects as large as n8n's.
+					{ size: 1e9, repeats: 3, modes: ['node', 'plain', 'plain-in-n8n', 'plain-big-heap', 'n8n-helpers'] as DownloadMode[] },
 					{ size: 5e9, repeats: 1 },
 				];
 		const rows = await memoryBenchmark(plan, gcEvery, (r) =>

@@ -19,7 +19,7 @@ export interface Child {
 
 export function startChild(script: string, env: Record<string, string> = {}): Child {
 	const proc = fork(path.resolve(__dirname, '..', script), [], {
-		execArgv: ['--import', TSX, '--expose-gc'],
+		execArgv: ['--import', TSX, '--expose-gc', ...(process.env.BENCH_CHILD_NODE_ARGS ? process.env.BENCH_CHILD_NODE_ARGS.split(' ') : [])],
 		env: { ...process.env, ...env },
 		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 	});

@@ -7,7 +7,7 @@
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { startChild } from './child';
 
-export type DownloadMode = 'node' | 'plain' | 'plain-in-n8n' | 'n8n-helpers';
+export type DownloadMode = 'node' | 'plain' | 'plain-in-n8n' | 'plain-big-heap' | 'n8n-helpers';
 
 export interface MemoryRow {
 	mode: DownloadMode;
@@ -27,6 +27,8 @@ export interface MemoryRow {
 	/** Garbage collections over durationMs: full (mark-compact) and minor, count and pauses. */
 	gc?: { major: number; majorMs: number; minor: number; minorMs: number };
 	baselineRss: number;
+	/** V8 heap in use at the baseline (after the warm-up and a forced GC). */
+	baselineHeap?: number;
 	/** Kernel peak RSS (VmHWM, reset at the baseline) minus the baseline. */
 	growthHwm?: number;
 	/** Highest RSS sampled every 5 ms minus the baseline (cross-check). */
@@ -64,12 +66,14 @@ async function measure(
 	size: number,
 	run: number,
 	gcEveryMs: number,
+	heapBytes = 0,
 ): Promise<MemoryRow> {
 	const plain = mode !== 'node' ? await Promise.all([1024 * 1024, 4 * 1024 * 1024, size].map((s) => fileUrl(sim, s))) : [];
 	const child = startChild('memory-child.ts', {
 		BENCH_MODE: mode,
 		BENCH_SIZE: String(Math.round(size)),
 		BENCH_GC_EVERY_MS: String(gcEveryMs),
+		BENCH_HEAP_BYTES: String(heapBytes),
 		BENCH_SIM: JSON.stringify({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, urls: plain.map((p) => p.url) }),
 		MGEN_HARNESS_SOURCE: process.env.MGEN_HARNESS_SOURCE ?? 'dist',
 	});
@@ -94,6 +98,7 @@ async function measure(
 		cpuMs: m.cpuMs,
 		gc: (m as unknown as { gc?: MemoryRow['gc'] }).gc,
 		baselineRss: m.baseline,
+		baselineHeap: m.baselineHeap,
 		growthHwm: m.hwm !== undefined ? m.hwm - m.baseline : undefined,
 		growthSampled: m.sampledPeak - m.baseline,
 		atPeak: m.atPeak,
@@ -112,7 +117,9 @@ export async function memoryBenchmark(
 		for (let r = 1; r <= rounds; r++) {
 			for (const { size, modes } of plan.filter((p) => p.repeats >= r)) {
 				for (const mode of modes ?? (['node', 'plain'] as const)) {
-					const row = await measure(sim, mode, size, r, gcEveryMs);
+					// plain-big-heap holds as much heap as the last process with n8n loaded had.
+					const n8nHeap = rows.filter((x) => x.mode === 'plain-in-n8n').pop()?.baselineHeap ?? 0;
+					const row = await measure(sim, mode, size, r, gcEveryMs, n8nHeap);
 					rows.push(row);
 					onRow?.(row);
 					// The simulator's log would grow with every request of the benchmark.
