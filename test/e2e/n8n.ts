@@ -247,6 +247,13 @@ export class N8nInstance {
 		);
 	}
 
+	/** Puts a test-only node file (`<Name>.node.js`) in n8n's custom-nodes folder; its type is `CUSTOM.<name>`. */
+	installCustomNode(file: string) {
+		const dir = path.join(this.userFolder, '.n8n', 'custom');
+		fs.mkdirSync(dir, { recursive: true });
+		fs.copyFileSync(file, path.join(dir, path.basename(file)));
+	}
+
 	/** Where the package sits in the user folder. */
 	get packageDir() {
 		return path.join(this.userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME);
