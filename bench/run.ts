@@ -2,10 +2,11 @@
 // Prints one table per benchmark and writes bench/results/latest.json. Figures only: nothing
 // here asserts a time; the targets are printed next to the figures for the reader.
 //
-//   npm run bench                      all four benchmarks (about 2-3 minutes)
+//   npm run bench                      all four benchmarks (about 7-8 minutes)
 //   npm run bench -- --only polling    a subset: batch, polling, memory, overhead (comma-separated)
 //   npm run bench -- --quick           smaller sizes, to check the benchmarks themselves run
-//   npm run bench -- --out FILE        write the JSON elsewhere (default bench/results/latest.json)
+//   npm run bench -- --out FILE        write the JSON elsewhere (default bench/results/latest.json;
+//                                      the printed tables go beside it, .txt)
 //   npm run bench -- --only memory --gc-every 50
 //                                      diagnostic: force a GC every 50 ms during the download, to
 //                                      tell garbage awaiting collection from memory really held
@@ -88,7 +89,12 @@ function machine() {
 	};
 }
 
-const say = (text = '') => process.stdout.write(`${text}\n`);
+/** Everything printed, also written next to the JSON (latest.txt): the tables as a reader saw them. */
+const printed: string[] = [];
+const say = (text = '') => {
+	printed.push(text);
+	process.stdout.write(`${text}\n`);
+};
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 function printBatch(b: BatchResult) {
@@ -411,7 +417,9 @@ async function main() {
 
 	fs.mkdirSync(path.dirname(out), { recursive: true });
 	fs.writeFileSync(out, `${JSON.stringify(results, null, '\t')}\n`);
-	say(`\nresults written to ${path.relative(process.cwd(), out)}`);
+	const text = out.replace(/\.json$/, '') + '.txt';
+	fs.writeFileSync(text, `${printed.join('\n')}\n`);
+	say(`\nresults written to ${path.relative(process.cwd(), out)} and ${path.relative(process.cwd(), text)}`);
 }
 
 main().catch((error) => {
