@@ -115,7 +115,7 @@ function printLargeBatch(rows: LargeBatchResult[]) {
 	say(`\n## 1b. Large batches: Max Tasks in Flight = items, engine in its own process (simulator in another)`);
 	say(
 		table([
-			['items x T', 'in flight', 'wall time', 'vs T', 'engine CPU', 'RSS growth', 'per task in flight', 'V8 heap growth', 'heap held per task (GC at T/2)', 'status reads / task'],
+			['items x T', 'in flight', 'wall time', 'vs T', 'engine CPU', 'RSS growth', 'per task in flight', 'V8 heap growth', 'heap held per task (GC at T/2)', 'status reads / task', 'last submission', 'last file request'],
 			...rows.map((r) => [
 				`${r.items} x ${seconds(r.taskMs)}`,
 				r.inFlight,
@@ -127,13 +127,17 @@ function printLargeBatch(rows: LargeBatchResult[]) {
 				mb(r.heapGrowthBytes),
 				r.heldHeapPerTaskBytes === null ? '-' : `${round(r.heldHeapPerTaskBytes / 1024, 1)} kB`,
 				round(r.statusReads / r.items, 2),
+				`+${seconds(r.lastSubmitMs)}`,
+				`+${seconds(r.lastFileMs)}`,
 			]),
 		]),
 	);
 	say('targets: wall time <= 1.2 x T, RSS growth <= 300 MB. Growth = peak RSS (kernel VmHWM) minus the RSS after a');
 	say('warm-up batch; it includes garbage not yet collected. Every task downloads one 1 kB file (filesystem mode).');
 	say('"heap held per task": V8 heap above the baseline after a forced full GC halfway through, divided by the tasks');
-	say('in flight: what the engine, the HTTP client and the node really keep per waiting task.');
+	say('in flight: what the engine, the HTTP client and the node really keep per waiting task. "last submission" and');
+	say('"last file request": when the service saw them, from the first submission (the last task ends T after its');
+	say('submission; the wall time ends after the last file is stored).');
 }
 
 function printLearning(rows: LearningRow[], check?: BatchCheckRow) {

@@ -9,13 +9,28 @@ async function main() {
 		seed: 6,
 	});
 	process.send!({ type: 'ready', baseUrl: sim.baseUrl, fileBaseUrl: sim.fileBaseUrl, apiKey: sim.apiKey });
+	let mark = 0;
 	process.on('message', async (m: { type: string }) => {
+		if (m.type === 'mark') mark = sim.requests.length;
 		if (m.type === 'counts') {
 			process.send!({
 				type: 'counts',
 				submit: sim.count('submit'),
 				status: sim.count('status'),
 				file: sim.count('file'),
+			});
+		}
+		if (m.type === 'timeline') {
+			// When, relative to the first submission, the service saw what: how long the submissions
+			// took to arrive, and when the last status read and the last file request came in.
+			const at = (endpoint: string) => sim.requests.slice(mark).filter((r) => r.endpoint === endpoint).map((r) => r.at);
+			const submits = at('submit');
+			const first = Math.min(...submits);
+			process.send!({
+				type: 'timeline',
+				lastSubmitMs: Math.max(...submits) - first,
+				lastStatusMs: Math.max(...at('status')) - first,
+				lastFileMs: Math.max(...at('file')) - first,
 			});
 		}
 		if (m.type === 'close') {

@@ -159,6 +159,10 @@ export interface LargeBatchResult {
 	heldRssBytes: number | null;
 	statusReads: number;
 	submits: number;
+	/** The service's view, from the first submission: when the last one arrived... */
+	lastSubmitMs: number;
+	/** ...and when the last file was requested. */
+	lastFileMs: number;
 }
 
 /**
@@ -182,11 +186,14 @@ export async function largeBatchBenchmark(items = 1000, taskMs = 20_000, inFligh
 		await Promise.race([child.next('warm'), failed]);
 		sim.send({ type: 'counts' });
 		const before = await sim.next<{ submit: number; status: number }>('counts');
+		sim.send({ type: 'mark' });
 		child.send({ type: 'go' });
 		const m = await Promise.race([child.next<Record<string, number>>('result'), failed]);
 		await child.exited;
 		sim.send({ type: 'counts' });
 		const after = await sim.next<{ submit: number; status: number }>('counts');
+		sim.send({ type: 'timeline' });
+		const timeline = await sim.next<{ lastSubmitMs: number; lastStatusMs: number; lastFileMs: number }>('timeline');
 		const peak = m.peakRssHwm ?? m.peakRssSampled;
 		const rssGrowthBytes = Math.max(peak, m.peakRssSampled) - m.baselineRss;
 		return {
@@ -203,6 +210,8 @@ export async function largeBatchBenchmark(items = 1000, taskMs = 20_000, inFligh
 			heldRssBytes: m.heldRssAfterGc,
 			statusReads: after.status - before.status,
 			submits: after.submit - before.submit,
+			lastSubmitMs: timeline.lastSubmitMs,
+			lastFileMs: timeline.lastFileMs,
 		};
 	} finally {
 		sim.send({ type: 'close' });
