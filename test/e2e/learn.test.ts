@@ -30,7 +30,8 @@ beforeAll(async () => {
 						resource: 'music',
 						operation: 'generate',
 						model: 'generate-music',
-						prompt: 'a short tune [sim:duration=8000] [sim:progress=none]',
+						// 16 s: long enough for learning to save reads (see test/engine/polling-learn.test.ts).
+						prompt: 'a short tune [sim:duration=16000] [sim:progress=none]',
 						options: { downloadFiles: false },
 					}),
 				],
@@ -57,7 +58,7 @@ async function runOnce(): Promise<number> {
 
 test('the second execution reads around the duration the first one learnt and n8n saved', () =>
 	n8n.explain(async () => {
-		// Nothing known: back-off from 1 s (about 8 reads for 8 s).
+		// Nothing known: every 2 s, then a back-off (about 8 reads for 16 s).
 		const cold = await runOnce();
 		const file = path.join(n8n.dir, 'learn-export.json');
 		await n8n.cli(['export:workflow', `--id=${ID}`, `--output=${file}`], { label: 'export-learn' });
@@ -69,7 +70,7 @@ test('the second execution reads around the duration the first one learnt and n8
 		expect(Object.keys(staticData['node:Generate'].taskDurations ?? {})).toEqual([
 			'generate-music',
 		]);
-		// Learnt: one early read, then around 8 s.
+		// Learnt: early reads, then around 16 s (about 5).
 		const warm = await runOnce();
 		expect(warm).toBeLessThanOrEqual(cold - 2);
 	}));
