@@ -182,7 +182,7 @@ function checkAnswer(kind: Kind, answer: Answer) {
 	}
 }
 
-test('floods of 1,000 callbacks: unsigned ones cost no status read, signed ones for unknown ids stay within the budget', () =>
+test('floods of callbacks: unsigned ones cost no status read, signed ones for unknown ids stay within the budget', () =>
 	n8n.explain(async () => {
 		const flood = async (n: number, urlOf: (i: number) => string, label: string, distinct = n) => {
 			const statuses: number[] = [];
@@ -229,9 +229,11 @@ test('floods of 1,000 callbacks: unsigned ones cost no status read, signed ones 
 		expect(unsigned.count(401)).toBe(100);
 		expect(unsigned.reads).toBe(0);
 
-		// 1,000 callbacks cycling over 100 unknown ids: the budget, then the negative cache answer.
-		const signed = await flood(1000, () => signedUrl('leaked'), 'signed-unknown', 100);
-		expect(signed.count(404) + signed.count(429) + signed.count(503)).toBe(1000);
+		// 500 callbacks cycling over 100 unknown ids: the budget, then the negative cache answer.
+		// (n8n serves a registered webhook at about 13 a second here: 1,000 took 76 s of the layer.
+		// The engine layer floods the trigger with 1,000 in under a second.)
+		const signed = await flood(500, () => signedUrl('leaked'), 'signed-unknown', 100);
+		expect(signed.count(404) + signed.count(429) + signed.count(503)).toBe(500);
 		expect(signed.count(404)).toBeGreaterThan(0);
 		// The trigger's budget: 50 at once, then 10 per second.
 		expect(signed.reads).toBeLessThanOrEqual(50 + 10 * Math.ceil(signed.seconds));
