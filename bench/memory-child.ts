@@ -11,6 +11,7 @@
 //                     size alone, not anything n8n changed in the process, makes the stream slow
 //   BENCH_MODE=n8n-helpers  the least a node can do through n8n: a test node calling n8n's
 //                     httpRequest (encoding: stream) and prepareBinaryData, nothing else
+//                     (test/fixtures/DownloadProbe.node.js)
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -50,34 +51,17 @@ async function nodeDownload(size: number) {
 let probeRegistered = false;
 async function helpersDownload(url: string) {
 	const harness = await import('../test/harness');
-	const { NodeConnectionTypes } = await import('n8n-workflow');
 	if (!probeRegistered) {
 		probeRegistered = true;
-		harness.registerNodeType({
-			description: {
-				displayName: 'Helpers Probe',
-				name: 'bench.helpersProbe',
-				group: ['transform'],
-				version: 1,
-				description: 'Bench-only: httpRequest (stream) into prepareBinaryData',
-				defaults: { name: 'Probe' },
-				inputs: [NodeConnectionTypes.Main],
-				outputs: [NodeConnectionTypes.Main],
-				properties: [{ displayName: 'URL', name: 'url', type: 'string', default: '' }],
-			},
-			async execute(this: import('n8n-workflow').IExecuteFunctions) {
-				const res = (await this.helpers.httpRequest({
-					url: this.getNodeParameter('url', 0) as string,
-					encoding: 'stream',
-					returnFullResponse: true,
-				})) as { body: import('node:stream').Readable };
-				const binary = await this.helpers.prepareBinaryData(res.body, 'file.mp3', 'audio/mpeg');
-				return [[{ json: {}, binary: { data: binary } }]];
-			},
-		} as import('n8n-workflow').INodeType);
+		// The same test-only node the end-to-end layer loads into a real n8n (plain JavaScript).
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { DownloadProbe } = require('../test/fixtures/DownloadProbe.node.js') as {
+			DownloadProbe: new () => import('n8n-workflow').INodeType;
+		};
+		harness.registerNodeType(new DownloadProbe(), 'bench.downloadProbe');
 	}
 	const result = await harness.runWorkflow(
-		harness.chain({ name: 'Start', type: harness.MANUAL_TRIGGER_TYPE }, { name: 'Probe', type: 'bench.helpersProbe', parameters: { url } }),
+		harness.chain({ name: 'Start', type: harness.MANUAL_TRIGGER_TYPE }, { name: 'Probe', type: 'bench.downloadProbe', parameters: { url, way: 'helpers' } }),
 		{},
 	);
 	const endedAt = Date.now();

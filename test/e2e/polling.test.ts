@@ -165,7 +165,7 @@ function expectNoKeyLeaks(text: string) {
 /**
  * The same 1 GB downloaded inside the n8n process without any code of this package: first by
  * n8n's own helpers (httpRequest as a stream into prepareBinaryData), then by a plain Node stream
- * (test/e2e/fixtures/DownloadProbe.node.js).
+ * (test/fixtures/DownloadProbe.node.js).
  */
 async function probeWorkflow() {
 	const probe = (name: string, way: string, url: string, x: number): WorkflowNode => ({
@@ -190,7 +190,7 @@ async function probeWorkflow() {
 beforeAll(async () => {
 	sim = await startSimulator({ apiKey: `e2e-polling-${process.pid}-secret` });
 	n8n = await N8nInstance.create('polling');
-	n8n.installCustomNode(path.join(__dirname, 'fixtures', 'DownloadProbe.node.js'));
+	n8n.installCustomNode(path.join(__dirname, '..', 'fixtures', 'DownloadProbe.node.js'));
 	await n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
 		await n8n.importWorkflows([
