@@ -16,6 +16,8 @@ export interface PostgresServer {
 	database: string;
 	user: string;
 	password: string;
+	/** Rows of one SQL statement (psql), each an array of its columns as text. */
+	query(sql: string): string[][];
 	stop(): Promise<void>;
 }
 

@@ -49,7 +49,7 @@ function redisServerBin() {
  * (newest major wins), other systems on PATH.
  */
 function postgresBinDir() {
-	const has = (dir) => ['initdb', 'postgres', 'createdb'].every((b) => executable(path.join(dir, b)));
+	const has = (dir) => ['initdb', 'postgres', 'createdb', 'psql'].every((b) => executable(path.join(dir, b)));
 	const debian = '/usr/lib/postgresql';
 	try {
 		const majors = fs
@@ -89,7 +89,7 @@ function ensureQueuePrograms({ log = () => undefined } = {}) {
 	const redis = redisServerBin();
 	const pg = postgresBinDir();
 	if (!redis || !pg) {
-		const missing = [!redis && 'redis-server', !pg && 'PostgreSQL (initdb, postgres, createdb)'].filter(Boolean);
+		const missing = [!redis && 'redis-server', !pg && 'PostgreSQL (initdb, postgres, createdb, psql)'].filter(Boolean);
 		return { ok: false, reason: `${missing.join(' and ')} not found after installing: install Redis and PostgreSQL for your OS` };
 	}
 	return { ok: true, programs: { redis, postgresBinDir: pg } };
@@ -311,12 +311,27 @@ async function startPostgres({ dir, binDir = postgresBinDir() }) {
 		pid: child.pid,
 		log,
 		runsAs: user.name,
+		/**
+		 * Rows of one SQL statement through psql, each an array of its columns as text (what the
+		 * tests read of n8n's database: the binary data it stored, hashed by PostgreSQL itself).
+		 */
+		query: (sql) => psqlRows(binDir, { port, password }, sql),
 		database: 'n8n',
 		user: 'n8n',
 		password,
 		// SIGINT = "fast shutdown": active sessions are ended, the data folder stays consistent.
 		stop: () => stopChild(child, 'SIGINT', 15_000),
 	};
+}
+
+function psqlRows(binDir, { port, password }, sql) {
+	const r = spawnSync(
+		path.join(binDir, 'psql'),
+		['-h', '127.0.0.1', '-p', String(port), '-U', 'n8n', '-d', 'n8n', '-X', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-c', sql],
+		{ env: { ...process.env, PGPASSWORD: password, PGCONNECT_TIMEOUT: '5' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+	);
+	if (r.status !== 0) throw new Error(`psql failed (${r.status}): ${r.stderr || r.stdout}`);
+	return r.stdout.split('\n').filter((line) => line !== '').map((line) => line.split('\t'));
 }
 
 /** Resident set size (VmRSS, bytes) of a process and of its whole tree. */

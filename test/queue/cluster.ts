@@ -1,10 +1,11 @@
-// Test-only. n8n in queue mode on one machine, as users scale it out: Redis (the queue),
-// PostgreSQL (the database), one main process, workers and webhook processes, each process
-// with its own user folder holding this package installed as a community package (like one
-// container each), all sharing the encryption key, the database, Redis and one binary-data
-// folder (filesystem mode). A round-robin HTTP balancer in the test process stands in front of
-// the webhook processes; WEBHOOK_URL of every process points at it, as it would at a load
-// balancer.
+// Test-only. n8n in queue mode on one machine, as n8n supports it: Redis (the queue), PostgreSQL
+// (the database), one main process, workers and webhook processes, each process with its own
+// user folder holding this package installed as a community package (like one container each).
+// Nothing is shared but Redis, PostgreSQL and the environment (the encryption key above all):
+// binary data stays in n8n's queue-mode default, `database` mode (N8N_DEFAULT_BINARY_DATA_MODE
+// unset), so files live in PostgreSQL's `binary_data` table. A round-robin HTTP balancer in the
+// test process stands in front of the webhook processes; WEBHOOK_URL of every process points at
+// it, as it would at a load balancer.
 //
 // Processes start one after another (the main first: it runs the migrations). Each n8n process
 // leads its own process group (its task runner is in it), so stopping it stops the group; pids
@@ -217,6 +218,15 @@ class Balancer {
 	}
 }
 
+const MB = 1024 * 1024;
+
+/** "worker-1 445 MB (+runner 114), …": peaks of `withMemory` for a log line. */
+export function memoryLine(peaks: Record<string, { self: number; tree: number }>) {
+	return Object.entries(peaks)
+		.map(([name, m]) => `${name} ${Math.round(m.self / MB)} MB${m.tree > m.self + MB ? ` (+runner ${Math.round((m.tree - m.self) / MB)})` : ''}`)
+		.join(', ');
+}
+
 export interface ExecutionSummary {
 	id: string;
 	finished: boolean;
@@ -234,7 +244,6 @@ const BROWSER_ID = 'mgen-queue-browser';
 
 export class QueueCluster {
 	readonly root: string;
-	readonly binaryDataDir: string;
 	readonly encryptionKey = randomBytes(24).toString('hex');
 	redis!: RedisServer;
 	postgres!: PostgresServer;
@@ -255,9 +264,8 @@ export class QueueCluster {
 		template: N8nInstance,
 	) {
 		// The instances' common run folder: <tmp>/n8n-nodes-media-generation-e2e/<run>/.
-		this.root = path.join(path.dirname(template.dir), `queue-shared-${process.pid}`);
-		this.binaryDataDir = path.join(this.root, 'binary-data');
-		fs.mkdirSync(this.binaryDataDir, { recursive: true });
+		this.root = path.join(path.dirname(template.dir), `queue-services-${process.pid}`);
+		fs.mkdirSync(this.root, { recursive: true });
 	}
 
 	/**
@@ -296,10 +304,6 @@ export class QueueCluster {
 			// The resume URL and the trigger's production URL are computed where the node runs:
 			// every process needs the public address of the webhook processes.
 			WEBHOOK_URL: `${this.balancer.url}/`,
-			// Binary data: filesystem mode in one folder every process reads and writes (queue
-			// mode otherwise defaults to the database, 512 MiB per file at most).
-			N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
-			N8N_BINARY_DATA_STORAGE_PATH: this.binaryDataDir,
 			// Production webhooks only on the webhook processes.
 			N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
 			// A dead worker's job is noticed after the lock expires (default 60 s): shorter here.
@@ -315,6 +319,10 @@ export class QueueCluster {
 				: {}),
 			...this.settings.env,
 		});
+		// n8n's queue-mode default, `database`: no binary-data folder to share (N8nInstance sets
+		// filesystem mode for the single-process layers).
+		if (!this.settings.env?.N8N_DEFAULT_BINARY_DATA_MODE) delete instance.env.N8N_DEFAULT_BINARY_DATA_MODE;
+		delete instance.env.N8N_BINARY_DATA_STORAGE_PATH;
 	}
 
 	/** `n8n <args>` on the main's folder and settings (import, publish...), main stopped or not. */
@@ -481,13 +489,24 @@ export class QueueCluster {
 		}
 	}
 
-	/** Absolute path of a binary item stored in the shared filesystem store. */
-	binaryFile(binary: { id?: string }): string {
-		const m = /^filesystem(?:-v2)?:(.+)$/.exec(binary.id ?? '');
-		if (!m) throw new Error(`binary data is not in filesystem mode: id ${JSON.stringify(binary.id)}`);
-		const file = path.join(this.binaryDataDir, m[1]);
-		if (!file.startsWith(this.binaryDataDir + path.sep)) throw new Error(`binary id escapes the store: ${binary.id}`);
-		return file;
+	/**
+	 * Size and SHA-256 of binary items as n8n stored them in PostgreSQL (`database` mode, ids
+	 * `database:<fileId>`), hashed by PostgreSQL itself: the bytes never travel to the test.
+	 * Throws on an id of another mode (the layer runs n8n's queue-mode default only).
+	 */
+	storedFiles(binaryIds: Array<string | undefined>): Map<string, { size: number; sha256: string }> {
+		const fileIds = binaryIds.map((id) => {
+			const m = /^database:([0-9a-f-]{36})$/i.exec(id ?? '');
+			if (!m) throw new Error(`binary data is not in database mode: id ${JSON.stringify(id)}`);
+			return m[1];
+		});
+		const out = new Map<string, { size: number; sha256: string }>();
+		if (!fileIds.length) return out;
+		const rows = this.postgres.query(
+			`select "fileId", octet_length(data), encode(sha256(data), 'hex') from binary_data where "fileId" in (${fileIds.map((f) => `'${f}'`).join(',')})`,
+		);
+		for (const [fileId, size, sha256] of rows) out.set(`database:${fileId}`, { size: Number(size), sha256 });
+		return out;
 	}
 
 	/** RSS of every process now (bytes): n8n processes (self and with their task runner), Redis, Postgres. */
@@ -497,6 +516,27 @@ export class QueueCluster {
 		out.redis = rssOf(this.redis.pid);
 		out.postgres = rssOf(this.postgres.pid);
 		return out;
+	}
+
+	/** Peak RSS per process (bytes, itself and with its task runner) while `fn` runs, sampled every `everyMs`. */
+	async withMemory<T>(fn: () => Promise<T>, everyMs = 500): Promise<{ result: T; peaks: Record<string, { self: number; tree: number }> }> {
+		const peaks: Record<string, { self: number; tree: number }> = {};
+		const take = () => {
+			for (const [name, m] of Object.entries(this.memory())) {
+				const p = (peaks[name] ??= { self: 0, tree: 0 });
+				p.self = Math.max(p.self, m.self);
+				p.tree = Math.max(p.tree, m.tree);
+			}
+		};
+		take();
+		const timer = setInterval(take, everyMs);
+		try {
+			const result = await fn();
+			take();
+			return { result, peaks };
+		} finally {
+			clearInterval(timer);
+		}
 	}
 
 	/** Runs a test body; on failure the message gets every process's log tail, and folders stay. */

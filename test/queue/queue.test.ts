@@ -1,10 +1,11 @@
-// The package in n8n's queue mode, the way users scale n8n out: Redis, PostgreSQL, one main
-// process, two workers and two webhook processes behind a round-robin balancer, each process
-// with the package installed as a community package in its own user folder, binary data in
-// filesystem mode on one shared folder (see cluster.ts and docs/queue-mode.md).
+// The package in n8n's queue mode, as n8n supports it: Redis, PostgreSQL, one main process, two
+// workers and two webhook processes behind a round-robin balancer, each process with the package
+// installed as a community package in its own user folder, nothing shared but Redis, PostgreSQL
+// and the environment; binary data in n8n's queue-mode default, `database` mode (see cluster.ts
+// and docs/queue-mode.md).
 //
-// What a user sees is checked: executions read back through n8n's public API, files on the
-// shared disk byte for byte, the simulator's request log (what was submitted, how often), the
+// What a user sees is checked: executions read back through n8n's public API, files as n8n
+// stored them in PostgreSQL byte for byte, the simulator's request log (what was submitted, how often), the
 // workers' own logs ("Worker started execution N") for which process ran what.
 //
 // One cluster for the whole file (start-up costs about a minute): the tests run in order and
@@ -12,14 +13,14 @@
 // killed, worker-3 replaces it, the main is restarted).
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash, randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
 
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { client } from '../simulator/client';
 import { CREDENTIAL_TYPE, removeEmptyRunFolder, type BinaryJson, type ItemJson } from '../e2e/n8n';
-import { QueueCluster, type ExecutionSummary, type N8nProcess } from './cluster';
-import { durableFlow, generateFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
+import { memoryLine, QueueCluster, type ExecutionSummary, type N8nProcess } from './cluster';
+import { ImportStorage } from './storage';
+import { bigVideoExample, durableFlow, generateFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
 
 jest.setTimeout(600_000);
 
@@ -35,12 +36,14 @@ const PATHS = {
 	killOne: `${TAG}-kill`,
 	timeout: `${TAG}-timeout`,
 	durable: `${TAG}-durable`,
+	bigVideo: `${TAG}-big-video`,
 };
 const TRIGGER_WEBHOOK_ID = randomUUID();
 
 let sim: Simulator;
 let cluster: QueueCluster;
-const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout' | 'durable', string> = {
+const storage = new ImportStorage();
+const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout' | 'durable' | 'bigVideo', string> = {
 	batch: '',
 	trigger: '',
 	submit: '',
@@ -50,6 +53,7 @@ const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoS
 	killOne: '',
 	timeout: '',
 	durable: '',
+	bigVideo: '',
 };
 /** Figures printed at the end (and by each test as it measures them). */
 const figures: Record<string, unknown> = {};
@@ -95,16 +99,20 @@ function lastItems(execution: ExecutionSummary, node: string): ItemJson[] {
 	return runs[runs.length - 1].data?.main[0] ?? [];
 }
 
-/** Every binary of the item is in the shared store, byte for byte what the service served. */
-function expectFilesAsServed(item: ItemJson) {
-	const task = sim.task(String(item.json.task_id));
-	expect(task).toBeDefined();
-	const binaries = Object.values(item.binary ?? {}) as BinaryJson[];
-	expect(binaries).toHaveLength(task!.files.length);
-	for (const [i, file] of task!.files.entries()) {
-		const onDisk = cluster.binaryFile(binaries[i]);
-		expect(fs.statSync(onDisk).size).toBe(file.size);
-		expect(sha256([fs.readFileSync(onDisk)])).toBe(sha256(mediaChunks(file.kind, file.size)));
+/**
+ * Every binary of these items is in n8n's binary store (PostgreSQL, `database` mode), byte for
+ * byte what the service served.
+ */
+function expectFilesAsServed(...items: ItemJson[]) {
+	const binaries = items.map((item) => Object.values(item.binary ?? {}) as BinaryJson[]);
+	const stored = cluster.storedFiles(binaries.flat().map((b) => b.id));
+	for (const [n, item] of items.entries()) {
+		const task = sim.task(String(item.json.task_id));
+		expect(task).toBeDefined();
+		expect(binaries[n]).toHaveLength(task!.files.length);
+		for (const [i, file] of task!.files.entries()) {
+			expect(stored.get(String(binaries[n][i].id))).toEqual({ size: file.size, sha256: sha256(mediaChunks(file.kind, file.size)) });
+		}
 	}
 }
 
@@ -116,33 +124,6 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | u
 		if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 		await new Promise((r) => setTimeout(r, everyMs));
 	}
-}
-
-/** Peak RSS per process while `fn` runs (sampled every 500 ms). */
-async function withMemory<T>(fn: () => Promise<T>): Promise<{ result: T; peaks: Record<string, { self: number; tree: number }> }> {
-	const peaks: Record<string, { self: number; tree: number }> = {};
-	const take = () => {
-		for (const [name, m] of Object.entries(cluster.memory())) {
-			const p = (peaks[name] ??= { self: 0, tree: 0 });
-			p.self = Math.max(p.self, m.self);
-			p.tree = Math.max(p.tree, m.tree);
-		}
-	};
-	take();
-	const timer = setInterval(take, 500);
-	try {
-		const result = await fn();
-		take();
-		return { result, peaks };
-	} finally {
-		clearInterval(timer);
-	}
-}
-
-function memoryLine(peaks: Record<string, { self: number; tree: number }>) {
-	return Object.entries(peaks)
-		.map(([name, m]) => `${name} ${mb(m.self)} MB${m.tree > m.self + MB ? ` (+runner ${mb(m.tree - m.self)})` : ''}`)
-		.join(', ');
 }
 
 beforeAll(async () => {
@@ -178,6 +159,8 @@ beforeAll(async () => {
 			generateFlow('queue timeout', PATHS.timeout, credential, { respond: 'onReceived', generate: { options: { timeoutMinutes: 0.03 } } }),
 		);
 		wf.durable = await cluster.createWorkflow(durableFlow('queue durable wait', PATHS.durable, credential));
+		await storage.start();
+		wf.bigVideo = await cluster.createWorkflow(bigVideoExample(PATHS.bigVideo, credential, storage.importUrl));
 		await cluster.addWorker();
 		await cluster.addWorker();
 		await cluster.addWebhook();
@@ -190,12 +173,13 @@ beforeAll(async () => {
 afterAll(async () => {
 	say(`figures: ${JSON.stringify(figures)}`);
 	await cluster?.dispose();
+	await storage.close();
 	await sim?.close();
 	removeEmptyRunFolder();
 });
 
 describe('polling through workers', () => {
-	test('a batch of 50 runs on one worker: each task submitted once, every file in the shared store', () =>
+	test('a batch of 50 runs on one worker: each task submitted once, every file stored byte for byte', () =>
 		cluster.explain(async () => {
 			const prefix = `${TAG} batch`;
 			const rows = Array.from({ length: 50 }, (_, i) => ({
@@ -217,7 +201,7 @@ describe('polling through workers', () => {
 			for (const p of [cluster.main, ...cluster.webhooks]) expect(p.logText()).not.toContain(`Worker started execution ${execution.id} (job`);
 			const items = lastItems(execution, 'Generate');
 			expect(items).toHaveLength(50);
-			for (const item of items) expectFilesAsServed(item);
+			expectFilesAsServed(...items);
 			// Each row became exactly one task at the service.
 			const counts = submissionsByPrompt(prefix);
 			expect(counts.size).toBe(50);
@@ -226,6 +210,42 @@ describe('polling through workers', () => {
 			const balancer = cluster.balancer.log.filter((r) => r.path.includes(PATHS.batch));
 			figures.batch50 = { wallMs: wall, worker: ranOn[0], webhookProcess: balancer.map((b) => b.backend) };
 			say(`batch of 50: ${wall} ms through ${balancer[0]?.backend}, execution ${execution.id} ran on ${ranOn[0]}`);
+		}));
+});
+
+describe('big videos: examples/big-video-by-url.json', () => {
+	test('Download Files off, the URL handed to storage that fetches it: the file arrives byte for byte, n8n stores no byte of it, the key never leaves for storage', () =>
+		cluster.explain(async () => {
+			const prefix = `${TAG} big-video`;
+			const size = 12 * MB;
+			const storedBefore = Number(cluster.postgres.query('select count(*) from binary_data')[0][0]);
+			expect((await post(hook(PATHS.bigVideo), { prompt: `${prefix} [sim:duration=300] [sim:size=${size}]` })).status).toBe(200);
+			const [execution] = await cluster.endedExecutions(wf.bigVideo, 1);
+			expect({ status: execution.status, error: execution.data?.resultData.error?.message }).toEqual({ status: 'success', error: undefined });
+			const [task] = sim.tasks().filter((t) => t.prompt.startsWith(prefix));
+			// Generate's item: the task with its file URL and expiry, no binary.
+			const [generated] = lastItems(execution, 'Generate Video (URLs Only)');
+			expect(generated.json).toMatchObject({ task_id: task.id, status: 'finished' });
+			expect(generated.binary).toBeUndefined();
+			expect(typeof generated.json.expires_at).toBe('string');
+			const files = generated.json.files as Array<{ url: string }>;
+			expect(files.map((f) => f.url)).toEqual(task.files.map((f) => f.url));
+			// Storage fetched the signed URL itself: exactly the bytes the service served.
+			expect(storage.imports).toHaveLength(1);
+			const [imported] = storage.imports;
+			expect(imported.body).toMatchObject({ source_url: files[0].url, file_name: `${task.id}.mp4`, expires_at: generated.json.expires_at });
+			expect({ size: imported.size, sha256: imported.sha256 }).toEqual({ size, sha256: sha256(mediaChunks('video', size)) });
+			const [answer] = lastItems(execution, 'Send URL to Storage');
+			expect(answer.json).toMatchObject({ size, sha256: imported.sha256 });
+			// No n8n process downloaded it: one fetch of the file, by storage; nothing in n8n's store.
+			const fetches = sim.requests.filter((r) => r.origin === 'files' && files.some((f) => f.url.endsWith(r.path)));
+			expect(fetches).toHaveLength(1);
+			expect(Number(cluster.postgres.query('select count(*) from binary_data')[0][0])).toBe(storedBefore);
+			// The service's API key reached neither storage nor the file host.
+			expect(JSON.stringify(imported.headers)).not.toContain(sim.apiKey);
+			expect(JSON.stringify(fetches[0].headers)).not.toContain(sim.apiKey);
+			figures.bigVideoByUrl = { bytes: size, largestChunkAtStorage: imported.largestChunk, ranOn: cluster.workersThatRan(execution.id) };
+			say(`big video by URL: ${mb(size)} MB from the service to storage, 0 bytes stored by n8n; execution ${execution.id} on ${cluster.workersThatRan(execution.id).join(', ')}`);
 		}));
 });
 
@@ -292,7 +312,7 @@ describe('durable wait (Park Until Callbacks) through the webhook processes and 
 			const items = lastItems(done, 'Finish');
 			expect(items.map((i) => i.json.task_id)).toEqual(tasks.map((t) => t.id));
 			expect(items.map((i) => i.json.status)).toEqual(Array(N).fill('finished'));
-			for (const item of items) expectFilesAsServed(item);
+			expectFilesAsServed(...items);
 			const counts = submissionsByPrompt(prefix);
 			expect(counts.size).toBe(N);
 			expect([...counts.values()].every((n) => n === 1)).toBe(true);
@@ -386,7 +406,7 @@ function deliver(to: N8nProcess, taskId: string) {
 }
 
 describe('callbacks through the webhook processes', () => {
-	test('one trigger execution per task; callbacks spread over both webhook processes; files in the shared store', () =>
+	test('one trigger execution per task; callbacks spread over both webhook processes; files stored byte for byte', () =>
 		cluster.explain(async () => {
 			const prefix = `${TAG} callback`;
 			const rows = Array.from({ length: 10 }, (_, i) => ({ ref: `cb-${i}`, prompt: `${prefix} ${i} [sim:duration=${400 + i * 120}]` }));
@@ -478,7 +498,7 @@ describe('Retry On Fail on a worker', () => {
 			expect(execution.status).toBe('success');
 			const items = lastItems(execution, 'Generate');
 			expect(items.map((i) => i.json.status)).toEqual(['finished', 'finished', 'finished']);
-			for (const item of items) expectFilesAsServed(item);
+			expectFilesAsServed(...items);
 			expect([...submissionsByPrompt(prefix).values()]).toEqual([1, 1, 1]);
 			// Several tries (status reads span the three tries), one worker, one job.
 			const reads = sim.requests.filter((r) => r.endpoint === 'status' && items.some((i) => r.taskId === i.json.task_id));
@@ -495,7 +515,7 @@ async function measureThroughput(label: string) {
 	const prefix = `${TAG} figure-${label}`;
 	const before = new Set((await cluster.executions(wf.onePerCall, false)).map((e) => e.id));
 	const t0 = Date.now();
-	const { result: executions, peaks } = await withMemory(async () => {
+	const { result: executions, peaks } = await cluster.withMemory(async () => {
 		const answers = await Promise.all(
 			Array.from({ length: FIGURE.executions }, (_, e) =>
 				post(hook(PATHS.onePerCall), {

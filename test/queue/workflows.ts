@@ -1,8 +1,10 @@
 // Test-only. The workflows of the queue-mode layer, in the shape n8n's public API takes
 // (POST /api/v1/workflows): a name, nodes, connections, settings.
 
+import { randomUUID } from 'node:crypto';
+
 import { TRIGGER_TYPE } from '../e2e/n8n';
-import { mediaNode, noOp, splitRows, webhookNode, type Connections, type WorkflowNode } from '../e2e/workflows';
+import { exampleWorkflow, mediaNode, noOp, splitRows, webhookNode, type Connections, type WorkflowNode } from '../e2e/workflows';
 
 export interface ApiWorkflow {
 	name: string;
@@ -145,4 +147,18 @@ export function durableFlow(name: string, path: string, credential: CredentialRe
 		},
 		settings: { executionOrder: 'v1' },
 	};
+}
+
+/**
+ * examples/big-video-by-url.json as a user imports it: our credential in the Generate node, the
+ * Webhook on `path`, and "Send URL to Storage" pointed at `importUrl` (the user's storage).
+ */
+export function bigVideoExample(path: string, credential: CredentialRef, importUrl: string): ApiWorkflow {
+	const wf = exampleWorkflow('big-video-by-url.json', 'unused') as unknown as ApiWorkflow;
+	const nodes = withCredential(wf.nodes, credential).map((n) => {
+		if (n.type === 'n8n-nodes-base.webhook') return { ...n, webhookId: randomUUID(), parameters: { ...n.parameters, path } };
+		if (n.type === 'n8n-nodes-base.httpRequest') return { ...n, parameters: { ...n.parameters, url: importUrl } };
+		return n;
+	});
+	return { name: wf.name, nodes, connections: wf.connections, settings: wf.settings };
 }
