@@ -78,7 +78,8 @@ describe('redirects never carry the API key to another origin', () => {
 		const collector = await origin(startKeyCollector());
 		const front = await origin(startRedirector(collector.url, status));
 		const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'redirected')), {
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url, allowPrivateFileHosts: true } },
 		});
 		expect(result.status).toBe('error');
 		expect(errorText(result)).toMatch(new RegExp(`HTTP ${status}`));
@@ -93,7 +94,8 @@ describe('redirects never carry the API key to another origin', () => {
 		const collector = await origin(startKeyCollector());
 		const front = await origin(startRedirector(collector.url, status));
 		const result = await run(sim(), mediaWorkflow(taskParams('getStatus', 'task_0123')), {
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url, allowPrivateFileHosts: true } },
 		});
 		expect(result.status).toBe('error');
 		expect(errorText(result)).toMatch(/redirects are not followed/);
@@ -118,7 +120,8 @@ describe('redirects never carry the API key to another origin', () => {
 			),
 		);
 		const result = await run(sim(), mediaWorkflow(taskParams('downloadFiles', id)), {
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url, allowPrivateFileHosts: true } },
 		});
 		expect(result.error).toBeUndefined();
 		const [item] = result.outputOf(NODE);
@@ -383,7 +386,8 @@ describe('secrets quoted by the service are masked', () => {
 				}),
 				{ continueOnFail: true },
 			),
-			{ credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: service.url } } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			{ credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: service.url, allowPrivateFileHosts: true } } },
 		);
 		const dump = result.dump();
 		expect(dump).toContain('is not reachable from the service');

@@ -37,7 +37,8 @@ export function useSimulator(options: Parameters<typeof startSimulator>[0] = {})
 }
 
 export function credentialsFor(sim: Simulator, apiKey = sim.apiKey): RunOptions['credentials'] {
-	return { mediaGenerationApi: { apiKey, baseUrl: sim.baseUrl } };
+	// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+	return { mediaGenerationApi: { apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } };
 }
 
 export type NodeSettings = NonNullable<NodeSpec['settings']>;

@@ -1,6 +1,10 @@
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { getApiCredentials } from './api';
+import { TransportError } from './faults';
+import { requestCheckedHops } from './fileHosts';
+
 /**
  * The optional pre-check of reference-image URLs: a HEAD, then a ranged GET of the first bytes,
  * before a task is submitted. The limits it checks against are model facts (see
@@ -63,19 +67,21 @@ async function checkOne(
 	ctx: IExecuteFunctions,
 	url: string,
 	limits: Limits | undefined,
+	allowPrivate: boolean,
 ): Promise<string | undefined> {
 	const base: IHttpRequestOptions = {
 		url,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
 		abortSignal: ctx.getExecutionCancelSignal?.(),
 		timeout: 30000,
 	};
+	// The same address rule as the downloads: checked after DNS, redirects followed by hand.
+	const request = async (options: IHttpRequestOptions) =>
+		(await requestCheckedHops(ctx, options, allowPrivate)) as Response;
 	let type = '';
 	let size: number | undefined;
 	let status = 0;
 	try {
-		const head = (await ctx.helpers.httpRequest({ ...base, method: 'HEAD' })) as Response;
+		const head = await request({ ...base, method: 'HEAD' });
 		status = head.statusCode;
 		if (status < 400) {
 			type = header(head.headers, 'content-type').split(';')[0].trim().toLowerCase();
@@ -83,12 +89,12 @@ async function checkOne(
 			if (header(head.headers, 'content-length') !== '' && Number.isFinite(length)) size = length;
 		}
 		if (status >= 400 || GENERIC_TYPES.includes(type) || size === undefined) {
-			const get = (await ctx.helpers.httpRequest({
+			const get = await request({
 				...base,
 				method: 'GET',
 				headers: { Range: `bytes=0-${SNIFF_BYTES - 1}` },
 				encoding: 'stream',
-			})) as Response;
+			});
 			status = get.statusCode;
 			if (status >= 400) {
 				await firstBytes(get.body).catch(() => undefined);
@@ -105,6 +111,9 @@ async function checkOne(
 			if (GENERIC_TYPES.includes(type)) type = sniff(bytes) ?? type;
 		}
 	} catch (error) {
+		if (error instanceof TransportError && error.fault.kind === 'config') {
+			return `was not checked: ${error.message}`;
+		}
 		return `could not be reached (${(error as Error).message}); reference images must be publicly accessible and directly downloadable`;
 	}
 	if (limits === undefined) return undefined;
@@ -128,7 +137,10 @@ export async function checkImageUrls(
 	urls: string[],
 	limits: Limits | undefined,
 ): Promise<void> {
-	const problems = await Promise.all(urls.map(async (url) => await checkOne(ctx, url, limits)));
+	const { allowPrivateFileHosts } = await getApiCredentials(ctx);
+	const problems = await Promise.all(
+		urls.map(async (url) => await checkOne(ctx, url, limits, allowPrivateFileHosts)),
+	);
 	const errors = problems.flatMap((problem, i) =>
 		problem === undefined ? [] : [`reference image "image_urls[${i}]" (${urls[i]}) ${problem}`],
 	);

@@ -303,7 +303,8 @@ describe('checkReferenceImages against a real file host', () => {
 		const result = await runWorkflow(probe({ ...proByExpression, checkImages: true }), {
 			items: [{ prompt: 'p', ratio: '16:9', duration: 8, urls }],
 			credentials: {
-				mediaGenerationApi: { apiKey: 'sk-never-to-file-hosts', baseUrl: 'http://127.0.0.1:1' },
+				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+				mediaGenerationApi: { apiKey: 'sk-never-to-file-hosts', baseUrl: 'http://127.0.0.1:1', allowPrivateFileHosts: true },
 			},
 		});
 		return result.outputOf('Probe')[0].json as {
