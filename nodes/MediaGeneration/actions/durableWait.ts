@@ -216,39 +216,48 @@ interface Registry {
 	/** Final tasks confirmed by this process, by task_id. */
 	confirmed: Map<string, { task: Task; finishedAt: number }>;
 	resumed: boolean;
-	touchedAt: number;
-	/**
-	 * Whether other processes may receive this execution's callbacks. False only for the
-	 * process that parked it and then receives its callbacks (a single n8n process); true for a
-	 * registry made on a callback (after a restart, or in an `n8n webhook` process of queue mode).
-	 */
-	partial: boolean;
+	/** Epoch ms after which nobody needs the entry (the park's deadline has long passed). */
+	expiresAt: number;
 	/** The task last found still pending by this process: read first when learning the others. */
 	sentinel?: string;
 }
 
 /**
- * Per parked execution (keyed by its resume path), what this process has confirmed. A webhook()
- * call cannot persist anything while the execution stays parked, so this is memory. A process
- * that did not park the execution (after a restart, or one of several `n8n webhook` processes
- * behind a load balancer in queue mode) cannot tell which tasks the others confirmed: on each
- * callback that leaves tasks pending in its view it learns the others from the status endpoint,
- * stopping at the first task still pending (see learnOthers).
+ * Per park (one execution can park many times: a loop that parks in each round), what this
+ * process has confirmed. A webhook() call cannot persist anything while the execution stays
+ * parked, so this is memory. No process can assume it receives every callback of a park (two
+ * mains behind a balancer, several `n8n webhook` processes, a restart, manual runs on the main
+ * in queue mode): on each callback that leaves tasks pending in its view it learns the others
+ * from the status endpoint, stopping at the first task still pending (see learnOthers).
  */
 const registries = new Map<string, Registry>();
+/** How long an entry outlives its park's deadline (n8n resumes up to a minute late). */
+const REGISTRY_GRACE_MS = 60 * 60 * 1000;
+/** When the deadline is unknown. */
 const REGISTRY_TTL_MS = 8 * 24 * 60 * 60 * 1000;
 const MAX_REGISTRIES = 5_000;
 
-function registryKey(resumeUrl: string): string {
+/** One park: the execution's resume path and token, the parking node and when it parked. */
+function registryKey(resumeUrl: string, node: string, parkedAt: unknown): string {
 	const url = new URL(resumeUrl);
-	return `${url.pathname}|${url.searchParams.get('signature') ?? ''}`;
+	return JSON.stringify([url.pathname, url.searchParams.get('signature') ?? '', node, parkedAt ?? null]);
 }
 
-function sweepRegistries(now: number): void {
-	for (const [key, entry] of registries) {
-		if (now - entry.touchedAt > REGISTRY_TTL_MS || registries.size > MAX_REGISTRIES)
-			registries.delete(key);
+/** Adds an entry, first dropping the expired ones (and the oldest beyond MAX_REGISTRIES). */
+function addRegistry(key: string, deadline: unknown, now: number): Registry {
+	for (const [k, entry] of registries) {
+		if (entry.expiresAt < now || registries.size >= MAX_REGISTRIES) registries.delete(k);
 	}
+	const expiresAt =
+		typeof deadline === 'number' ? deadline + REGISTRY_GRACE_MS : now + REGISTRY_TTL_MS;
+	const registry: Registry = { confirmed: new Map(), resumed: false, expiresAt };
+	registries.set(key, registry);
+	return registry;
+}
+
+/** Entries this process holds (for tests of the sweep). */
+export function parkRegistrySize(): number {
+	return registries.size;
 }
 
 function taskJson(task: Task): IDataObject {
@@ -333,9 +342,7 @@ export async function parkExecution(
 		state.parkedAt = now;
 		state.deadline = deadline;
 	}
-	const registry: Registry = { confirmed: new Map(), resumed: false, touchedAt: now, partial: false };
-	sweepRegistries(now);
-	registries.set(registryKey(opts.resumeUrl), registry);
+	addRegistry(registryKey(opts.resumeUrl, ctx.getNode().name, now), deadline, now);
 
 	// What survives the wait is this node's input: the stack entry n8n pushes back when it
 	// parks. Replacing its data (not the items: they are the parent node's output too) makes
@@ -467,15 +474,9 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 		return refuse(ctx, 404, 'The task is not part of this execution; nothing was changed');
 	}
 
-	const key = registryKey(resumeUrl);
-	let registry = registries.get(key);
-	if (!registry) {
-		// This process did not park the execution (n8n restarted, or it is one of several
-		// webhook processes): other processes may confirm tasks it never hears of.
-		registry = { confirmed: new Map(), resumed: false, touchedAt: Date.now(), partial: true };
-		registries.set(key, registry);
-	}
-	registry.touchedAt = Date.now();
+	const first = states[0] as ParkState;
+	const key = registryKey(resumeUrl, ctx.getNode().name, first.parkedAt);
+	const registry = registries.get(key) ?? addRegistry(key, first.deadline, Date.now());
 	const confirmedBefore = registry.confirmed.has(taskId);
 
 	// At most one status read for the callback's task: a repeated callback (the service
@@ -508,7 +509,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 			return !state.error && !state.task && !registry.confirmed.has(String(json.task_id));
 		});
 	let pending = pendingNow();
-	if (pending.length > 0 && registry.partial && !registry.resumed) {
+	if (pending.length > 0 && !registry.resumed) {
 		await learnOthers(ctx, registry, pending.map((json) => String(json.task_id)));
 		pending = pendingNow();
 	}
