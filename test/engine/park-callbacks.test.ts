@@ -62,10 +62,12 @@ async function park(count: number, tag: string, execution: { executionId?: strin
 
 /** Another module instance of harness and package: its own memory, as another process has. */
 let worker!: typeof import('../harness');
-jest.isolateModules(() => {
-	worker = require('../harness') as typeof import('../harness');
-	// The package's modules load on first need: here, inside the isolated registry.
-	worker.nodeTypes.getByNameAndVersion(worker.MEDIA_GENERATION_TYPE, 1);
+beforeAll(async () => {
+	await jest.isolateModulesAsync(async () => {
+		worker = await import('../harness');
+		// The package's modules load on first need: here, inside the isolated registry.
+		worker.nodeTypes.getByNameAndVersion(worker.MEDIA_GENERATION_TYPE, 1);
+	});
 });
 
 /** Parks one task (ending after a minute) on the "worker"; this process serves the callbacks. */

@@ -205,6 +205,15 @@ export class HarnessWebhook implements INodeType {
 		properties: [{ displayName: 'Path', name: 'path', type: 'string', default: 'hook' }],
 	};
 
+	// Nothing to register anywhere: the harness serves the path itself.
+	webhookMethods = {
+		default: {
+			checkExists: async () => true,
+			create: async () => true,
+			delete: async () => true,
+		},
+	};
+
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const request = this.getRequestObject();
 		return {

@@ -8,7 +8,7 @@
 //   3. workflowData returned = the execution resumes: recorded, and later calls get 409 as in n8n
 //      ("is running already"/finished). The resumed run itself is not executed here.
 // Not n8n here: no database, no wait tracker, one process (each test decides what reaches it).
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 

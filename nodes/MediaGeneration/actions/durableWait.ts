@@ -13,6 +13,7 @@ import { scrubSecret } from '../../shared/transport/faults';
 import { isTerminal, type Task } from '../../shared/task';
 import { parseCallbackBody } from '../../MediaGenerationTrigger/callbackBody';
 import { mapWithLimit, type ItemOutcome } from './batch';
+import { PARK_KEY, parkStateKey, sealParkState, storedParkState, type ParkState } from './parkState';
 
 /*
  * "Park Until Callbacks": the execution is saved as waiting (nothing runs) until every item's
@@ -29,8 +30,6 @@ import { mapWithLimit, type ItemOutcome } from './batch';
 
 export const WAIT_MODE_POLL = 'poll';
 export const WAIT_MODE_PARK = 'park';
-/** Key of the parked items' own bookkeeping in their json. */
-export const PARK_KEY = 'media_generation_wait';
 /** Query parameter of the callback URL carrying the item index. */
 const INDEX_PARAM = 'mgi';
 const STATUS_CONCURRENCY = 10;
@@ -58,27 +57,6 @@ export const waitModeOption: INodeProperties = {
 	description: 'How to wait for the tasks: see docs/waiting.md of the package',
 };
 
-/** What a parked item carries under PARK_KEY. */
-export interface ParkState extends IDataObject {
-	parked: true;
-	/** Index of the input item (and of the output item the finisher makes). */
-	index: number;
-	/** The final task as the status endpoint gave it, once confirmed. */
-	task?: IDataObject;
-	/** Epoch ms the final state was first seen. */
-	finishedAt?: number;
-	/** Epoch ms the task was submitted (Generate) or picked up. */
-	submittedAt?: number;
-	/** Epoch ms the execution parked, and its deadline. */
-	parkedAt?: number;
-	deadline?: number;
-	/** The item failed before anything could be awaited (invalid, not submitted). */
-	error?: IDataObject;
-	/** The parking node's file options, which the finishing node applies unless it sets its own. */
-	downloadFiles?: boolean;
-	binaryPropertyName?: string;
-}
-
 export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const mode = options.waitMode ?? WAIT_MODE_POLL;
@@ -95,17 +73,6 @@ export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string 
 /** Replaces the `signature` of n8n's resume URL wherever it appears in a text. */
 export function maskSignature(text: string): string {
 	return text.replace(/(signature(?:=|%3D))[^&\s"'#]+/gi, '$1***');
-}
-
-function parkState(json: IDataObject): ParkState | undefined {
-	const state = json[PARK_KEY];
-	if (typeof state !== 'object' || state === null || Array.isArray(state)) return undefined;
-	return (state as IDataObject).parked === true ? (state as ParkState) : undefined;
-}
-
-/** The parked-item bookkeeping of an input item, for the finishing Wait for Completion. */
-export function parkedItemState(item: INodeExecutionData): ParkState | undefined {
-	return parkState(item.json ?? {});
 }
 
 function localHost(host: string): boolean {
@@ -260,6 +227,25 @@ export function parkRegistrySize(): number {
 	return registries.size;
 }
 
+/** Seals each item's park state for the finisher (see parkState.ts). */
+async function sealerOf(
+	ctx: IExecuteFunctions | IWebhookFunctions,
+): Promise<(item: INodeExecutionData) => INodeExecutionData> {
+	let apiKey = '';
+	try {
+		apiKey = (await getApiCredentials(ctx)).apiKey;
+	} catch {
+		apiKey = '';
+	}
+	const key = parkStateKey(apiKey);
+	const executionId = ctx.getExecutionId() ?? '';
+	return (item) => {
+		const state = storedParkState(item.json);
+		if (!key || !state) return item;
+		return { ...item, json: { ...item.json, [PARK_KEY]: sealParkState(state, key, executionId) } };
+	};
+}
+
 function taskJson(task: Task): IDataObject {
 	return JSON.parse(JSON.stringify(task)) as IDataObject;
 }
@@ -291,17 +277,20 @@ export async function parkExecution(
 	},
 ): Promise<INodeExecutionData[]> {
 	const now = Date.now();
+	const node = ctx.getNode().name;
 	const items: INodeExecutionData[] = [];
 	for (const [index, outcome] of outcomes.entries()) {
 		const state: ParkState = {
 			parked: true,
 			index,
+			node,
 			submittedAt: opts.submittedAt[index],
 			...(opts.files?.[index] ?? {}),
 		};
 		if (outcome.ok) {
 			const json = { ...outcome.data.json };
 			delete json.callback_url;
+			if (typeof json.task_id === 'string') state.taskId = json.task_id;
 			items.push({ json: { ...json, [PARK_KEY]: state }, pairedItem: { item: index } });
 		} else {
 			const description = outcome.error.description;
@@ -314,10 +303,10 @@ export async function parkExecution(
 	}
 
 	// Statuses when parking: a task already final needs no callback.
-	const waiting = items.filter((item) => !parkState(item.json)?.error && item.json.task_id);
+	const waiting = items.filter((item) => !storedParkState(item.json)?.error && item.json.task_id);
 	await mapWithLimit(waiting.length, STATUS_CONCURRENCY, async (k) => {
 		const item = waiting[k];
-		const state = parkState(item.json) as ParkState;
+		const state = storedParkState(item.json) as ParkState;
 		try {
 			const task = await getTaskStatus(ctx, String(item.json.task_id), { retries: CONFIRM_RETRIES });
 			item.json.status = task.status;
@@ -333,26 +322,28 @@ export async function parkExecution(
 			});
 		}
 	});
-	const pending = waiting.filter((item) => !parkState(item.json)?.task);
-	if (pending.length === 0) return items;
+	const pending = waiting.filter((item) => !storedParkState(item.json)?.task);
+	const seal = await sealerOf(ctx);
+	if (pending.length === 0) return items.map(seal);
 
 	const deadline = now + opts.timeoutMs;
 	for (const item of items) {
-		const state = parkState(item.json) as ParkState;
+		const state = storedParkState(item.json) as ParkState;
 		state.parkedAt = now;
 		state.deadline = deadline;
 	}
-	addRegistry(registryKey(opts.resumeUrl, ctx.getNode().name, now), deadline, now);
+	addRegistry(registryKey(opts.resumeUrl, node, now), deadline, now);
+	const sealed = items.map(seal);
 
 	// What survives the wait is this node's input: the stack entry n8n pushes back when it
 	// parks. Replacing its data (not the items: they are the parent node's output too) makes
 	// the parked items that input.
-	ctx.getExecuteData().data = { main: [items] };
+	ctx.getExecuteData().data = { main: [sealed] };
 	ctx.logger.info(
 		`Media Generation parks the execution: ${pending.length} of ${items.length} tasks pending, deadline ${new Date(deadline).toISOString()}`,
 	);
 	await ctx.putExecutionToWait(new Date(deadline));
-	return items;
+	return sealed;
 }
 
 // ---- the callback side: webhook() of the parked node ----
@@ -453,7 +444,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 
 	const raw = ctx.evaluateExpression('{{ $input.all().map(i => i.json) }}', 0);
 	const parked = (Array.isArray(raw) ? raw : []) as IDataObject[];
-	const states = parked.map((json) => parkState(json));
+	const states = parked.map((json) => storedParkState(json));
 	if (parked.length === 0 || states.some((s) => s === undefined)) {
 		return refuse(ctx, 409, 'This execution is not parked by a Media Generation node');
 	}
@@ -525,6 +516,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 
 	// The last task: resume exactly once (this process answers every later call above).
 	registry.resumed = true;
+	const seal = await sealerOf(ctx);
 	const items: INodeExecutionData[] = parked.map((json, i) => {
 		const state = { ...(states[i] as ParkState) };
 		const found = registry.confirmed.get(String(json.task_id));
@@ -533,7 +525,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 			state.finishedAt = found.finishedAt;
 		}
 		const status = state.task ? String(state.task.status) : json.status;
-		return { json: { ...json, status, [PARK_KEY]: state }, pairedItem: { item: i } };
+		return seal({ json: { ...json, status, [PARK_KEY]: state }, pairedItem: { item: i } });
 	});
 	answer(ctx, 200, { received: true, task_id: taskId, pending: 0, resumed: true });
 	return { workflowData: [items], noWebhookResponse: true };
