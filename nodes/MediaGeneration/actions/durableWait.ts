@@ -13,6 +13,7 @@ import { scrubSecret } from '../../shared/transport/faults';
 import { isTerminal, type Task } from '../../shared/task';
 import { parseCallbackBody } from '../../MediaGenerationTrigger/callbackBody';
 import { mapWithLimit, type ItemOutcome } from './batch';
+import { PARK_KEY, parkStateKey, sealParkState, storedParkState, type ParkState } from './parkState';
 
 /*
  * "Park Until Callbacks": the execution is saved as waiting (nothing runs) until every item's
@@ -29,8 +30,6 @@ import { mapWithLimit, type ItemOutcome } from './batch';
 
 export const WAIT_MODE_POLL = 'poll';
 export const WAIT_MODE_PARK = 'park';
-/** Key of the parked items' own bookkeeping in their json. */
-export const PARK_KEY = 'media_generation_wait';
 /** Query parameter of the callback URL carrying the item index. */
 const INDEX_PARAM = 'mgi';
 const STATUS_CONCURRENCY = 10;
@@ -58,27 +57,6 @@ export const waitModeOption: INodeProperties = {
 	description: 'How to wait for the tasks: see docs/waiting.md of the package',
 };
 
-/** What a parked item carries under PARK_KEY. */
-export interface ParkState extends IDataObject {
-	parked: true;
-	/** Index of the input item (and of the output item the finisher makes). */
-	index: number;
-	/** The final task as the status endpoint gave it, once confirmed. */
-	task?: IDataObject;
-	/** Epoch ms the final state was first seen. */
-	finishedAt?: number;
-	/** Epoch ms the task was submitted (Generate) or picked up. */
-	submittedAt?: number;
-	/** Epoch ms the execution parked, and its deadline. */
-	parkedAt?: number;
-	deadline?: number;
-	/** The item failed before anything could be awaited (invalid, not submitted). */
-	error?: IDataObject;
-	/** The parking node's file options, which the finishing node applies unless it sets its own. */
-	downloadFiles?: boolean;
-	binaryPropertyName?: string;
-}
-
 export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const mode = options.waitMode ?? WAIT_MODE_POLL;
@@ -95,17 +73,6 @@ export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string 
 /** Replaces the `signature` of n8n's resume URL wherever it appears in a text. */
 export function maskSignature(text: string): string {
 	return text.replace(/(signature(?:=|%3D))[^&\s"'#]+/gi, '$1***');
-}
-
-function parkState(json: IDataObject): ParkState | undefined {
-	const state = json[PARK_KEY];
-	if (typeof state !== 'object' || state === null || Array.isArray(state)) return undefined;
-	return (state as IDataObject).parked === true ? (state as ParkState) : undefined;
-}
-
-/** The parked-item bookkeeping of an input item, for the finishing Wait for Completion. */
-export function parkedItemState(item: INodeExecutionData): ParkState | undefined {
-	return parkState(item.json ?? {});
 }
 
 function localHost(host: string): boolean {
@@ -216,39 +183,67 @@ interface Registry {
 	/** Final tasks confirmed by this process, by task_id. */
 	confirmed: Map<string, { task: Task; finishedAt: number }>;
 	resumed: boolean;
-	touchedAt: number;
-	/**
-	 * Whether other processes may receive this execution's callbacks. False only for the
-	 * process that parked it and then receives its callbacks (a single n8n process); true for a
-	 * registry made on a callback (after a restart, or in an `n8n webhook` process of queue mode).
-	 */
-	partial: boolean;
+	/** Epoch ms after which nobody needs the entry (the park's deadline has long passed). */
+	expiresAt: number;
 	/** The task last found still pending by this process: read first when learning the others. */
 	sentinel?: string;
 }
 
 /**
- * Per parked execution (keyed by its resume path), what this process has confirmed. A webhook()
- * call cannot persist anything while the execution stays parked, so this is memory. A process
- * that did not park the execution (after a restart, or one of several `n8n webhook` processes
- * behind a load balancer in queue mode) cannot tell which tasks the others confirmed: on each
- * callback that leaves tasks pending in its view it learns the others from the status endpoint,
- * stopping at the first task still pending (see learnOthers).
+ * Per park (one execution can park many times: a loop that parks in each round), what this
+ * process has confirmed. A webhook() call cannot persist anything while the execution stays
+ * parked, so this is memory. No process can assume it receives every callback of a park (two
+ * mains behind a balancer, several `n8n webhook` processes, a restart, manual runs on the main
+ * in queue mode): on each callback that leaves tasks pending in its view it learns the others
+ * from the status endpoint, stopping at the first task still pending (see learnOthers).
  */
 const registries = new Map<string, Registry>();
+/** How long an entry outlives its park's deadline (n8n resumes up to a minute late). */
+const REGISTRY_GRACE_MS = 60 * 60 * 1000;
+/** When the deadline is unknown. */
 const REGISTRY_TTL_MS = 8 * 24 * 60 * 60 * 1000;
 const MAX_REGISTRIES = 5_000;
 
-function registryKey(resumeUrl: string): string {
+/** One park: the execution's resume path and token, the parking node and when it parked. */
+function registryKey(resumeUrl: string, node: string, parkedAt: unknown): string {
 	const url = new URL(resumeUrl);
-	return `${url.pathname}|${url.searchParams.get('signature') ?? ''}`;
+	return JSON.stringify([url.pathname, url.searchParams.get('signature') ?? '', node, parkedAt ?? null]);
 }
 
-function sweepRegistries(now: number): void {
-	for (const [key, entry] of registries) {
-		if (now - entry.touchedAt > REGISTRY_TTL_MS || registries.size > MAX_REGISTRIES)
-			registries.delete(key);
+/** Adds an entry, first dropping the expired ones (and the oldest beyond MAX_REGISTRIES). */
+function addRegistry(key: string, deadline: unknown, now: number): Registry {
+	for (const [k, entry] of registries) {
+		if (entry.expiresAt < now || registries.size >= MAX_REGISTRIES) registries.delete(k);
 	}
+	const expiresAt =
+		typeof deadline === 'number' ? deadline + REGISTRY_GRACE_MS : now + REGISTRY_TTL_MS;
+	const registry: Registry = { confirmed: new Map(), resumed: false, expiresAt };
+	registries.set(key, registry);
+	return registry;
+}
+
+/** Entries this process holds (for tests of the sweep). */
+export function parkRegistrySize(): number {
+	return registries.size;
+}
+
+/** Seals each item's park state for the finisher (see parkState.ts). */
+async function sealerOf(
+	ctx: IExecuteFunctions | IWebhookFunctions,
+): Promise<(item: INodeExecutionData) => INodeExecutionData> {
+	let apiKey = '';
+	try {
+		apiKey = (await getApiCredentials(ctx)).apiKey;
+	} catch {
+		apiKey = '';
+	}
+	const key = parkStateKey(apiKey);
+	const executionId = ctx.getExecutionId() ?? '';
+	return (item) => {
+		const state = storedParkState(item.json);
+		if (!key || !state) return item;
+		return { ...item, json: { ...item.json, [PARK_KEY]: sealParkState(state, key, executionId) } };
+	};
 }
 
 function taskJson(task: Task): IDataObject {
@@ -282,17 +277,20 @@ export async function parkExecution(
 	},
 ): Promise<INodeExecutionData[]> {
 	const now = Date.now();
+	const node = ctx.getNode().name;
 	const items: INodeExecutionData[] = [];
 	for (const [index, outcome] of outcomes.entries()) {
 		const state: ParkState = {
 			parked: true,
 			index,
+			node,
 			submittedAt: opts.submittedAt[index],
 			...(opts.files?.[index] ?? {}),
 		};
 		if (outcome.ok) {
 			const json = { ...outcome.data.json };
 			delete json.callback_url;
+			if (typeof json.task_id === 'string') state.taskId = json.task_id;
 			items.push({ json: { ...json, [PARK_KEY]: state }, pairedItem: { item: index } });
 		} else {
 			const description = outcome.error.description;
@@ -305,10 +303,10 @@ export async function parkExecution(
 	}
 
 	// Statuses when parking: a task already final needs no callback.
-	const waiting = items.filter((item) => !parkState(item.json)?.error && item.json.task_id);
+	const waiting = items.filter((item) => !storedParkState(item.json)?.error && item.json.task_id);
 	await mapWithLimit(waiting.length, STATUS_CONCURRENCY, async (k) => {
 		const item = waiting[k];
-		const state = parkState(item.json) as ParkState;
+		const state = storedParkState(item.json) as ParkState;
 		try {
 			const task = await getTaskStatus(ctx, String(item.json.task_id), { retries: CONFIRM_RETRIES });
 			item.json.status = task.status;
@@ -324,28 +322,28 @@ export async function parkExecution(
 			});
 		}
 	});
-	const pending = waiting.filter((item) => !parkState(item.json)?.task);
-	if (pending.length === 0) return items;
+	const pending = waiting.filter((item) => !storedParkState(item.json)?.task);
+	const seal = await sealerOf(ctx);
+	if (pending.length === 0) return items.map(seal);
 
 	const deadline = now + opts.timeoutMs;
 	for (const item of items) {
-		const state = parkState(item.json) as ParkState;
+		const state = storedParkState(item.json) as ParkState;
 		state.parkedAt = now;
 		state.deadline = deadline;
 	}
-	const registry: Registry = { confirmed: new Map(), resumed: false, touchedAt: now, partial: false };
-	sweepRegistries(now);
-	registries.set(registryKey(opts.resumeUrl), registry);
+	addRegistry(registryKey(opts.resumeUrl, node, now), deadline, now);
+	const sealed = items.map(seal);
 
 	// What survives the wait is this node's input: the stack entry n8n pushes back when it
 	// parks. Replacing its data (not the items: they are the parent node's output too) makes
 	// the parked items that input.
-	ctx.getExecuteData().data = { main: [items] };
+	ctx.getExecuteData().data = { main: [sealed] };
 	ctx.logger.info(
 		`Media Generation parks the execution: ${pending.length} of ${items.length} tasks pending, deadline ${new Date(deadline).toISOString()}`,
 	);
 	await ctx.putExecutionToWait(new Date(deadline));
-	return items;
+	return sealed;
 }
 
 // ---- the callback side: webhook() of the parked node ----
@@ -446,7 +444,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 
 	const raw = ctx.evaluateExpression('{{ $input.all().map(i => i.json) }}', 0);
 	const parked = (Array.isArray(raw) ? raw : []) as IDataObject[];
-	const states = parked.map((json) => parkState(json));
+	const states = parked.map((json) => storedParkState(json));
 	if (parked.length === 0 || states.some((s) => s === undefined)) {
 		return refuse(ctx, 409, 'This execution is not parked by a Media Generation node');
 	}
@@ -467,15 +465,9 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 		return refuse(ctx, 404, 'The task is not part of this execution; nothing was changed');
 	}
 
-	const key = registryKey(resumeUrl);
-	let registry = registries.get(key);
-	if (!registry) {
-		// This process did not park the execution (n8n restarted, or it is one of several
-		// webhook processes): other processes may confirm tasks it never hears of.
-		registry = { confirmed: new Map(), resumed: false, touchedAt: Date.now(), partial: true };
-		registries.set(key, registry);
-	}
-	registry.touchedAt = Date.now();
+	const first = states[0] as ParkState;
+	const key = registryKey(resumeUrl, ctx.getNode().name, first.parkedAt);
+	const registry = registries.get(key) ?? addRegistry(key, first.deadline, Date.now());
 	const confirmedBefore = registry.confirmed.has(taskId);
 
 	// At most one status read for the callback's task: a repeated callback (the service
@@ -508,7 +500,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 			return !state.error && !state.task && !registry.confirmed.has(String(json.task_id));
 		});
 	let pending = pendingNow();
-	if (pending.length > 0 && registry.partial && !registry.resumed) {
+	if (pending.length > 0 && !registry.resumed) {
 		await learnOthers(ctx, registry, pending.map((json) => String(json.task_id)));
 		pending = pendingNow();
 	}
@@ -524,6 +516,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 
 	// The last task: resume exactly once (this process answers every later call above).
 	registry.resumed = true;
+	const seal = await sealerOf(ctx);
 	const items: INodeExecutionData[] = parked.map((json, i) => {
 		const state = { ...(states[i] as ParkState) };
 		const found = registry.confirmed.get(String(json.task_id));
@@ -532,7 +525,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 			state.finishedAt = found.finishedAt;
 		}
 		const status = state.task ? String(state.task.status) : json.status;
-		return { json: { ...json, status, [PARK_KEY]: state }, pairedItem: { item: i } };
+		return seal({ json: { ...json, status, [PARK_KEY]: state }, pairedItem: { item: i } });
 	});
 	answer(ctx, 200, { received: true, task_id: taskId, pending: 0, resumed: true });
 	return { workflowData: [items], noWebhookResponse: true };
