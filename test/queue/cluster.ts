@@ -176,12 +176,28 @@ class Balancer {
 	private server?: http.Server;
 	port = 0;
 
+	/** Set by `only()`: these processes instead of the webhook processes, in this order. */
+	private pinned?: N8nProcess[];
+
 	constructor(private readonly backends: () => N8nProcess[]) {}
+
+	/**
+	 * Routes every request to `processes`, round robin starting with the first (sticky routing to
+	 * one process, or the main in the rotation), until `restore()`.
+	 */
+	only(...processes: N8nProcess[]) {
+		this.pinned = processes;
+		this.next = 0;
+	}
+
+	restore() {
+		this.pinned = undefined;
+	}
 
 	async start() {
 		this.port = await freePort();
 		this.server = http.createServer((req, res) => {
-			const live = this.backends().filter((b) => b.running);
+			const live = (this.pinned ?? this.backends()).filter((b) => b.running);
 			if (!live.length) {
 				res.writeHead(502).end('no webhook process');
 				return;
@@ -304,8 +320,9 @@ export class QueueCluster {
 			// The resume URL and the trigger's production URL are computed where the node runs:
 			// every process needs the public address of the webhook processes.
 			WEBHOOK_URL: `${this.balancer.url}/`,
-			// Production webhooks only on the webhook processes.
-			N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
+			// The main serves production and waiting webhooks too (n8n's default): the balancer
+			// sends them to the webhook processes unless a test puts the main in the rotation
+			// (a manual run parks on the main, which then receives callbacks itself).
 			// A dead worker's job is noticed after the lock expires (default 60 s): shorter here.
 			QUEUE_WORKER_LOCK_DURATION: '10000',
 			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',

@@ -20,7 +20,7 @@ import { client } from '../simulator/client';
 import { CREDENTIAL_TYPE, removeEmptyRunFolder, type BinaryJson, type ItemJson } from '../e2e/n8n';
 import { memoryLine, QueueCluster, type ExecutionSummary, type N8nProcess } from './cluster';
 import { ImportStorage } from './storage';
-import { bigVideoExample, durableFlow, generateFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
+import { bigVideoExample, durableFlow, generateFlow, loopedParkFlow, manualParkFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
 
 jest.setTimeout(600_000);
 
@@ -37,13 +37,16 @@ const PATHS = {
 	timeout: `${TAG}-timeout`,
 	durable: `${TAG}-durable`,
 	bigVideo: `${TAG}-big-video`,
+	tooLarge: `${TAG}-too-large`,
+	loop: `${TAG}-loop`,
 };
 const TRIGGER_WEBHOOK_ID = randomUUID();
 
 let sim: Simulator;
 let cluster: QueueCluster;
+let credentialRef: CredentialRef;
 const storage = new ImportStorage();
-const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout' | 'durable' | 'bigVideo', string> = {
+const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout' | 'durable' | 'bigVideo' | 'tooLarge' | 'loop', string> = {
 	batch: '',
 	trigger: '',
 	submit: '',
@@ -54,6 +57,8 @@ const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoS
 	timeout: '',
 	durable: '',
 	bigVideo: '',
+	tooLarge: '',
+	loop: '',
 };
 /** Figures printed at the end (and by each test as it measures them). */
 const figures: Record<string, unknown> = {};
@@ -162,6 +167,11 @@ beforeAll(async () => {
 		wf.durable = await cluster.createWorkflow(durableFlow('queue durable wait', PATHS.durable, credential));
 		await storage.start();
 		wf.bigVideo = await cluster.createWorkflow(bigVideoExample(PATHS.bigVideo, credential, storage.importUrl));
+		wf.tooLarge = await cluster.createWorkflow(
+			generateFlow('queue file too large', PATHS.tooLarge, credential, { respond: 'onReceived', node: { onError: 'continueRegularOutput' } }),
+		);
+		wf.loop = await cluster.createWorkflow(loopedParkFlow('queue two parks', PATHS.loop, credential, 2));
+		credentialRef = credential;
 		await cluster.addWorker();
 		await cluster.addWorker();
 		await cluster.addWebhook();
@@ -261,8 +271,35 @@ function workerRuns(executionId: string): Record<string, number> {
 	return runs;
 }
 
+/**
+ * Lets the simulator's clock reach each task's end, one task after another, and waits until the
+ * task's callback was answered before ending the next; returns when the last one was answered.
+ */
+async function endOneByOne(tasks: Array<{ id: string; createdAt: number; durationMs: number }>): Promise<number> {
+	for (const [i, t] of tasks.entries()) {
+		const due = t.createdAt + t.durationMs - sim.clock.now();
+		if (due > 0) sim.clock.advance(due + 1);
+		await waitFor(`the callback of task ${i}`, () => sim.callbacks.find((c) => c.taskId === t.id && c.status !== 0), 30_000, 50);
+		await sim.idle();
+	}
+	return Date.now();
+}
+
+/** Polls one execution until it has ended. */
+async function executionEnd(id: string, what: string, timeoutMs: number): Promise<ExecutionSummary> {
+	return await waitFor(
+		what,
+		async () => {
+			const e = await cluster.execution(id);
+			return ['running', 'new', 'waiting'].includes(e.status) ? undefined : e;
+		},
+		timeoutMs,
+		200,
+	);
+}
+
 describe('durable wait (Park Until Callbacks) through the webhook processes and workers', () => {
-	test('parked by a worker, the main restarted, the callbacks spread over both webhook processes: the last one resumes it, a worker finishes it with every file, each task submitted once', () =>
+	test('parked by a worker, the main restarted (an execution a worker runs meanwhile finishes), the callbacks spread over both webhook processes: the last one resumes it, a worker finishes it with every file, each task submitted once', () =>
 		cluster.explain(async () => {
 			const N = 8;
 			const prefix = `${TAG} durable`;
@@ -282,29 +319,27 @@ describe('durable wait (Park Until Callbacks) through the webhook processes and 
 			const firstRun = workerRuns(parked.id);
 			expect(Object.values(firstRun).reduce((a, b) => a + b, 0)).toBe(1);
 
+			// The main restarted while the execution is parked, and while a worker runs another one
+			// started through a webhook process: neither needs the main.
+			const during = `${TAG} during-restart`;
+			const alongside = post(hook(PATHS.batch), { rows: [{ prompt: `${during} 0 [sim:duration=6000]` }] });
+			await waitFor('the task submitted', () => (submissionsByPrompt(during).size === 1 ? true : undefined));
 			const restartMs = await cluster.restartMain();
 			expect((await cluster.execution(parked.id)).status).toBe('waiting');
 			// Nothing read while parked, over the restart.
 			expect(reads()).toBe(readsAtPark);
+			const answered = await alongside;
+			expect(answered.status).toBe(200);
+			expect((answered.body as Array<{ status: string }>)[0].status).toBe('finished');
+			figures.mainRestartMs = restartMs;
 
 			// The tasks end one after another; each callback is answered before the next task ends.
-			let lastCallbackAt = 0;
-			for (const [i, t] of tasks.entries()) {
-				const due = t.createdAt + t.durationMs - sim.clock.now();
-				if (due > 0) sim.clock.advance(due + 1);
-				await waitFor(`the callback of task ${i}`, () => sim.callbacks.find((c) => c.taskId === t.id && c.status !== 0), 30_000, 50);
-				await sim.idle();
-				lastCallbackAt = Date.now();
-			}
+			const lastCallbackAt = await endOneByOne(tasks);
 			const readsWhileParked = reads() - readsAtPark;
-			const done = await waitFor(
+			const done = await executionEnd(
+				parked.id,
 				'the resumed execution to end (it would stay parked until its 30-minute Timeout if the last callback did not resume it)',
-				async () => {
-					const e = await cluster.execution(parked.id);
-					return ['running', 'new', 'waiting'].includes(e.status) ? undefined : e;
-				},
 				90_000,
-				200,
 			);
 			const resumedToFinishedMs = Date.parse(done.stoppedAt ?? '') - lastCallbackAt;
 			expect(done.status).toBe('success');
@@ -351,6 +386,110 @@ describe('durable wait (Park Until Callbacks) through the webhook processes and 
 					`callbacks per webhook process ${JSON.stringify(perProcess)}; worker runs ${JSON.stringify(runs)}; ` +
 					`status reads ${readsAtPark} at park, ${readsWhileParked} while parked, 0 after; last callback → resumed execution finished ${resumedToFinishedMs} ms`,
 			);
+		}));
+});
+
+describe('a file over Max File Size in database mode', () => {
+	test("is never downloaded: the item error names its size, n8n's mode, the limit and the setting, and keeps task_id, the URLs and expires_at", () =>
+		cluster.explain(async () => {
+			const prefix = `${TAG} too-large`;
+			// 300 MB: over the 256 MB default of database mode, under n8n's own 512 MiB store limit
+			// (so n8n would store it, and no later node could read it back).
+			const size = 300_000_000;
+			const storedBefore = Number(cluster.postgres.query('select count(*) from binary_data where "fileSize" > 0')[0][0]);
+			expect((await post(hook(PATHS.tooLarge), { rows: [{ prompt: `${prefix} [sim:duration=200] [sim:size=${size}]` }] })).status).toBe(200);
+			const [execution] = await cluster.endedExecutions(wf.tooLarge, 1);
+			const [task] = sim.tasks().filter((t) => t.prompt.startsWith(prefix));
+			const [item] = lastItems(execution, 'Generate');
+			expect(item.binary).toBeUndefined();
+			const message = String(item.json.error ?? '');
+			expect(message).toContain(`${(size / MB).toFixed(1)} MB (${size} bytes, its Content-Length)`);
+			expect(message).toContain(`the default limit of 256 MB for n8n's "database" binary data mode`);
+			expect(message).toContain('Options → Max File Size (MB) changes the limit');
+			expect(message).toContain(task.id);
+			expect(item.json).toMatchObject({ task_id: task.id, status: 'finished', expires_at: expect.any(String) });
+			expect((item.json.files as Array<{ url: string }>).map((f) => f.url)).toEqual(task.files.map((f) => f.url));
+			// One request for the file (its headers, then cut), no retry, nothing stored.
+			expect(sim.requests.filter((r) => r.origin === 'files' && r.path.includes(`/files/${task.id}/`))).toHaveLength(1);
+			expect(Number(cluster.postgres.query('select count(*) from binary_data where "fileSize" > 0')[0][0])).toBe(storedBefore);
+			say(`file over Max File Size: ${message.slice(0, 240)}…`);
+		}));
+});
+
+describe('Park Until Callbacks: two parks in one execution, and callbacks split between processes', () => {
+	test('a loop parks twice; every callback goes to one webhook process (sticky routing): each round resumes on its own callbacks', () =>
+		cluster.explain(async () => {
+			const prefix = `${TAG} loop`;
+			const rows = Array.from({ length: 4 }, (_, i) => ({ prompt: `${prefix} ${i} [sim:duration=${600_000 + i * 60_000}]`, ref: `loop-${i}` }));
+			const [sticky] = cluster.webhooks;
+			cluster.balancer.only(sticky);
+			try {
+				expect((await post(hook(PATHS.loop), { rows })).status).toBe(200);
+				let executionId = '';
+				for (const round of [1, 2]) {
+					const parked = await waitFor(`round ${round} parked`, async () => {
+						const [e] = (await cluster.executions(wf.loop, false)).filter((x) => x.status === 'waiting');
+						return e && sim.tasks().filter((t) => t.prompt.startsWith(prefix)).length === 2 * round ? e : undefined;
+					}, 60_000, 250);
+					executionId = parked.id;
+					const tasks = sim.tasks().filter((t) => t.prompt.startsWith(prefix)).sort((a, b) => a.durationMs - b.durationMs).slice(2 * (round - 1));
+					await endOneByOne(tasks);
+				}
+				// Before the fix, the process that resumed round 1 answered round 2's callbacks
+				// "resumed already": the execution then waited for its 30-minute Timeout.
+				const done = await executionEnd(executionId, "the execution to end after round 2's callbacks", 60_000);
+				expect(done.status).toBe('success');
+				const items = lastItems(done, 'Done');
+				const tasks = sim.tasks().filter((t) => t.prompt.startsWith(prefix)).sort((a, b) => a.durationMs - b.durationMs);
+				expect(items.map((i) => i.json.task_id)).toEqual(tasks.map((t) => t.id));
+				expect(items.map((i) => i.json.status)).toEqual(Array(4).fill('finished'));
+				expectFilesAsServed(...items);
+				expect([...submissionsByPrompt(prefix).values()]).toEqual([1, 1, 1, 1]);
+				const callbacks = sim.callbacks.filter((c) => tasks.some((t) => t.id === c.taskId));
+				expect(callbacks.map((c) => c.status >= 200 && c.status < 300)).toEqual(Array(4).fill(true));
+				const received = cluster.balancer.log.filter((r) => r.path.startsWith(`/webhook-waiting/${executionId}`));
+				expect(received.map((r) => r.backend)).toEqual(Array(4).fill(sticky.name));
+				// Parked twice, resumed twice, on workers.
+				expect(Object.values(workerRuns(executionId)).reduce((a, b) => a + b, 0)).toBe(3);
+				say(`two parks in execution ${executionId}: both rounds resumed through ${sticky.name}; worker runs ${JSON.stringify(workerRuns(executionId))}`);
+			} finally {
+				cluster.balancer.restore();
+			}
+		}));
+
+	test('a manual run parks on the main; its callbacks split between a webhook process and the main: the last one, on the main, resumes it', () =>
+		cluster.explain(async () => {
+			const prefix = `${TAG} manual`;
+			const rows = Array.from({ length: 2 }, (_, i) => ({ prompt: `${prefix} ${i} [sim:duration=${600_000 + i * 60_000}]`, ref: `manual-${i}` }));
+			const workflowId = await cluster.createWorkflow(manualParkFlow('queue manual park', credentialRef, rows), false);
+			const [other] = cluster.webhooks;
+			// The first callback to the webhook process, the second to the main (which parked it).
+			cluster.balancer.only(other, cluster.main);
+			try {
+				const started = await cluster.rest<{ executionId?: string }>(`/workflows/${workflowId}/run`, { method: 'POST', body: { triggerToStartFrom: { name: 'Start' } } });
+				const executionId = String(started.executionId ?? '');
+				expect(executionId).not.toBe('');
+				await waitFor('the manual run parked', async () => ((await cluster.execution(executionId)).status === 'waiting' ? true : undefined), 60_000, 250);
+				// The main ran it, no worker.
+				expect(workerRuns(executionId)).toEqual({});
+				const tasks = sim.tasks().filter((t) => t.prompt.startsWith(prefix)).sort((a, b) => a.durationMs - b.durationMs);
+				expect(tasks).toHaveLength(2);
+				await endOneByOne(tasks);
+				const received = cluster.balancer.log.filter((r) => r.path.startsWith(`/webhook-waiting/${executionId}`));
+				expect(received.map((r) => r.backend)).toEqual([other.name, cluster.main.name]);
+				// Before the fix, the main (the parking process) took itself for the only receiver: it
+				// never learnt the task confirmed elsewhere, and the execution stayed parked.
+				const done = await executionEnd(executionId, 'the manual run to end after the last callback', 60_000);
+				expect(done.status).toBe('success');
+				const items = lastItems(done, 'Finish');
+				expect(items.map((i) => i.json.task_id)).toEqual(tasks.map((t) => t.id));
+				expect(items.map((i) => i.json.status)).toEqual(['finished', 'finished']);
+				expectFilesAsServed(...items);
+				expect([...submissionsByPrompt(prefix).values()]).toEqual([1, 1]);
+				say(`manual run ${executionId} parked on the main; callbacks via ${received.map((r) => r.backend).join(', ')}: resumed`);
+			} finally {
+				cluster.balancer.restore();
+			}
 		}));
 });
 
@@ -627,12 +766,7 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 
 			// The process that queued them (a webhook process here) gives the job 30 s of grace,
 			// then stores the execution as failed, with no node data.
-			const ended = async (id: string) =>
-				await waitFor(`execution ${id} to end`, async () => {
-					const e = await cluster.execution(id);
-					return ['running', 'new'].includes(e.status) ? undefined : e;
-				}, 120_000, 1000);
-			const [endX, endY] = await Promise.all([ended(x.id), ended(y.id)]);
+			const [endX, endY] = await Promise.all([x.id, y.id].map((id) => executionEnd(id, `execution ${id} to end`, 120_000)));
 			const endedAfterMs = Date.now() - killedAt;
 			for (const e of [endX, endY]) {
 				expect(e.status).toBe('error');
@@ -682,23 +816,5 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 				`worker killed: jobs failed by Bull ${(stalledAfterMs / 1000).toFixed(1)} s later (lock ${cluster.main.instance.env.QUEUE_WORKER_LOCK_DURATION} ms), executions "${endX.status}" after ${(endedAfterMs / 1000).toFixed(1)} s with no node data; ` +
 					`5 of 5 callback tasks recovered through the trigger; Retry submitted 0`,
 			);
-		}));
-});
-
-describe('the main restarted', () => {
-	test('while a worker runs an execution started through a webhook process: it finishes, and the API sees it', () =>
-		cluster.explain(async () => {
-			// What a parked execution resumed through a webhook process relies on too.
-			const prefix = `${TAG} during-restart`;
-			const alongside = post(hook(PATHS.batch), { rows: [{ prompt: `${prefix} 0 [sim:duration=6000]` }] });
-			await waitFor('the task submitted', () => (submissionsByPrompt(prefix).size === 1 ? true : undefined));
-			const restartMs = await cluster.restartMain();
-			const during = await alongside;
-			expect(during.status).toBe(200);
-			expect((during.body as Array<{ status: string }>)[0].status).toBe('finished');
-			const list = await cluster.executions(wf.batch, false);
-			expect(list.filter((e) => e.status === 'success').length).toBeGreaterThanOrEqual(2);
-			figures.mainRestartMs = restartMs;
-			say(`main restarted in ${(restartMs / 1000).toFixed(1)} s while a worker ran an execution: it finished`);
 		}));
 });

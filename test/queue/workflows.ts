@@ -162,3 +162,67 @@ export function bigVideoExample(path: string, credential: CredentialRef, importU
 	});
 	return { name: wf.name, nodes, connections: wf.connections, settings: wf.settings };
 }
+
+/**
+ * Two parks in one execution: Webhook → Split → Loop Over Items (batches of `batchSize`) →
+ * Generate (Park Until Callbacks) → Finish (Task → Wait for Completion) → back to the loop;
+ * when every batch is done → Done.
+ */
+export function loopedParkFlow(name: string, path: string, credential: CredentialRef, batchSize: number): ApiWorkflow {
+	const loop: WorkflowNode = {
+		id: 'n-loop',
+		name: 'Loop',
+		type: 'n8n-nodes-base.splitInBatches',
+		typeVersion: 3,
+		position: [300, 0],
+		parameters: { batchSize, options: {} },
+	};
+	const generate = mediaNode('Generate', videoParams({ options: { waitMode: 'park', callbackReference: '={{ $json.ref }}' } }));
+	const finish = mediaNode('Finish', { resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: { maxPollIntervalSeconds: 2 } });
+	finish.position = [700, 0];
+	const done = noOp('Done');
+	done.position = [500, -200];
+	return {
+		name,
+		nodes: withCredential([webhookNode(path, 'onReceived'), split, loop, generate, finish, done], credential),
+		connections: {
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
+			Loop: { main: [[{ node: 'Done', type: 'main', index: 0 }], [{ node: 'Generate', type: 'main', index: 0 }]] },
+			Generate: { main: [[{ node: 'Finish', type: 'main', index: 0 }]] },
+			Finish: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/**
+ * A manual run (the editor's "Execute workflow"): Manual Trigger → Rows (Set, raw JSON) → Split
+ * → Generate (Park Until Callbacks) → Finish. In queue mode n8n runs manual executions on the
+ * main (unless OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true), so the main parks it.
+ */
+export function manualParkFlow(name: string, credential: CredentialRef, rows: Array<Record<string, unknown>>): ApiWorkflow {
+	const trigger: WorkflowNode = { id: 'n-manual', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+	const set: WorkflowNode = {
+		id: 'n-rows',
+		name: 'Rows',
+		type: 'n8n-nodes-base.set',
+		typeVersion: 3.4,
+		position: [100, 0],
+		parameters: { mode: 'raw', jsonOutput: JSON.stringify({ body: { rows } }), options: {} },
+	};
+	const generate = mediaNode('Generate', videoParams({ options: { waitMode: 'park', callbackReference: '={{ $json.ref }}' } }));
+	const finish = mediaNode('Finish', { resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: { maxPollIntervalSeconds: 2 } });
+	finish.position = [600, 0];
+	return {
+		name,
+		nodes: withCredential([trigger, set, split, generate, finish], credential),
+		connections: {
+			Start: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+			Rows: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] },
+			Generate: { main: [[{ node: 'Finish', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
