@@ -12,7 +12,7 @@
 // - "store": Generate downloads one video of that size (n8n keeps it in PostgreSQL);
 // - "read back": the same, then a Crypto node hashes the stored file (n8n reads it back whole);
 // - "by URL": examples/big-video-by-url.json (Download Files off, storage fetches the URL).
-// For each: the worker's peak RSS (with its task runner) against its RSS before, the execution's
+// For each, on a freshly started worker: its peak RSS (with its task runner) against its RSS before, the execution's
 // status, and whether the bytes n8n stored or storage received are the ones served.
 // `--probe` sizes (MiB) run "read back" only, to find the largest file a later node can read:
 // a file over the limit leaves its execution `running` for good, so probes run last.
@@ -73,7 +73,7 @@ async function main() {
 		await cluster.setUpOwner();
 		const credential: CredentialRef = {
 			name: 'Media Generation (simulator)',
-			id: await cluster.createCredential('Media Generation (simulator)', CREDENTIAL_TYPE, { apiKey: sim.apiKey, baseUrl: sim.baseUrl }),
+			id: await cluster.createCredential('Media Generation (simulator)', CREDENTIAL_TYPE, { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true }),
 		};
 		const wf = {
 			store: await cluster.createWorkflow(generateFlow('big store', `${TAG}-store`, credential, { respond: 'onReceived', generate: { options: { maxFileSizeMb: 1024 } } })),
@@ -85,6 +85,10 @@ async function main() {
 		const hook = (p: string) => `${cluster.balancer.url}/webhook/${p}`;
 
 		const runOnce = async (kind: keyof typeof wf, bytes: number, label: string) => {
+			// A fresh worker for each run: V8 keeps the heap it grew to, so a worker that ran a big
+			// file before starts the next run hundreds of MB higher.
+			await worker.stop();
+			await worker.start();
 			await sleep(3000);
 			const before = worker.rss();
 			const known = new Set((await cluster.executions(wf[kind], false)).map((e) => e.id));
@@ -127,7 +131,11 @@ async function main() {
 				const imported = storage.imports.find((i) => String(i.body.file_name ?? '').length && i.size === bytes);
 				bytesOk = imported?.sha256 === served;
 			}
-			const error = execution.data?.resultData.error?.message ?? (last('Generate')?.json?.error as string | undefined);
+			const stringLimit = /Cannot create a string longer than 0x[0-9a-f]+ characters/.exec(worker.logText())?.[0];
+			const error =
+				execution.data?.resultData.error?.message ??
+				(last('Generate')?.json?.error as string | undefined) ??
+				(execution.status.startsWith('still') && stringLimit ? `worker log: ${stringLimit}` : undefined);
 			const peak = peaks[worker.name];
 			const row = {
 				kind,
