@@ -21,10 +21,9 @@ import { createHash } from 'node:crypto';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { CREDENTIAL_TYPE } from '../e2e/n8n';
-import { type WorkflowNode } from '../e2e/workflows';
 import { memoryLine, QueueCluster, type ExecutionSummary } from './cluster';
 import { ImportStorage } from './storage';
-import { bigVideoExample, generateFlow, type ApiWorkflow, type CredentialRef } from './workflows';
+import { baseNode, bigVideoExample, generateFlow, type ApiWorkflow, type CredentialRef } from './workflows';
 
 const MB = 1024 * 1024;
 const TAG = `m${process.pid}`;
@@ -49,14 +48,14 @@ function sha256Of(size: number) {
 /** Webhook → Split → Generate (downloads) → Hash (Crypto node, SHA-256 of the stored file). */
 function readBackFlow(name: string, path: string, credential: CredentialRef): ApiWorkflow {
 	const wf = generateFlow(name, path, credential, { respond: 'onReceived', generate: { options: { maxFileSizeMb: 1024 } } });
-	const hash: WorkflowNode = {
-		id: 'n-hash',
-		name: 'Hash',
-		type: 'n8n-nodes-base.crypto',
-		typeVersion: 2,
-		position: [600, 0],
-		parameters: { action: 'hash', binaryData: true, binaryPropertyName: 'data', type: 'SHA256', encoding: 'hex', dataPropertyName: 'sha256' },
-	};
+	const hash = baseNode('Hash', 'n8n-nodes-base.crypto', 2, [600, 0], {
+		action: 'hash',
+		binaryData: true,
+		binaryPropertyName: 'data',
+		type: 'SHA256',
+		encoding: 'hex',
+		dataPropertyName: 'sha256',
+	});
 	return { ...wf, nodes: [...wf.nodes, hash], connections: { ...wf.connections, Generate: { main: [[{ node: 'Hash', type: 'main', index: 0 }]] } } };
 }
 

@@ -129,14 +129,25 @@ export function submitFlow(name: string, path: string, credential: CredentialRef
 	};
 }
 
+/** One of n8n's own nodes, with no credential. */
+export function baseNode(name: string, type: string, typeVersion: number, position: [number, number], parameters: Record<string, unknown>): WorkflowNode {
+	return { id: `n-${name.replace(/\W+/g, '-')}`, name, type, typeVersion, position, parameters };
+}
+
+/** Generate (Wait Mode: Park Until Callbacks, Timeout 30 minutes) and Finish (Task → Wait for Completion: downloads the files). */
+function parkAndFinish(): [WorkflowNode, WorkflowNode] {
+	const generate = mediaNode('Generate', videoParams({ options: { waitMode: 'park', callbackReference: '={{ $json.ref }}' } }));
+	const finish = mediaNode('Finish', { resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: { maxPollIntervalSeconds: 2 } });
+	finish.position = [600, 0];
+	return [generate, finish];
+}
+
 /**
  * Durable wait: Webhook (answered at once) → Split → Generate (Wait Mode: Park Until Callbacks,
  * the default Timeout of 30 minutes) → Finish (Task → Wait for Completion: downloads the files).
  */
 export function durableFlow(name: string, path: string, credential: CredentialRef): ApiWorkflow {
-	const generate = mediaNode('Generate', videoParams({ options: { waitMode: 'park', callbackReference: '={{ $json.ref }}' } }));
-	const finish = mediaNode('Finish', { resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: { maxPollIntervalSeconds: 2 } });
-	finish.position = [600, 0];
+	const [generate, finish] = parkAndFinish();
 	return {
 		name,
 		nodes: withCredential([webhookNode(path, 'onReceived'), split, generate, finish], credential),
@@ -169,16 +180,8 @@ export function bigVideoExample(path: string, credential: CredentialRef, importU
  * when every batch is done → Done.
  */
 export function loopedParkFlow(name: string, path: string, credential: CredentialRef, batchSize: number): ApiWorkflow {
-	const loop: WorkflowNode = {
-		id: 'n-loop',
-		name: 'Loop',
-		type: 'n8n-nodes-base.splitInBatches',
-		typeVersion: 3,
-		position: [300, 0],
-		parameters: { batchSize, options: {} },
-	};
-	const generate = mediaNode('Generate', videoParams({ options: { waitMode: 'park', callbackReference: '={{ $json.ref }}' } }));
-	const finish = mediaNode('Finish', { resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: { maxPollIntervalSeconds: 2 } });
+	const loop = baseNode('Loop', 'n8n-nodes-base.splitInBatches', 3, [300, 0], { batchSize, options: {} });
+	const [generate, finish] = parkAndFinish();
 	finish.position = [700, 0];
 	const done = noOp('Done');
 	done.position = [500, -200];
@@ -202,18 +205,9 @@ export function loopedParkFlow(name: string, path: string, credential: Credentia
  * main (unless OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true), so the main parks it.
  */
 export function manualParkFlow(name: string, credential: CredentialRef, rows: Array<Record<string, unknown>>): ApiWorkflow {
-	const trigger: WorkflowNode = { id: 'n-manual', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
-	const set: WorkflowNode = {
-		id: 'n-rows',
-		name: 'Rows',
-		type: 'n8n-nodes-base.set',
-		typeVersion: 3.4,
-		position: [100, 0],
-		parameters: { mode: 'raw', jsonOutput: JSON.stringify({ body: { rows } }), options: {} },
-	};
-	const generate = mediaNode('Generate', videoParams({ options: { waitMode: 'park', callbackReference: '={{ $json.ref }}' } }));
-	const finish = mediaNode('Finish', { resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: { maxPollIntervalSeconds: 2 } });
-	finish.position = [600, 0];
+	const trigger = baseNode('Start', 'n8n-nodes-base.manualTrigger', 1, [0, 0], {});
+	const set = baseNode('Rows', 'n8n-nodes-base.set', 3.4, [100, 0], { mode: 'raw', jsonOutput: JSON.stringify({ body: { rows } }), options: {} });
+	const [generate, finish] = parkAndFinish();
 	return {
 		name,
 		nodes: withCredential([trigger, set, split, generate, finish], credential),
