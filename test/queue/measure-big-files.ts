@@ -16,7 +16,7 @@
 // status, and whether the bytes n8n stored or storage received are the ones served.
 // `--probe` sizes (MiB) run "read back" only, to find the largest file a later node can read:
 // a file over the limit leaves its execution `running` for good, so probes run last.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash } from 'node:crypto';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';

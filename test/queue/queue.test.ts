@@ -11,7 +11,7 @@
 // One cluster for the whole file (start-up costs about a minute): the tests run in order and
 // change the cluster as they go (worker-2 is stopped for the one-worker figure, worker-1 is
 // killed, worker-3 replaces it, the main is restarted).
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash, randomUUID } from 'node:crypto';
 
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';

@@ -2,7 +2,7 @@
 // Cloudflare Stream's `copy` or Mux's input URL work): POST {source_url, file_name, ...} makes it
 // fetch the URL itself, streaming, and answer what it stored. The big-video example hands it the
 // signed file URLs of the service, so the bytes never pass through n8n.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 
