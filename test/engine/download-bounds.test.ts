@@ -13,7 +13,7 @@ import { startCallbackReceiver } from '../harness/webhook';
 import type { Simulator } from '../simulator';
 import { client } from '../simulator/client';
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
-import { NODE, expectKeyNowhere, mediaWorkflow, run, useSimulator } from './support';
+import { NODE, expectKeyNowhere, mediaWorkflow, run, useSimulator, videoWithReferenceImages } from './support';
 
 const sim = useSimulator();
 jest.setTimeout(60_000);
@@ -77,17 +77,7 @@ describe('files from private, loopback and link-local addresses (the credential 
 		const image = sim().referenceUrl('start.png');
 		const result = await run(
 			sim(),
-			mediaWorkflow({
-				resource: 'video',
-				operation: 'generate',
-				model: 'vidmodel-1.5-pro',
-				prompt: 'animate it',
-				aspectRatio: '1:1',
-				duration: 4,
-				waitForCompletion: false,
-				vidmodel15ProOptions: { imageUrls: [image] },
-				options: { checkReferenceImages: true },
-			}),
+			mediaWorkflow(videoWithReferenceImages([image])),
 			{ credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: sim().baseUrl } } },
 		);
 		expect(result.status).toBe('error');
