@@ -8,9 +8,12 @@ import * as path from 'node:path';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { BINARY_DATA_PATH } from '../harness';
+import { BINARY_DATA_PATH, MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { startCallbackReceiver } from '../harness/webhook';
 import type { Simulator } from '../simulator';
-import { NODE, expectKeyNowhere, mediaWorkflow, run, useSimulator } from './support';
+import { client } from '../simulator/client';
+import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
+import { NODE, expectKeyNowhere, mediaWorkflow, run, useSimulator, videoWithReferenceImages } from './support';
 
 const sim = useSimulator();
 jest.setTimeout(60_000);
@@ -74,17 +77,7 @@ describe('files from private, loopback and link-local addresses (the credential 
 		const image = sim().referenceUrl('start.png');
 		const result = await run(
 			sim(),
-			mediaWorkflow({
-				resource: 'video',
-				operation: 'generate',
-				model: 'vidmodel-1.5-pro',
-				prompt: 'animate it',
-				aspectRatio: '1:1',
-				duration: 4,
-				waitForCompletion: false,
-				vidmodel15ProOptions: { imageUrls: [image] },
-				options: { checkReferenceImages: true },
-			}),
+			mediaWorkflow(videoWithReferenceImages([image])),
 			{ credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: sim().baseUrl } } },
 		);
 		expect(result.status).toBe('error');
@@ -94,6 +87,35 @@ describe('files from private, loopback and link-local addresses (the credential 
 		);
 		expect(sim().requests.filter((r) => r.endpoint === 'reference')).toHaveLength(0);
 		expect(sim().count('submit')).toBe(0);
+	});
+});
+
+describe('the Trigger downloads under the same rule', () => {
+	it('off: a genuine callback starts the execution with the task and the error, no file is fetched', async () => {
+		const receiver = await startCallbackReceiver({
+			workflow: chain(
+				{ name: 'Media Generation Trigger', type: MEDIA_GENERATION_TRIGGER_TYPE, parameters: {}, credentials: mediaCredentials() },
+				{ name: 'Downstream', type: NOOP_TYPE },
+			),
+			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: sim().baseUrl } },
+		});
+		try {
+			const taskId = await client(sim()).create(
+				sim().imageModelId,
+				{ prompt: 'via the trigger [sim:duration=0]' },
+				{ callback_url: signCallbackUrl(receiver.callbackUrl({ ref: 'r1' }), sim().apiKey) },
+			);
+			const [delivery] = await receiver.waitFor(1);
+			await sim().idle();
+			const execution = await delivery.execution!;
+			const [item] = execution.outputOf('Downstream');
+			expect(item.json.task_id).toBe(taskId);
+			expect(String(item.json.error)).toContain('"Allow Private Network File Hosts"');
+			expect(item.binary ?? {}).toEqual({});
+			expect(fileRequests(sim())).toHaveLength(0);
+		} finally {
+			await receiver.close();
+		}
 	});
 });
 

@@ -16,8 +16,6 @@ import {
 	expectKeyNowhere,
 	mediaWorkflow,
 	run,
-	servedBytes,
-	simTaskOf,
 	start,
 	useSimulator,
 } from './support';

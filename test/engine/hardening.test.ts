@@ -17,6 +17,7 @@ import {
 	run,
 	servedBytes,
 	useSimulator,
+	videoWithReferenceImages,
 } from './support';
 
 const sim = useSimulator();
@@ -143,17 +144,7 @@ describe('redirects never carry the API key to another origin', () => {
 		const redirecting = `${front.url}${image.slice(image.indexOf('/refs/'))}`;
 		const result = await run(
 			sim(),
-			mediaWorkflow({
-				resource: 'video',
-				operation: 'generate',
-				model: 'vidmodel-1.5-pro',
-				prompt: 'animate it',
-				aspectRatio: '1:1',
-				duration: 4,
-				waitForCompletion: false,
-				vidmodel15ProOptions: { imageUrls: [redirecting] },
-				options: { checkReferenceImages: true },
-			}),
+			mediaWorkflow(videoWithReferenceImages([redirecting])),
 		);
 		expect(result.error).toBeUndefined();
 		expect(sim().count('submit')).toBe(1);

@@ -54,6 +54,21 @@ export function mediaNode(parameters: IDataObject, settings: NodeSettings = {}, 
 	};
 }
 
+/** A video Generate with reference images and the pre-check on (returns the task_id at once). */
+export function videoWithReferenceImages(urls: string[]): IDataObject {
+	return {
+		resource: 'video',
+		operation: 'generate',
+		model: 'vidmodel-1.5-pro',
+		prompt: 'animate it',
+		aspectRatio: '1:1',
+		duration: 4,
+		waitForCompletion: false,
+		vidmodel15ProOptions: { imageUrls: urls },
+		options: { checkReferenceImages: true },
+	};
+}
+
 /** Manual Trigger → Media Generation. */
 export function mediaWorkflow(parameters: IDataObject, settings: NodeSettings = {}): WorkflowJson {
 	return chain({ name: TRIGGER, type: MANUAL_TRIGGER_TYPE }, mediaNode(parameters, settings));

@@ -185,10 +185,8 @@ async function resolveAll(lookup: LookupFunction, host: string): Promise<string[
 	});
 }
 
-function refusal(url: URL, address: string, kind: string, resolved: boolean): Fault {
-	const where = resolved
-		? `${url.hostname} resolves to ${address}, ${kind}`
-		: `${url.hostname} is ${kind}`;
+function refusal(host: string, address: string, kind: string, resolved: boolean): Fault {
+	const where = resolved ? `${host} resolves to ${address}, ${kind}` : `${host} is ${kind}`;
 	return {
 		kind: 'config',
 		code: 'ERR_PRIVATE_ADDRESS',
@@ -210,11 +208,11 @@ export async function checkFileHost(
 	const host = url.hostname.replace(/^\[|\]$/g, '');
 	if (isIpAddress(host)) {
 		const kind = privateAddressKind(host);
-		return kind ? refusal(url, host, kind, false) : undefined;
+		return kind ? refusal(host, host, kind, false) : undefined;
 	}
 	// RFC 6761: every *.localhost name is the loopback, whatever a resolver answers.
 	if (/(^|\.)localhost\.?$/i.test(host)) {
-		return refusal(url, 'the loopback', 'a loopback address', true);
+		return refusal(host, host, 'a loopback name (*.localhost, RFC 6761)', false);
 	}
 	const lookup = lookupOf(ctx);
 	if (!lookup) return undefined;
@@ -226,7 +224,7 @@ export async function checkFileHost(
 	}
 	for (const address of addresses) {
 		const kind = privateAddressKind(address);
-		if (kind) return refusal(url, address, kind, true);
+		if (kind) return refusal(host, address, kind, true);
 	}
 	return undefined;
 }

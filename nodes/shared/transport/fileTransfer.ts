@@ -427,7 +427,7 @@ async function hold(
 				return stop({
 					kind: 'timeout',
 					code: DEADLINE_CODE,
-					message: `the file did not arrive within ${Math.round(o.deadlineMs / 60_000)} minutes, the limit for one file with its retries (${received} bytes had arrived). Not retried`,
+					message: `the file did not arrive within ${o.deadlineMs >= 60_000 ? `${Math.round(o.deadlineMs / 60_000)} minutes` : `${Math.round(o.deadlineMs / 1000)} s`}, the limit for one file with its retries (${received} bytes had arrived). Not retried`,
 				});
 			}
 			if (paused) {

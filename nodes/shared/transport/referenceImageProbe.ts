@@ -128,7 +128,8 @@ async function checkOne(
 
 /**
  * Checks that every URL downloads and, when `limits` are given, its type and size. Plain
- * requests without the credential: file hosts never see the API key. Throws one
+ * requests without the credential: file hosts never see the API key. `allowPrivate`: the
+ * credential's Allow Private Network File Hosts when not given. Throws one
  * NodeOperationError listing every URL with a problem.
  */
 export async function checkImageUrls(
@@ -136,8 +137,15 @@ export async function checkImageUrls(
 	itemIndex: number,
 	urls: string[],
 	limits: Limits | undefined,
+	allowPrivate?: boolean,
 ): Promise<void> {
-	const { allowPrivateFileHosts } = await getApiCredentials(ctx);
+	// The credential's Allow Private Network File Hosts, unless the caller decided.
+	const allowPrivateFileHosts =
+		allowPrivate ??
+		(await getApiCredentials(ctx).then(
+			(c) => c.allowPrivateFileHosts,
+			() => false,
+		));
 	const problems = await Promise.all(
 		urls.map(async (url) => await checkOne(ctx, url, limits, allowPrivateFileHosts)),
 	);
