@@ -10,6 +10,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getApiCredentials, getTaskStatus } from '../../shared/transport/api';
 import { scrubSecret } from '../../shared/transport/faults';
+import { RESUME_TOKEN_PARAM, maskCallbackUrl } from '../../shared/callbackUrl';
 import { isTerminal, type Task } from '../../shared/task';
 import { parseCallbackBody } from '../../MediaGenerationTrigger/callbackBody';
 import { mapWithLimit, type ItemOutcome } from './batch';
@@ -68,11 +69,6 @@ export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string 
 		);
 	}
 	return mode;
-}
-
-/** Replaces the `signature` of n8n's resume URL wherever it appears in a text. */
-export function maskSignature(text: string): string {
-	return text.replace(/(signature(?:=|%3D))[^&\s"'#]+/gi, '$1***');
 }
 
 function localHost(host: string): boolean {
@@ -150,6 +146,18 @@ export async function checkParkable(
 	}
 
 	const resumeUrl = resumeUrlOf(ctx);
+	if (!new URL(resumeUrl).searchParams.get(RESUME_TOKEN_PARAM)) {
+		// Without n8n's token anyone who learns the execution id (it is in the URL) could call
+		// the parked execution.
+		throw new NodeOperationError(
+			node,
+			`"Wait Mode: Park Until Callbacks" needs a resume URL signed by n8n (its "${RESUME_TOKEN_PARAM}" query parameter), and this n8n gave ${maskCallbackUrl(resumeUrl)} without one; nothing was sent`,
+			{
+				description:
+					'n8n signs $execution.resumeUrl from version 2.0 on (tested: 2.41.1). Update n8n, or use "Wait Mode: Poll in This Execution".',
+			},
+		);
+	}
 	const webhookHost = new URL(resumeUrl).hostname;
 	if (localHost(webhookHost)) {
 		let serviceHost = '';
@@ -257,7 +265,7 @@ async function scrubbed(ctx: IExecuteFunctions | IWebhookFunctions, text: string
 	} catch {
 		apiKey = '';
 	}
-	return maskSignature(scrubSecret(text, [apiKey]));
+	return scrubSecret(text, [apiKey]);
 }
 
 /**
@@ -318,7 +326,7 @@ export async function parkExecution(
 			// Not fatal: the callback or, at the latest, the finishing node's polling settles it.
 			ctx.logger.debug('Media Generation could not read a status before parking', {
 				taskId: item.json.task_id,
-				fault: maskSignature(error instanceof Error ? error.message : String(error)),
+				fault: scrubSecret(error instanceof Error ? error.message : String(error)),
 			});
 		}
 	});
@@ -411,7 +419,7 @@ async function learnOthers(ctx: IWebhookFunctions, registry: Registry, ids: stri
 			} catch (error) {
 				ctx.logger.debug('Media Generation could not read a status while parked', {
 					taskId: id,
-					fault: maskSignature(error instanceof Error ? error.message : String(error)),
+					fault: scrubSecret(error instanceof Error ? error.message : String(error)),
 				});
 			}
 			stillPending.push(id);
