@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials, getTaskStatus } from '../../shared/transport/api';
+import { getApiCredentials, getTaskStatus, isLocalHost } from '../../shared/transport/api';
 import { scrubSecret } from '../../shared/transport/faults';
 import { RESUME_TOKEN_PARAM, maskCallbackUrl } from '../../shared/callbackUrl';
 import { isTerminal, type Task } from '../../shared/task';
@@ -69,18 +69,6 @@ export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string 
 		);
 	}
 	return mode;
-}
-
-function localHost(host: string): boolean {
-	const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-	return (
-		h === 'localhost' ||
-		h.endsWith('.localhost') ||
-		h === '0.0.0.0' ||
-		h === '::1' ||
-		h === '::' ||
-		/^127\./.test(h)
-	);
 }
 
 /** The URL the service calls back for item `index` of this execution (signature included). */
@@ -159,7 +147,7 @@ export async function checkParkable(
 		);
 	}
 	const webhookHost = new URL(resumeUrl).hostname;
-	if (localHost(webhookHost)) {
+	if (isLocalHost(webhookHost)) {
 		let serviceHost = '';
 		try {
 			serviceHost = new URL((await getApiCredentials(ctx)).baseUrl).hostname;
@@ -167,7 +155,7 @@ export async function checkParkable(
 			serviceHost = '';
 		}
 		const fix = `Set n8n's WEBHOOK_URL environment variable (N8N_WEBHOOK_URL, its newer name, works too) to the address the service can reach (e.g. WEBHOOK_URL=https://n8n.example.com/) and restart n8n, or use "Wait Mode: Poll in This Execution".`;
-		if (!serviceHost || !localHost(serviceHost)) {
+		if (!serviceHost || !isLocalHost(serviceHost)) {
 			throw new NodeOperationError(
 				node,
 				`n8n's webhook URL is ${new URL(resumeUrl).origin}/, which the service cannot call back: no task was sent, so none would wait for a callback that cannot come`,
