@@ -37,7 +37,7 @@ import {
 	type EventFilter,
 	type ParsedCallback,
 	type StatusClass,
-} from './callbackBody';
+} from '../shared/callbackBody';
 import { deliveries, statusReads, unknownTasks } from './memory';
 
 /** Everything the trigger does before answering takes at most this long (the answer bound). */

@@ -12,7 +12,7 @@ import { getApiCredentials, getTaskStatus, isLocalHost } from '../../shared/tran
 import { scrubSecret } from '../../shared/transport/faults';
 import { RESUME_TOKEN_PARAM, maskCallbackUrl } from '../../shared/callbackUrl';
 import { isTerminal, type Task } from '../../shared/task';
-import { parseCallbackBody } from '../../MediaGenerationTrigger/callbackBody';
+import { parseCallbackBody } from '../../shared/callbackBody';
 import { mapWithLimit, type ItemOutcome } from './batch';
 import { PARK_KEY, parkStateKey, sealParkState, storedParkState, type ParkState } from './parkState';
 
