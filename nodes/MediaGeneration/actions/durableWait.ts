@@ -13,6 +13,7 @@ import { scrubSecret } from '../../shared/transport/faults';
 import { RESUME_TOKEN_PARAM, maskCallbackUrl } from '../../shared/callbackUrl';
 import { isTerminal, type Task } from '../../shared/task';
 import { parseCallbackBody } from '../../shared/callbackBody';
+import { StatusReadBudget } from '../../shared/statusReadBudget';
 import { mapWithLimit, type ItemOutcome } from './batch';
 import { PARK_KEY, parkStateKey, sealParkState, storedParkState, type ParkState } from './parkState';
 
@@ -200,6 +201,13 @@ const REGISTRY_GRACE_MS = 60 * 60 * 1000;
 const REGISTRY_TTL_MS = 8 * 24 * 60 * 60 * 1000;
 const MAX_REGISTRIES = 5_000;
 
+/**
+ * Status reads the callbacks of one parked execution may cause in this process (keyed by its
+ * resume path), as the trigger's per trigger: whoever holds the resume URL (the service) cannot
+ * make callbacks cost the user's key more than the budget.
+ */
+const statusReads = new StatusReadBudget();
+
 /** One park: the execution's resume path and token, the parking node and when it parked. */
 function registryKey(resumeUrl: string, node: string, parkedAt: unknown): string {
 	const url = new URL(resumeUrl);
@@ -386,7 +394,12 @@ function sameSecret(a: string, b: string): boolean {
  * each task finished at most once. The process that receives the last callback learns every
  * other task and resumes the execution, whichever processes received the rest.
  */
-async function learnOthers(ctx: IWebhookFunctions, registry: Registry, ids: string[]): Promise<void> {
+async function learnOthers(
+	ctx: IWebhookFunctions,
+	registry: Registry,
+	ids: string[],
+	budget: string,
+): Promise<void> {
 	const sentinel = registry.sentinel;
 	const order = sentinel && ids.includes(sentinel) ? [sentinel, ...ids.filter((id) => id !== sentinel)] : ids;
 	let next = 0;
@@ -399,6 +412,7 @@ async function learnOthers(ctx: IWebhookFunctions, registry: Registry, ids: stri
 		await mapWithLimit(batch.length, STATUS_CONCURRENCY, async (k) => {
 			const id = batch[k];
 			try {
+				if (!statusReads.take(budget, Date.now())) throw new Error('status-read budget spent');
 				const task = await getTaskStatus(ctx, id, { retries: CONFIRM_RETRIES });
 				if (task.task_id === id && isTerminal(task.status)) {
 					if (!registry.confirmed.has(id)) registry.confirmed.set(id, { task, finishedAt: Date.now() });
@@ -469,6 +483,16 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 	// At most one status read for the callback's task: a repeated callback (the service
 	// retrying because our answer came late) for a confirmed task reads nothing.
 	let readFault: string | undefined;
+	const budget = new URL(resumeUrl).pathname;
+	if (!confirmedBefore && !statusReads.take(budget, Date.now())) {
+		const retryAfter = Math.max(1, Math.ceil(statusReads.waitMs(budget) / 1000));
+		const res = ctx.getResponseObject() as unknown as MinimalResponse;
+		if (!res.headersSent) res.setHeader('Retry-After', String(retryAfter));
+		answer(ctx, 429, {
+			error: `Too many callbacks to confirm for this execution right now; nothing was changed. Try again in ${retryAfter} s.`,
+		});
+		return { noWebhookResponse: true };
+	}
 	if (!confirmedBefore) {
 		try {
 			const task = await getTaskStatus(ctx, taskId, { retries: CONFIRM_RETRIES });
@@ -497,7 +521,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 		});
 	let pending = pendingNow();
 	if (pending.length > 0 && !registry.resumed) {
-		await learnOthers(ctx, registry, pending.map((json) => String(json.task_id)));
+		await learnOthers(ctx, registry, pending.map((json) => String(json.task_id)), budget);
 		pending = pendingNow();
 	}
 	if (pending.length > 0 || registry.resumed) {
