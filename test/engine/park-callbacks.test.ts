@@ -153,4 +153,30 @@ describe('the park registry of a process', () => {
 		}
 		expect(parkRegistrySize()).toBe(1);
 	});
+
+	test('a flood of callbacks for a pending task costs at most the budget of status reads (50 + 10/s), the rest 429', async () => {
+		const { tasks } = await park(1, 'flood');
+		const readsBefore = sim().count('status');
+		const callsBefore = server.calls.length;
+		const started = Date.now();
+		const url = tasks[0].callbackUrl!;
+		const body = JSON.stringify({ code: 200, data: { task_id: tasks[0].id, status: 'finished' } });
+		const answers = await Promise.all(
+			Array.from({ length: 120 }, async () => {
+				const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+				await res.text();
+				return { status: res.status, retryAfter: res.headers.get('retry-after') };
+			}),
+		);
+		const seconds = (Date.now() - started) / 1000;
+		const reads = sim().count('status') - readsBefore;
+		// eslint-disable-next-line no-console
+		console.log(`[park] 120 callbacks for one pending task in ${seconds.toFixed(1)} s: ${reads} status reads, ${answers.filter((a) => a.status === 429).length} answered 429`);
+		expect(reads).toBeLessThanOrEqual(50 + Math.ceil(10 * seconds));
+		const throttled = answers.filter((a) => a.status === 429);
+		expect(throttled.length).toBeGreaterThan(0);
+		expect(Number(throttled[0].retryAfter)).toBeGreaterThanOrEqual(1);
+		expect(answers.filter((a) => a.status !== 429).every((a) => a.status === 202)).toBe(true);
+		expect(server.calls.slice(callsBefore).every((c) => c.resumed === undefined)).toBe(true);
+	});
 });

@@ -350,6 +350,8 @@ export interface RunOptions {
 	 * executionId to play a later round of one execution (a loop that parks again).
 	 */
 	resumeToken?: string;
+	/** Plays an n8n whose resume URLs carry no token (before n8n signed them). */
+	withoutResumeToken?: boolean;
 	workflowId?: string;
 	mode?: WorkflowExecuteMode;
 	/** n8n's execution timeout: absolute deadline = now + timeoutMs. */
@@ -469,6 +471,11 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = 
 		});
 
 		const hooks = createHooks(options.mode ?? 'manual', executionId, workflow, json);
+		if (options.withoutResumeToken) {
+			hooks.addHandler('workflowExecuteBefore', (_workflow, data) => {
+				if (data) delete data.resumeToken;
+			});
+		}
 		hooks.addHandler('nodeExecuteBefore', (node) => {
 			events.push({ at: Date.now(), kind: 'nodeExecuteBefore', node });
 		});

@@ -8,10 +8,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials, getTaskStatus } from '../../shared/transport/api';
+import { getApiCredentials, getTaskStatus, isLocalHost } from '../../shared/transport/api';
 import { scrubSecret } from '../../shared/transport/faults';
+import { RESUME_TOKEN_PARAM, maskCallbackUrl } from '../../shared/callbackUrl';
 import { isTerminal, type Task } from '../../shared/task';
-import { parseCallbackBody } from '../../MediaGenerationTrigger/callbackBody';
+import { parseCallbackBody } from '../../shared/callbackBody';
+import { StatusReadBudget } from '../../shared/statusReadBudget';
 import { mapWithLimit, type ItemOutcome } from './batch';
 import { PARK_KEY, parkStateKey, sealParkState, storedParkState, type ParkState } from './parkState';
 
@@ -68,23 +70,6 @@ export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string 
 		);
 	}
 	return mode;
-}
-
-/** Replaces the `signature` of n8n's resume URL wherever it appears in a text. */
-export function maskSignature(text: string): string {
-	return text.replace(/(signature(?:=|%3D))[^&\s"'#]+/gi, '$1***');
-}
-
-function localHost(host: string): boolean {
-	const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-	return (
-		h === 'localhost' ||
-		h.endsWith('.localhost') ||
-		h === '0.0.0.0' ||
-		h === '::1' ||
-		h === '::' ||
-		/^127\./.test(h)
-	);
 }
 
 /** The URL the service calls back for item `index` of this execution (signature included). */
@@ -150,8 +135,20 @@ export async function checkParkable(
 	}
 
 	const resumeUrl = resumeUrlOf(ctx);
+	if (!new URL(resumeUrl).searchParams.get(RESUME_TOKEN_PARAM)) {
+		// Without n8n's token anyone who learns the execution id (it is in the URL) could call
+		// the parked execution.
+		throw new NodeOperationError(
+			node,
+			`"Wait Mode: Park Until Callbacks" needs a resume URL signed by n8n (its "${RESUME_TOKEN_PARAM}" query parameter), and this n8n gave ${maskCallbackUrl(resumeUrl)} without one; nothing was sent`,
+			{
+				description:
+					'n8n signs $execution.resumeUrl from version 2.0 on (tested: 2.41.1). Update n8n, or use "Wait Mode: Poll in This Execution".',
+			},
+		);
+	}
 	const webhookHost = new URL(resumeUrl).hostname;
-	if (localHost(webhookHost)) {
+	if (isLocalHost(webhookHost)) {
 		let serviceHost = '';
 		try {
 			serviceHost = new URL((await getApiCredentials(ctx)).baseUrl).hostname;
@@ -159,7 +156,7 @@ export async function checkParkable(
 			serviceHost = '';
 		}
 		const fix = `Set n8n's WEBHOOK_URL environment variable (N8N_WEBHOOK_URL, its newer name, works too) to the address the service can reach (e.g. WEBHOOK_URL=https://n8n.example.com/) and restart n8n, or use "Wait Mode: Poll in This Execution".`;
-		if (!serviceHost || !localHost(serviceHost)) {
+		if (!serviceHost || !isLocalHost(serviceHost)) {
 			throw new NodeOperationError(
 				node,
 				`n8n's webhook URL is ${new URL(resumeUrl).origin}/, which the service cannot call back: no task was sent, so none would wait for a callback that cannot come`,
@@ -203,6 +200,13 @@ const REGISTRY_GRACE_MS = 60 * 60 * 1000;
 /** When the deadline is unknown. */
 const REGISTRY_TTL_MS = 8 * 24 * 60 * 60 * 1000;
 const MAX_REGISTRIES = 5_000;
+
+/**
+ * Status reads the callbacks of one parked execution may cause in this process (keyed by its
+ * resume path), as the trigger's per trigger: whoever holds the resume URL (the service) cannot
+ * make callbacks cost the user's key more than the budget.
+ */
+const statusReads = new StatusReadBudget();
 
 /** One park: the execution's resume path and token, the parking node and when it parked. */
 function registryKey(resumeUrl: string, node: string, parkedAt: unknown): string {
@@ -257,7 +261,7 @@ async function scrubbed(ctx: IExecuteFunctions | IWebhookFunctions, text: string
 	} catch {
 		apiKey = '';
 	}
-	return maskSignature(scrubSecret(text, [apiKey]));
+	return scrubSecret(text, [apiKey]);
 }
 
 /**
@@ -318,7 +322,7 @@ export async function parkExecution(
 			// Not fatal: the callback or, at the latest, the finishing node's polling settles it.
 			ctx.logger.debug('Media Generation could not read a status before parking', {
 				taskId: item.json.task_id,
-				fault: maskSignature(error instanceof Error ? error.message : String(error)),
+				fault: scrubSecret(error instanceof Error ? error.message : String(error)),
 			});
 		}
 	});
@@ -390,7 +394,12 @@ function sameSecret(a: string, b: string): boolean {
  * each task finished at most once. The process that receives the last callback learns every
  * other task and resumes the execution, whichever processes received the rest.
  */
-async function learnOthers(ctx: IWebhookFunctions, registry: Registry, ids: string[]): Promise<void> {
+async function learnOthers(
+	ctx: IWebhookFunctions,
+	registry: Registry,
+	ids: string[],
+	budget: string,
+): Promise<void> {
 	const sentinel = registry.sentinel;
 	const order = sentinel && ids.includes(sentinel) ? [sentinel, ...ids.filter((id) => id !== sentinel)] : ids;
 	let next = 0;
@@ -403,6 +412,7 @@ async function learnOthers(ctx: IWebhookFunctions, registry: Registry, ids: stri
 		await mapWithLimit(batch.length, STATUS_CONCURRENCY, async (k) => {
 			const id = batch[k];
 			try {
+				if (!statusReads.take(budget, Date.now())) throw new Error('status-read budget spent');
 				const task = await getTaskStatus(ctx, id, { retries: CONFIRM_RETRIES });
 				if (task.task_id === id && isTerminal(task.status)) {
 					if (!registry.confirmed.has(id)) registry.confirmed.set(id, { task, finishedAt: Date.now() });
@@ -411,7 +421,7 @@ async function learnOthers(ctx: IWebhookFunctions, registry: Registry, ids: stri
 			} catch (error) {
 				ctx.logger.debug('Media Generation could not read a status while parked', {
 					taskId: id,
-					fault: maskSignature(error instanceof Error ? error.message : String(error)),
+					fault: scrubSecret(error instanceof Error ? error.message : String(error)),
 				});
 			}
 			stillPending.push(id);
@@ -473,6 +483,16 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 	// At most one status read for the callback's task: a repeated callback (the service
 	// retrying because our answer came late) for a confirmed task reads nothing.
 	let readFault: string | undefined;
+	const budget = new URL(resumeUrl).pathname;
+	if (!confirmedBefore && !statusReads.take(budget, Date.now())) {
+		const retryAfter = Math.max(1, Math.ceil(statusReads.waitMs(budget) / 1000));
+		const res = ctx.getResponseObject() as unknown as MinimalResponse;
+		if (!res.headersSent) res.setHeader('Retry-After', String(retryAfter));
+		answer(ctx, 429, {
+			error: `Too many callbacks to confirm for this execution right now; nothing was changed. Try again in ${retryAfter} s.`,
+		});
+		return { noWebhookResponse: true };
+	}
 	if (!confirmedBefore) {
 		try {
 			const task = await getTaskStatus(ctx, taskId, { retries: CONFIRM_RETRIES });
@@ -501,7 +521,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 		});
 	let pending = pendingNow();
 	if (pending.length > 0 && !registry.resumed) {
-		await learnOthers(ctx, registry, pending.map((json) => String(json.task_id)));
+		await learnOthers(ctx, registry, pending.map((json) => String(json.task_id)), budget);
 		pending = pendingNow();
 	}
 	if (pending.length > 0 || registry.resumed) {
