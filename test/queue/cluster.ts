@@ -7,11 +7,11 @@
 // test process stands in front of the webhook processes; WEBHOOK_URL of every process points at
 // it, as it would at a load balancer.
 //
-// Processes start one after another (the main first: it runs the migrations). Each n8n process
-// leads its own process group (its task runner is in it), so stopping it stops the group; pids
-// also go to MGEN_QUEUE_PIDS for tools/run.js to reap if jest dies. `restartMain()` stops and
-// starts the main alone (the workers and webhook processes keep running), which is what a test
-// of a parked execution needs.
+// The main starts first (it runs the migrations), then workers and webhook processes start
+// together. Each n8n process leads its own process group (its task runner is in it), so
+// stopping it stops the group; pids also go to MGEN_QUEUE_PIDS for tools/run.js to reap if jest
+// dies. `restartMain()` stops and starts the main alone (the workers and webhook processes keep
+// running), which is what a test of a parked execution needs.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: runs n8n as a user would (processes, files, ports) under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -286,7 +286,7 @@ export class QueueCluster {
 
 	/**
 	 * Redis, PostgreSQL, the balancer and the main process. Workers and webhook processes are
-	 * added with addWorker()/addWebhook() (after the workflows are imported: see `prepare`).
+	 * added with add()/addWorker() (after the workflows are imported: see `prepare`).
 	 */
 	static async create(settings: ClusterSettings): Promise<QueueCluster> {
 		const main = await N8nInstance.create(`queue-main-${process.pid}`);
@@ -360,23 +360,28 @@ export class QueueCluster {
 	}
 
 	async addWorker(): Promise<N8nProcess> {
-		const n = ++this.seq.worker;
-		const instance = await N8nInstance.create(`queue-worker-${n}-${process.pid}`);
-		this.configure(instance, 'worker');
-		const worker = new N8nProcess(`worker-${n}`, 'worker', instance, ['worker', `--concurrency=${this.settings.workerConcurrency}`]);
-		this.workers.push(worker);
-		this.timings[worker.name] = await worker.start();
+		const [worker] = await this.add(['worker']);
 		return worker;
 	}
 
-	async addWebhook(): Promise<N8nProcess> {
-		const n = ++this.seq.webhook;
-		const instance = await N8nInstance.create(`queue-webhook-${n}-${process.pid}`);
-		this.configure(instance, 'webhook');
-		const webhook = new N8nProcess(`webhook-${n}`, 'webhook', instance, ['webhook']);
-		this.webhooks.push(webhook);
-		this.timings[webhook.name] = await webhook.start();
-		return webhook;
+	/**
+	 * Workers and webhook processes, each with its own user folder (made one after another, so
+	 * that names and list order follow `roles`), started at the same time: each needs only the
+	 * main's migrations to be done, not the others.
+	 */
+	async add(roles: Array<'worker' | 'webhook'>): Promise<N8nProcess[]> {
+		const added: N8nProcess[] = [];
+		for (const role of roles) {
+			const n = ++this.seq[role];
+			const instance = await N8nInstance.create(`queue-${role}-${n}-${process.pid}`);
+			this.configure(instance, role);
+			const args = role === 'worker' ? ['worker', `--concurrency=${this.settings.workerConcurrency}`] : ['webhook'];
+			const proc = new N8nProcess(`${role}-${n}`, role, instance, args);
+			(role === 'worker' ? this.workers : this.webhooks).push(proc);
+			added.push(proc);
+		}
+		await Promise.all(added.map(async (proc) => (this.timings[proc.name] = await proc.start())));
+		return added;
 	}
 
 	get processes(): N8nProcess[] {

@@ -79,8 +79,7 @@ async function main() {
 			readBack: await cluster.createWorkflow(readBackFlow('big read back', `${TAG}-read`, credential)),
 			byUrl: await cluster.createWorkflow(bigVideoExample(`${TAG}-url`, credential, storage.importUrl)),
 		};
-		const worker = await cluster.addWorker();
-		await cluster.addWebhook();
+		const [worker] = await cluster.add(['worker', 'webhook']);
 		const hook = (p: string) => `${cluster.balancer.url}/webhook/${p}`;
 
 		const runOnce = async (kind: keyof typeof wf, bytes: number, label: string) => {

@@ -172,10 +172,7 @@ beforeAll(async () => {
 		);
 		wf.loop = await cluster.createWorkflow(loopedParkFlow('queue two parks', PATHS.loop, credential, 2));
 		credentialRef = credential;
-		await cluster.addWorker();
-		await cluster.addWorker();
-		await cluster.addWebhook();
-		await cluster.addWebhook();
+		await cluster.add(['worker', 'worker', 'webhook', 'webhook']);
 	});
 	figures.startup = { totalMs: Date.now() - started, ...cluster.timings };
 	say(`cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(cluster.timings)} (ms); postgres runs as ${cluster.postgres.runsAs}`);
