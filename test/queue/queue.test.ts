@@ -5,12 +5,13 @@
 // and docs/queue-mode.md).
 //
 // What a user sees is checked: executions read back through n8n's public API, files as n8n
-// stored them in PostgreSQL byte for byte, the simulator's request log (what was submitted, how often), the
-// workers' own logs ("Worker started execution N") for which process ran what.
+// stored them in PostgreSQL byte for byte, the simulator's request log (what was submitted, how
+// often), the workers' own logs ("Worker started execution N") for which process ran what.
 //
 // One cluster for the whole file (start-up costs about a minute): the tests run in order and
-// change the cluster as they go (worker-2 is stopped for the one-worker figure, worker-1 is
-// killed, worker-3 replaces it, the main is restarted).
+// change the cluster as they go (the main is restarted, the balancer is pinned to chosen
+// processes and restored, worker-2 is stopped for the one-worker figure, worker-1 is killed,
+// worker-3 replaces it).
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash, randomUUID } from 'node:crypto';
 
