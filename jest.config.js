@@ -39,6 +39,12 @@ module.exports = {
 		},
 		{
 			...base,
+			displayName: 'agent',
+			// The node as an AI Agent tool in a real n8n, with a scripted OpenAI-compatible model.
+			testMatch: ['<rootDir>/test/agent/**/*.test.ts'],
+		},
+		{
+			...base,
 			displayName: 'editor',
 			// n8n's editor in headless Chromium (Debian's), driven by playwright-core.
 			testMatch: ['<rootDir>/test/editor/**/*.test.ts'],

@@ -151,7 +151,7 @@ function printTotals() {
 }
 
 /** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
-const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'editor', 'queue'];
+const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'agent', 'editor', 'queue'];
 
 // Folders of each jest project (jest.config.js): a layer with no test file is reported, not run.
 const LAYER_DIRS = {
@@ -159,6 +159,7 @@ const LAYER_DIRS = {
 	engine: ['engine'],
 	soak: ['soak'],
 	e2e: ['e2e'],
+	agent: ['agent'],
 	editor: ['editor'],
 	queue: ['queue'],
 };
@@ -210,6 +211,7 @@ const LAYER_JEST_ARGS = { engine: ['--maxWorkers=2'] };
 /** What a layer installs into the cache before it runs (each step is a no-op once cached). */
 const LAYER_PREPARE = {
 	e2e: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
+	agent: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
 	editor: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
 	queue: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
 };
