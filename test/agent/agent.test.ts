@@ -162,4 +162,156 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			expect(answer.output).toBe(`Your video is ready: ${task!.files[0].url}`);
 		});
 	});
+
+	test('invalid arguments: a 5 s duration (and a 2:1 aspect ratio) come back to the model as an error naming the fields and the allowed values; the corrected call is the only submit', async () => {
+		await n8n.explain(async () => {
+			const args = { prompt: 'A lighthouse at dusk, waves below', aspect_ratio: '16:9', resolution: '720p' };
+			fake.script([
+				{ toolCalls: [{ name: toolName('Generate Video'), args: { ...args, aspect_ratio: '2:1', duration: 5 } }] },
+				{ toolCalls: [{ name: toolName('Generate Video'), args: { ...args, duration: 8 } }] },
+				{ content: 'Done.' },
+			]);
+			await chat(n8n, webhooks[TOOLS], 'A 5 second lighthouse video please');
+			expect(fake.problems).toEqual([]);
+
+			const [refused] = resultsOf(1);
+			expect(refused.raw).toMatch(/duration/);
+			expect(refused.raw).toContain(ALLOWED.duration.join(', '));
+			expect(refused.raw).toMatch(/\b5\b/);
+			// Every problem of the call in one answer: one correction, not one per field.
+			expect(refused.raw).toContain('aspect_ratio');
+			expect(refused.raw).toContain(ALLOWED.aspect_ratio.join(', '));
+			expect(refused.raw).not.toContain(sim.apiKey);
+			// Nothing was sent for the refused call; the corrected one is the only task.
+			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: { ...args, duration: 8 } }]);
+			expect(firstItem(resultsOf(2)[1].json).status).toBe('finished');
+		});
+	});
+
+	test('a model chosen with $fromAI is limited to the models that exist: an unknown one is refused before any request, naming the allowed ones', async () => {
+		await n8n.explain(async () => {
+			const args = { prompt: 'Clouds over mountains, time-lapse', aspect_ratio: '21:9', duration: 4 };
+			fake.script([
+				{ toolCalls: [{ name: toolName('Generate Video With Model'), args: { ...args, model: 'sora-9' } }] },
+				{ toolCalls: [{ name: toolName('Generate Video With Model'), args: { ...args, model: 'vidmodel-1.5-pro' } }] },
+				{ content: 'Started.' },
+			]);
+			await chat(n8n, webhooks[TOOLS], 'Clouds over mountains with the sora-9 model');
+			expect(fake.problems).toEqual([]);
+
+			const [refused] = resultsOf(1);
+			expect(refused.raw).toContain('sora-9');
+			for (const model of ALLOWED.model) expect(refused.raw).toContain(model);
+			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: args }]);
+		});
+	});
+
+	test('long generations (examples/agent-media-generation.json): Start Video returns the task_id at once, Get Video Status checks it later', async () => {
+		await n8n.explain(async () => {
+			// A ten-minute video: the simulator's clock is moved instead of waiting.
+			const args = { prompt: 'A slow dolly shot through a neon market at night [sim:duration=600000]', aspect_ratio: '16:9', duration: 12, resolution: '1080p' };
+			fake.script([
+				{ toolCalls: [{ name: toolName('Start Video'), args }] },
+				(request) => ({ content: `Started, task ${String(firstItem(parse(toolResults(request)[0].content)).task_id)}` }),
+			]);
+			const first = await chat(n8n, webhooks[EXAMPLE], 'Make a 12 second video of a neon market');
+			expect(fake.problems).toEqual([]);
+			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: args }]);
+			const started = firstItem(resultsOf(1)[0].json);
+			const taskId = String(started.task_id);
+			expect(sim.task(taskId)).toBeDefined();
+			// The agent answered while the task still runs at the service: nothing waited for it.
+			expect(sim.task(taskId)!.endedAt).toBeUndefined();
+			expect(['not_started', 'queued', 'processing']).toContain(started.status);
+			expect(first.output).toBe(`Started, task ${taskId}`);
+
+			const check = () =>
+				fake.script([
+					{ toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: taskId } }] },
+					(request) => {
+						const task = firstItem(parse(toolResults(request)[0].content));
+						const url = (task.files as Array<{ url: string }> | undefined)?.[0]?.url;
+						return { content: task.status === 'finished' ? `Ready: ${url}` : `Still ${String(task.status)}` };
+					},
+				]);
+			check();
+			const early = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready?');
+			expect(early.output).toMatch(/^Still (not_started|queued|processing)$/);
+
+			sim.clock.advance(600_000);
+			check();
+			const later = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready now?');
+			expect(fake.problems).toEqual([]);
+			const done = firstItem(resultsOf(1)[0].json);
+			const task = sim.task(taskId)!;
+			expect(done).toMatchObject({ task_id: taskId, status: 'finished' });
+			expect(typeof done.expires_at).toBe('string');
+			const files = done.files as Array<Record<string, unknown>>;
+			expect(files.map((f) => [f.url, f.mime_type])).toEqual(task.files.map((f) => [f.url, 'video/mp4']));
+			expect(later.output).toBe(`Ready: ${task.files[0].url}`);
+			// Checking cost no new generation.
+			expect(submits()).toHaveLength(1);
+		});
+	});
+
+	test('a waiting tool call respects its Timeout and returns the task_id when the time runs out', async () => {
+		await n8n.explain(async () => {
+			const args = { prompt: 'An endless staircase [sim:never]', aspect_ratio: '1:1', duration: 4, resolution: '480p' };
+			let seen = '';
+			fake.script([
+				{ toolCalls: [{ name: toolName('Generate Video'), args }] },
+				(request) => {
+					seen = toolResults(request)[0].content;
+					const id = /task_[A-Za-z0-9_-]+/.exec(seen)?.[0] ?? '(none)';
+					return { toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: id } }] };
+				},
+				(request) => ({ content: `Still ${String(firstItem(parse(toolResults(request)[1].content)).status)}` }),
+			]);
+			const answer = await chat(n8n, webhooks[TOOLS], 'An endless staircase video');
+			expect(fake.problems).toEqual([]);
+			const [only] = submits();
+			expect(submits()).toHaveLength(1);
+			const taskId = String(only.taskId ?? sim.tasks()[0].id);
+			// Options → Timeout is 0.15 minutes: the call ends at 9 s, naming the task.
+			expect(seen).toContain(taskId);
+			expect(seen).toMatch(/did not finish within the timeout of 9 s/);
+			expect(sim.task(taskId)!.endedAt).toBeUndefined();
+			expect(answer.output).toBe('Still processing');
+		});
+	});
+
+	test('schema quality: every argument has a description, fixed choices state their allowed values, each tool says what it costs and returns', async () => {
+		await n8n.explain(async () => {
+			fake.script([{ content: 'Hello.' }]);
+			await chat(n8n, webhooks[TOOLS], 'hi');
+			const offered = toolsOf(0);
+			expect(offered.map((t) => t.function.name).sort()).toEqual(
+				['Generate Video', 'Generate Video With Model', 'Get Video Status'].map(toolName).sort(),
+			);
+			const byName = Object.fromEntries(offered.map((t) => [t.function.name, t.function]));
+			// The default description of each tool is its operation's.
+			expect(byName[toolName('Generate Video')].description).toBe(TOOL_DESCRIPTIONS.video.generate);
+			expect(byName[toolName('Get Video Status')].description).toBe(TOOL_DESCRIPTIONS.task.getStatus);
+			expect(TOOL_DESCRIPTIONS.video.generate).toMatch(/paid/);
+			for (const field of ['task_id', 'status', 'files', 'url', 'mime_type', 'file_name', 'expires_at'])
+				expect(TOOL_DESCRIPTIONS.video.generate).toContain(field);
+
+			for (const tool of offered) {
+				const schema = tool.function.parameters as JsonSchema;
+				for (const [key, prop] of Object.entries(schema.properties ?? {})) {
+					expect([tool.function.name, key, (prop.description ?? '').trim().length > 0]).toEqual([tool.function.name, key, true]);
+				}
+			}
+			const video = byName[toolName('Generate Video')].parameters!.properties!;
+			expect(Object.keys(video).sort()).toEqual(['aspect_ratio', 'duration', 'prompt', 'resolution']);
+			expect(video.duration.type).toBe('number');
+			// n8n 2.41.1's $fromAI offers the types string, number, boolean and json, no enum: the
+			// fixed choices are stated in the description, from the model registry, and enforced
+			// by the node (see the invalid-arguments case).
+			for (const key of ['aspect_ratio', 'duration', 'resolution'] as const)
+				expect(video[key].description).toContain(oneOf(ALLOWED[key]));
+			const withModel = byName[toolName('Generate Video With Model')].parameters!.properties!;
+			expect(withModel.model.description).toContain('vidmodel-1.5-pro');
+		});
+	});
 });
