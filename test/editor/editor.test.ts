@@ -436,9 +436,12 @@ describe('AI Agent', () => {
 			// The tool's own Description field, with Generate's default; not n8n's one-line choice.
 			expect(await panelLabels()).toContain('Description');
 			expect(await panelLabels()).not.toContain('Tool Description');
-			const text = await page.getByTestId('node-parameters').first().innerText();
-			expect(text).toMatch(/paid generation/);
+			const description = () => page.getByTestId('parameter-input-toolDescription').locator('textarea').first().inputValue();
+			expect(await description()).toMatch(/^Generates a video .* paid generation/);
 			await bothThemes('agent-tool-panel', () => page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first());
+			// An untouched description follows the operation: Task's default operation is Wait for Completion.
+			await choose('resource', 'Task');
+			expect(await description()).toMatch(/^Waits for an earlier generation, by its task_id/);
 			await closeNode();
 		}));
 });
