@@ -11,7 +11,7 @@ const RESULT =
 	'Returns JSON: task_id, status (finished, failed, or not_started/queued/processing while the task still runs), error_message when it failed, and files: one entry per file with url, mime_type, file_name (when the file was downloaded) and file_type; expires_at is when the file URLs stop working (24 hours after generation). Give the user the url.';
 
 const LATER =
-	'If status is not finished or failed (this tool is set not to wait, or its timeout ran out), the task goes on running at the service: keep the task_id and check it later with a Get Status tool, never by generating again.';
+	'If this tool does not wait, status is not_started, queued or processing; if its wait times out, the error names the task_id. Either way the task goes on running at the service: keep the task_id and check it later with a Get Status tool, never by generating again.';
 
 const REFUSED =
 	'Invalid arguments are refused before anything is sent or paid, with an error naming the field and its allowed values: correct them and call again.';
