@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { CREDENTIAL_TYPE, PACKAGE_NAME, ROOT, type N8nInstance } from '../e2e/n8n';
-import { CREDENTIAL, type WorkflowNode } from '../e2e/workflows';
+import { CREDENTIAL, mediaNode, type WorkflowNode } from '../e2e/workflows';
 
 export const TOOL_TYPE = `${PACKAGE_NAME}.mediaGenerationTool`;
 export const OPENAI_CREDENTIAL = { id: 'mgenOpenAi00001', name: 'OpenAI (fake)' };
@@ -29,17 +29,8 @@ export function openAiCredentialImport(url: string, apiKey: string) {
 }
 
 /** A Media Generation tool node (the node as n8n derives it from `usableAsTool`). */
-export function toolNode(name: string, parameters: Record<string, unknown>): AnyNode {
-	return {
-		id: `n-${name.replace(/\W+/g, '-')}`,
-		name,
-		type: TOOL_TYPE,
-		typeVersion: 1,
-		position: [400, 240],
-		parameters,
-		credentials: { [CREDENTIAL_TYPE]: CREDENTIAL },
-	};
-}
+export const toolNode = (name: string, parameters: Record<string, unknown>): AnyNode =>
+	({ ...mediaNode(name, parameters, { type: TOOL_TYPE, position: [400, 240] }) });
 
 /**
  * Makes a workflow reachable from the test as a user's embedded chat reaches it: the Chat
