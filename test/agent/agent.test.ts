@@ -8,6 +8,7 @@ import * as path from 'node:path';
 
 import { startSimulator, type Simulator } from '../simulator';
 import { N8nInstance, ROOT, removeEmptyRunFolder } from '../e2e/n8n';
+import { rest, setupOwner } from '../e2e/rest';
 import { credentialImport } from '../e2e/workflows';
 import { startFakeOpenAi, toolResults, type FakeOpenAi, type JsonSchema, type OfferedTool } from './fake-openai';
 import { agentWorkflow, chat, exampleAgentWorkflow, openAiCredentialImport, toolName, toolNode } from './agent-workflows';
@@ -22,10 +23,6 @@ const vid15 = require(path.join(ROOT, 'dist/nodes/MediaGeneration/models/vidmode
 	RESOLUTIONS: ReadonlyArray<{ value: string }>;
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { MODELS } = require(path.join(ROOT, 'dist/nodes/MediaGeneration/models/index.js')) as {
-	MODELS: Array<{ key: string; kind: string }>;
-};
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { TOOL_DESCRIPTIONS } = require(path.join(ROOT, 'dist/nodes/MediaGeneration/actions/toolDescriptions.js')) as {
 	TOOL_DESCRIPTIONS: Record<string, Record<string, string>>;
 };
@@ -36,9 +33,11 @@ const ALLOWED = {
 	aspect_ratio: vid15.ASPECT_RATIOS.map(String),
 	duration: vid15.DURATIONS.map(String),
 	resolution: vid15.RESOLUTIONS.map((r) => r.value),
-	model: MODELS.filter((m) => m.kind === 'video').map((m) => m.key),
 };
 const oneOf = (values: string[]) => `one of: ${values.join(', ')}`;
+/** The simulator's identifier of the further video model, offered with the two named ones. */
+const VIDEO_MODEL_ID = 'video-1';
+const VIDEO_MODEL_IDS = ['vidmodel-1.5-pro', 'vidmodel-2.0-fast/image-to-video', VIDEO_MODEL_ID];
 
 const fromAi = (key: string, description: string, type = 'string') =>
 	`={{ $fromAI('${key}', '${description}', '${type}') }}`;
@@ -63,11 +62,14 @@ const tools = [
 		operation: 'getStatus',
 		taskId: fromAi('task_id', 'The task_id a generation returned'),
 	}),
-	toolNode('Generate Video With Model', {
+	// The panel's Model dropdown takes no expression (n8n's publish check would also flag every
+	// model's required fields): a model the agent picks goes in the by-ID model's Model ID.
+	toolNode('Generate Video By Model ID', {
 		resource: 'video',
 		operation: 'generate',
-		model: fromAi('model', `Video model; ${oneOf(ALLOWED.model.filter((m) => !m.endsWith('-by-id')))}`),
-		...videoArgs,
+		model: 'video-by-id',
+		modelId: fromAi('model', `Video model identifier; one of: ${VIDEO_MODEL_IDS.join(', ')}`),
+		prompt: videoArgs.prompt,
 		waitForCompletion: false,
 	}),
 ];
@@ -78,7 +80,7 @@ let n8n: N8nInstance;
 const webhooks: Record<string, string> = {};
 
 beforeAll(async () => {
-	sim = await startSimulator({ defaultDurationMs: 1000 });
+	sim = await startSimulator({ defaultDurationMs: 1000, videoModelId: VIDEO_MODEL_ID });
 	fake = await startFakeOpenAi();
 	n8n = await N8nInstance.create('agent');
 	await n8n.explain(async () => {
@@ -93,8 +95,13 @@ beforeAll(async () => {
 		webhooks[EXAMPLE] = example.webhookId;
 		webhooks[TOOLS] = test.webhookId;
 		await n8n.importWorkflows([example, test]);
-		for (const id of [EXAMPLE, TOOLS]) await n8n.cli(['publish:workflow', `--id=${id}`], { label: `publish-${id}` });
 		await n8n.start();
+		// Published as the editor does it (no `n8n publish:workflow` process per workflow).
+		const session = await setupOwner(n8n);
+		for (const id of [EXAMPLE, TOOLS]) {
+			const { data } = await rest<{ versionId: string }>(n8n, `/workflows/${id}`, { session });
+			await rest(n8n, `/workflows/${id}/activate`, { method: 'POST', session, body: { versionId: data.versionId } });
+		}
 	});
 });
 
@@ -188,12 +195,12 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 		});
 	});
 
-	test('a model chosen with $fromAI is limited to the models that exist: an unknown one is refused before any request, naming the allowed ones', async () => {
+	test('a model chosen with $fromAI: an identifier the service does not know is refused with no task created, naming the allowed ones', async () => {
 		await n8n.explain(async () => {
-			const args = { prompt: 'Clouds over mountains, time-lapse', aspect_ratio: '21:9', duration: 4 };
+			const prompt = 'Clouds over mountains, time-lapse';
 			fake.script([
-				{ toolCalls: [{ name: toolName('Generate Video With Model'), args: { ...args, model: 'sora-9' } }] },
-				{ toolCalls: [{ name: toolName('Generate Video With Model'), args: { ...args, model: 'vidmodel-1.5-pro' } }] },
+				{ toolCalls: [{ name: toolName('Generate Video By Model ID'), args: { prompt, model: 'sora-9' } }] },
+				{ toolCalls: [{ name: toolName('Generate Video By Model ID'), args: { prompt, model: VIDEO_MODEL_ID } }] },
 				{ content: 'Started.' },
 			]);
 			await chat(n8n, webhooks[TOOLS], 'Clouds over mountains with the sora-9 model');
@@ -201,8 +208,12 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 
 			const [refused] = resultsOf(1);
 			expect(refused.raw).toContain('sora-9');
-			for (const model of ALLOWED.model) expect(refused.raw).toContain(model);
-			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: args }]);
+			for (const model of VIDEO_MODEL_IDS) expect(refused.raw).toContain(model);
+			expect(refused.raw).toMatch(/no task was created/i);
+			// The refused request created nothing; the corrected one is the only task.
+			expect(submits().map((r) => r.status)).toEqual([400, 200]);
+			expect(sim.tasks().map((t) => t.model)).toEqual([VIDEO_MODEL_ID]);
+			expect(submitBodies()[1]).toEqual({ model: VIDEO_MODEL_ID, input: { prompt } });
 		});
 	});
 
@@ -286,7 +297,7 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			await chat(n8n, webhooks[TOOLS], 'hi');
 			const offered = toolsOf(0);
 			expect(offered.map((t) => t.function.name).sort()).toEqual(
-				['Generate Video', 'Generate Video With Model', 'Get Video Status'].map(toolName).sort(),
+				['Generate Video', 'Generate Video By Model ID', 'Get Video Status'].map(toolName).sort(),
 			);
 			const byName = Object.fromEntries(offered.map((t) => [t.function.name, t.function]));
 			// The default description of each tool is its operation's.
@@ -310,8 +321,8 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			// by the node (see the invalid-arguments case).
 			for (const key of ['aspect_ratio', 'duration', 'resolution'] as const)
 				expect(video[key].description).toContain(oneOf(ALLOWED[key]));
-			const withModel = byName[toolName('Generate Video With Model')].parameters!.properties!;
-			expect(withModel.model.description).toContain('vidmodel-1.5-pro');
+			const byId = byName[toolName('Generate Video By Model ID')].parameters!.properties!;
+			expect(byId.model.description).toContain(VIDEO_MODEL_IDS.join(', '));
 		});
 	});
 });
