@@ -1,7 +1,7 @@
 // Test-only. A scripted OpenAI-compatible chat model on loopback, for n8n's OpenAI Chat Model
 // node (credential URL pointed here). Each test gives it a script: what the model answers on
 // each turn (tool calls or a final text). It serves GET /v1/models (the credential test and the
-// model list) and POST /v1/chat/completions, plain or streamed, and records every request with
+// model list) and POST /v1/chat/completions (not streamed), and records every request with
 // the tools the agent offered, so tests can read the schemas the model saw and the tool results
 // the agent sent back.
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
@@ -168,41 +168,22 @@ export async function startFakeOpenAi(
 			if (req.method === 'POST' && /\/v1\/chat\/completions$/.test(path)) {
 				const body = JSON.parse(raw) as ChatRequest;
 				entry.body = body;
+				// The agent streams only behind a streaming Chat Trigger, which these tests do not use.
+				if (body.stream) {
+					problems.push('a streamed chat completion was asked for: the fake answers plain ones only');
+					return send(res, 400, { error: { message: 'stream is not supported by the fake', type: 'invalid_request_error' } });
+				}
 				const turn = answer(body);
 				entry.answer = turn;
 				const c = completion(body, turn);
-				if (!body.stream) {
-					return send(res, 200, {
-						id: c.id,
-						object: 'chat.completion',
-						created: c.created,
-						model: c.model,
-						choices: [{ index: 0, message: c.message, logprobs: null, finish_reason: c.finish }],
-						usage: c.usage,
-					});
-				}
-				// Server-sent events as OpenAI streams them: a role chunk, the content or the
-				// tool calls, the finish reason, usage when asked for, then [DONE].
-				res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-				const chunk = (delta: unknown, finish: string | null, extra: object = {}) =>
-					res.write(
-						`data: ${JSON.stringify({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`,
-					);
-				chunk({ role: 'assistant', content: '' }, null);
-				if (c.toolCalls) {
-					c.toolCalls.forEach((call, index) => chunk({ tool_calls: [{ index, ...call }] }, null));
-				} else {
-					chunk({ content: (turn as { content: string }).content }, null);
-				}
-				chunk({}, c.finish);
-				const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
-				if (streamOptions?.include_usage) {
-					res.write(
-						`data: ${JSON.stringify({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [], usage: c.usage })}\n\n`,
-					);
-				}
-				res.end('data: [DONE]\n\n');
-				return;
+				return send(res, 200, {
+					id: c.id,
+					object: 'chat.completion',
+					created: c.created,
+					model: c.model,
+					choices: [{ index: 0, message: c.message, logprobs: null, finish_reason: c.finish }],
+					usage: c.usage,
+				});
 			}
 			problems.push(`${req.method} ${path}: not served by the fake`);
 			return send(res, 404, { error: { message: `${req.method} ${path} is not served`, type: 'invalid_request_error' } });
