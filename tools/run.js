@@ -151,7 +151,7 @@ function printTotals() {
 }
 
 /** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
-const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'editor', 'queue'];
+const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'release', 'editor', 'queue'];
 
 // Folders of each jest project (jest.config.js): a layer with no test file is reported, not run.
 const LAYER_DIRS = {
@@ -159,6 +159,7 @@ const LAYER_DIRS = {
 	engine: ['engine'],
 	soak: ['soak'],
 	e2e: ['e2e'],
+	release: ['release'],
 	editor: ['editor'],
 	queue: ['queue'],
 };
@@ -245,7 +246,7 @@ async function main() {
 						continue;
 					}
 				}
-				if (['e2e', 'editor', 'queue'].includes(layer)) require('./ensure-n8n').ensureN8n(node, { log, run, env: node24Env(node) });
+				if (['e2e', 'release', 'editor', 'queue'].includes(layer)) require('./ensure-n8n').ensureN8n(node, { log, run, env: node24Env(node) });
 				log(`layer ${layer}`);
 				if (layer === 'queue') queueLayer(node);
 				else jest(node, [layer]);
