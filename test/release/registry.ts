@@ -4,7 +4,7 @@
 // dependencies, which `npm install` in ~/.n8n/nodes also installs) comes through Verdaccio's
 // uplink from the registry npm is configured with. npm runs with a private user config that holds
 // only this registry and the publishing user's token, so nothing reaches the developer's.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs npm and a registry as a user would (processes, files, ports) under plain Node, never inside n8n (the package ships dist/ only) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: runs npm and a registry as a user would (processes, files, ports) under plain Node, never inside n8n (the package ships dist/ only) */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -39,7 +39,8 @@ export class Registry {
 			JSON.stringify({
 				storage: path.join(dir, 'storage'),
 				auth: { htpasswd: { file: path.join(dir, 'htpasswd') } },
-				uplinks: { upstream: { url: upstream || 'https://registry.npmjs.org/' } },
+				// maxage: the upgrade's install reuses what the first one fetched (default 2 minutes).
+				uplinks: { upstream: { url: upstream || 'https://registry.npmjs.org/', maxage: '30m' } },
 				packages: {
 					// This package only ever comes from here: no uplink, so the public one never mixes in.
 					'n8n-nodes-media-generation': { access: '$all', publish: '$authenticated' },
@@ -84,6 +85,9 @@ export class Registry {
 		const childEnv: NodeJS.ProcessEnv = { ...process.env };
 		// npm passes its own settings to scripts as npm_config_*: none of the test runner's apply here.
 		for (const key of Object.keys(childEnv)) if (/^npm_config_/i.test(key)) delete childEnv[key];
+		// In publish.yml's job the tests run where GitHub could mint an OIDC token for npm: the
+		// rehearsal never gets to use it, nor any npm token.
+		for (const key of ['ACTIONS_ID_TOKEN_REQUEST_URL', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'NODE_AUTH_TOKEN', 'NPM_TOKEN']) delete childEnv[key];
 		Object.assign(childEnv, {
 			npm_config_userconfig: this.npmrc,
 			npm_config_registry: this.url,
