@@ -64,9 +64,9 @@ function ensureDeps() {
 	const stamp = path.join(ROOT, 'node_modules', '.mgen-install-stamp');
 	const want = sha(lock) + sha(path.join(ROOT, 'package.json'));
 	if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want) return;
-	// Not `npm ci`: the registry reached here lacks some optional platform packages that the
-	// lockfile names (@unrs/resolver-binding-*), and npm ci refuses such a lockfile outright.
-	// `npm install` still follows the lockfile's versions and skips the absent optionals.
+	// `npm install`, not `npm ci`: it follows the lockfile's versions but keeps what is already
+	// installed, where npm ci starts again from nothing. The GitHub workflows run `npm ci` first
+	// (it installs this lockfile: CONTRIBUTING.md, "Continuous integration").
 	log('installing devDependencies (npm install --ignore-scripts, from package-lock.json)');
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { env: NPM_ENV });
 	fs.writeFileSync(stamp, want);

@@ -84,10 +84,15 @@ const installedVersion = () =>
 
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
+	let failure = '';
 	for (;;) {
-		const value = await fn().catch(() => undefined);
+		// n8n answers 503 for a moment while it starts or is very busy: try again until the deadline.
+		const value = await fn().catch((error: Error) => {
+			failure = ` (last error: ${error.message})`;
+			return undefined;
+		});
 		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`not reached after ${timeoutMs} ms: ${what}`);
+		if (Date.now() > deadline) throw new Error(`not reached after ${timeoutMs} ms: ${what}${failure}`);
 		await new Promise((r) => setTimeout(r, 500));
 	}
 }

@@ -112,3 +112,11 @@ test('package.json: the release script and guard of the @n8n/node-cli template',
 	expect(pkg.scripts.prepublishOnly).toBe('n8n-node prerelease');
 	expect(pkg.devDependencies['release-it']).toMatch(/^19\./);
 });
+
+test('the auto-changelog run of a local `n8n-node release` writes a git-ignored file, not CHANGELOG.md', () => {
+	const root = path.resolve(DIR, '..', '..');
+	const { output } = JSON.parse(fs.readFileSync(path.join(root, '.auto-changelog'), 'utf8')) as { output: string };
+	expect(output).not.toMatch(/changelog\.md$/i);
+	const ignored = fs.readFileSync(path.join(root, '.gitignore'), 'utf8').split('\n');
+	expect(ignored).toContain(output);
+});
