@@ -16,8 +16,8 @@
 // Why the manual install and not Settings → Community Nodes: n8n's installer takes packages
 // only from the public registry unless the instance has an enterprise licence
 // (CommunityPackagesService.getNpmRegistry() throws FeatureNotLicensedError): docs/installing.md.
-// One n8n user folder, three `n8n start`s, one Verdaccio; the examples run in the started n8n
-// as the editor runs them (POST /rest/workflows/:id/run).
+// One n8n user folder, three `n8n start`s and no other n8n command, one Verdaccio: the credential
+// and workflows are created, run and saved through n8n's REST API as the editor does.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: runs npm, a registry and n8n as a user would, under plain Node, never inside n8n (the package ships dist/ only) */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -26,6 +26,7 @@ import * as path from 'node:path';
 
 import { mediaBuffer, startSimulator, type Simulator } from '../simulator';
 import {
+	CREDENTIAL_TYPE,
 	N8nInstance,
 	NODE_TYPE,
 	PACKAGE_NAME,
@@ -38,7 +39,7 @@ import {
 	type ItemJson,
 } from '../e2e/n8n';
 import { rest, setupOwner, type RestSession } from '../e2e/rest';
-import { credentialImport, exampleWorkflow, type WorkflowNode } from '../e2e/workflows';
+import { CREDENTIAL, exampleWorkflow, type WorkflowNode } from '../e2e/workflows';
 import { Registry } from './registry';
 
 jest.setTimeout(600_000);
@@ -192,13 +193,6 @@ test('version N: published through the release path, installed with npm from the
 		await timed('npm install N in .n8n/nodes', () => registry.npm(['install', PACKAGE_NAME], nodesDir()));
 		expect(installedVersion()).toBe(versionN);
 
-		await timed('import the credential and the examples, publish the parking one', async () => {
-			const cred = credentialImport(sim.baseUrl, sim.apiKey);
-			await n8n.importCredentials([{ ...cred, data: { ...cred.data, allowPrivateFileHosts: true } }]);
-			await n8n.importWorkflows(EXAMPLES.map((f) => exampleWorkflow(f, idOf(f))));
-			await n8n.cli(['publish:workflow', `--id=${idOf(PARK)}`], { label: 'publish-park' });
-		});
-
 		await timed('n8n start (N)', () => n8n.start());
 		session = await setupOwner(n8n);
 		const scopes = (await rest<string[]>(n8n, '/api-keys/scopes', { session })).data;
@@ -210,6 +204,30 @@ test('version N: published through the release path, installed with npm from the
 		apiKey = key.rawApiKey ?? key.apiKey ?? '';
 		// The node, its AI-tool variant (usableAsTool) and the trigger.
 		expect((await ourNodeTypes()).map((t) => t.name).sort()).toEqual([NODE_TYPE, `${NODE_TYPE}Tool`, `${NODE_TYPE}Trigger`]);
+
+		// Created in the editor: the credential, then every example (imported as a user pastes
+		// it, our credential picked), then the parking one published.
+		await timed('create the credential and the examples, publish the parking one', async () => {
+			const credential = (await rest<{ id: string }>(n8n, '/credentials', {
+				method: 'POST',
+				session,
+				body: {
+					name: CREDENTIAL.name,
+					type: CREDENTIAL_TYPE,
+					data: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+				},
+			})).data;
+			for (const file of EXAMPLES) {
+				const wf = exampleWorkflow(file, idOf(file));
+				for (const node of wf.nodes) {
+					if (node.credentials?.[CREDENTIAL_TYPE]) node.credentials[CREDENTIAL_TYPE] = { id: credential.id, name: CREDENTIAL.name };
+				}
+				const { id, name, nodes, connections, settings } = wf as unknown as WorkflowJson;
+				await rest(n8n, '/workflows', { method: 'POST', session, body: { id, name, nodes, connections, settings } });
+			}
+			const park = (await rest<WorkflowJson>(n8n, `/workflows/${idOf(PARK)}`, { session })).data;
+			await rest(n8n, `/workflows/${idOf(PARK)}/activate`, { method: 'POST', session, body: { versionId: park.versionId } });
+		});
 
 		await timed('run the examples (N)', async () => {
 			for (const file of RUN) await runExample(file);
@@ -321,6 +339,8 @@ test('uninstalled: n8n starts cleanly and a workflow using the node reports the 
 			(e) => `${e.status}: ${e.data?.resultData.error?.message}`,
 			(error: Error) => error.message,
 		);
+		// eslint-disable-next-line no-console
+		console.log(`[release] a saved workflow run after the uninstall: ${reported.slice(0, 300)}`);
 		expect(reported).toContain(`Unrecognized node type: ${NODE_TYPE}`);
 		expect((await fetch(`${n8n.baseUrl}/healthz/readiness`)).status).toBe(200);
 		expect(n8n.serverLogText()).not.toMatch(/uncaught|unhandled|fatal/i);
