@@ -124,7 +124,17 @@ function parkedItemsBytes(): number {
 			model: 'vidmodel-1.5-pro',
 			reference: `row-${i}`,
 			submitted_at: new Date(0).toISOString(),
-			media_generation_wait: { parked: true, index: i, submittedAt: 0, parkedAt: 0, deadline: 0 },
+			media_generation_wait: {
+				parked: true,
+				index: i,
+				node: 'Generate',
+				taskId: `task_${i.toString(16).padStart(32, '0')}`,
+				submittedAt: 0,
+				parkedAt: 0,
+				deadline: 0,
+				// HMAC-SHA256, base64url (parkState.ts).
+				seal: 'x'.repeat(43),
+			},
 		},
 		pairedItem: { item: i },
 	}));

@@ -12,6 +12,10 @@ import type {
 // an authentication error. No task is created and nothing is charged.
 const PROBE_TASK_ID = 'n8n-credential-test';
 
+/** The Base URL is http:// to a host other than this machine (localhost, 127.x.x.x, ::1). */
+const CLEAR_TEXT =
+	'/^http:\\/\\/(?!(localhost|[^/:]+\\.localhost|127\\.[\\d.]+|\\[::1\\])(:\\d+)?(\\/|$))/i.test(String($credentials.baseUrl).trim())';
+
 const rejectedKey =
 	'The service rejected the API key. Check that it is copied completely from the service console and has not been revoked.';
 
@@ -56,7 +60,7 @@ export class MediaGenerationApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://api.example.com',
 			description:
-				'Root address of the service, starting with https:// (or http://), e.g. https://api.example.com, without /api/…. Trailing slashes and spaces are ignored.',
+				'Root address of the service, starting with https://, e.g. https://api.example.com, without /api/…. http:// only for a service on this machine (localhost, 127.x.x.x, ::1): for any other host it is refused, as the key would travel unencrypted (the Test then fails with ENOTFOUND). Trailing slashes and spaces are ignored.',
 		},
 	];
 
@@ -76,7 +80,9 @@ export class MediaGenerationApi implements ICredentialType {
 	// everywhere, the other keys are the common framework shapes of a 401.
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{String($credentials.baseUrl).trim().replace(/\\/+$/, "")}}',
+			// http:// to another machine would send the key in clear text: the test then asks a
+			// reserved name that never resolves (RFC 2606), so nothing is sent and it fails.
+			baseURL: `={{ ${CLEAR_TEXT} ? "http://http-refused-use-https.invalid" : String($credentials.baseUrl).trim().replace(/\\/+$/, "") }}`,
 			url: `/api/generate/status/${PROBE_TASK_ID}`,
 			method: 'GET',
 			ignoreHttpStatusErrors: true,

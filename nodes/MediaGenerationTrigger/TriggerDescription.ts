@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 // The trigger's panel: what the user sets. What it does with a callback is handler.ts (and
-// callbackBody.ts for reading the body).
+// shared/callbackBody.ts for reading the body).
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:

@@ -37,7 +37,7 @@ import {
 	type EventFilter,
 	type ParsedCallback,
 	type StatusClass,
-} from './callbackBody';
+} from '../shared/callbackBody';
 import { deliveries, statusReads, unknownTasks } from './memory';
 
 /** Everything the trigger does before answering takes at most this long (the answer bound). */
@@ -295,6 +295,9 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 
 	// One execution per task, status and (signed) reference. A signed URL replayed for another
 	// task cannot take that task's execution from its own callback: the reference differs.
+	// Unsigned callbacks share one key per task and status, which a signed delivery also takes
+	// (see below): a genuine signed callback is never a duplicate of an unsigned one, but once a
+	// task ran from its signed callback, unsigned ones for it are.
 	const keyFor = (status: StatusClass) =>
 		signature === 'valid' && query.signature
 			? `${deliveryKey(taskId, status)}:${query.signature.slice(0, 12)}`
@@ -362,6 +365,11 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 			json.error = `Could not confirm the callback with the status endpoint: ${outcome.reason}. Read the task's status later (its files stay valid 24 hours).`;
 			return { workflowData: [[{ json: scrubbedJson(call, json) }]], noWebhookResponse: true };
 		}
+		if (outcome.task.task_id !== taskId) {
+			return refuse(call, 409, {
+				error: `Asked for task ${shownId}, the service answered with task ${excerpt(outcome.task.task_id)}; nothing was started`,
+			});
+		}
 		task = outcome.task;
 		verified = true;
 	} else {
@@ -414,11 +422,14 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 		if (!deliveries.take(trigger, key, now)) {
 			return refuse(call, 200, { received: true, duplicate: true, task_id: taskId });
 		}
+		const unsignedKey = deliveryKey(taskId, confirmed);
+		const marked = acceptUnsigned && key !== unsignedKey && deliveries.take(trigger, unsignedKey, now);
 		try {
 			return await start(call, run);
 		} catch (error) {
 			// Not taken after all: the service's next attempt must run.
 			deliveries.forget(trigger, key);
+			if (marked) deliveries.forget(trigger, unsignedKey);
 			throw new NodeOperationError(ctx.getNode(), error as Error);
 		}
 	} finally {

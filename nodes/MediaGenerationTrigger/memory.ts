@@ -1,6 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from './callbackBody';
+import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from '../shared/callbackBody';
+import { StatusReadBudget } from '../shared/statusReadBudget';
+
 
 /**
  * What one n8n process remembers between callbacks, per trigger (workflow id + node id): the
@@ -8,42 +10,6 @@ import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from './callbackBody
  * the deliveries already taken. n8n loads a node module once per process, so these live as long
  * as the process; several processes (queue mode) each have their own.
  */
-
-/** Status reads callbacks may cause per trigger: a steady rate and a burst. */
-export const STATUS_READ_LIMITS = { perSecond: 10, burst: 50 };
-
-/**
- * A token bucket per trigger. Each status read takes a token; tokens come back at `perSecond`
- * up to `burst`. So callbacks cost the user's key at most `burst + perSecond × t` reads over any
- * `t` seconds, whatever arrives.
- */
-export class StatusReadBudget {
-	private readonly buckets = new Map<string, { tokens: number; at: number }>();
-
-	constructor(private readonly limits = STATUS_READ_LIMITS) {}
-
-	take(trigger: string, now: number): boolean {
-		let bucket = this.buckets.get(trigger);
-		if (!bucket) {
-			if (this.buckets.size >= 10_000) this.buckets.clear();
-			bucket = { tokens: this.limits.burst, at: now };
-			this.buckets.set(trigger, bucket);
-		}
-		const refill = ((now - bucket.at) / 1000) * this.limits.perSecond;
-		bucket.tokens = Math.min(this.limits.burst, bucket.tokens + Math.max(0, refill));
-		bucket.at = now;
-		if (bucket.tokens < 1) return false;
-		bucket.tokens -= 1;
-		return true;
-	}
-
-	/** Milliseconds until the next token (for Retry-After). */
-	waitMs(trigger: string): number {
-		const bucket = this.buckets.get(trigger);
-		if (!bucket || bucket.tokens >= 1) return 0;
-		return Math.ceil(((1 - bucket.tokens) / this.limits.perSecond) * 1000);
-	}
-}
 
 /** How long a task id the service called unknown is answered from memory, and how many. */
 export const UNKNOWN_TASK_LIMITS = { ttlMs: 60_000, maxEntries: 10_000 };

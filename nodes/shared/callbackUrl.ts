@@ -17,6 +17,12 @@ import { createHash, createHmac, timingSafeEqual } from 'crypto';
 export const REFERENCE_PARAM = 'ref';
 export const SECRET_PARAM = 'secret';
 export const SIGNATURE_PARAM = 'sig';
+/**
+ * n8n's own token in `$execution.resumeUrl` (`?signature=`): it resumes the execution at every
+ * later wait (Wait, Form, send-and-wait), so it is masked like the others.
+ */
+export const RESUME_TOKEN_PARAM = 'signature';
+const MASKED_PARAMS = new Set([SECRET_PARAM, SIGNATURE_PARAM, RESUME_TOKEN_PARAM]);
 
 /** Names the purpose of the derived key, so the API key is never used raw for anything else. */
 const DERIVATION_CONTEXT = 'n8n-nodes-media-generation/callback-reference/v1';
@@ -50,10 +56,25 @@ export function withReference(url: string, reference: string | undefined): strin
 }
 
 /**
- * Appends `sig` over the reference the URL carries (the first `ref`, as the trigger reads it).
+ * Whether a URL is n8n's resume URL of an execution (`…/webhook-waiting/<id>?signature=…`):
+ * n8n checks its own token there, and the trigger never receives it, so it gets no `sig`.
+ */
+export function isResumeUrl(url: string): boolean {
+	try {
+		const parsed = new URL(url);
+		return /\/webhook-waiting\/[^/]+/.test(parsed.pathname) && parsed.searchParams.has(RESUME_TOKEN_PARAM);
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Appends `sig` over the reference the URL carries (the first `ref`, as the trigger reads it);
+ * n8n's resume URLs are left as they are (see isResumeUrl).
  * Deterministic: the same URL and key give the same result (Retry On Fail compares bodies).
  */
 export function signCallbackUrl(url: string, apiKey: string): string {
+	if (isResumeUrl(url)) return url;
 	const parsed = new URL(url);
 	parsed.searchParams.delete(SIGNATURE_PARAM);
 	const reference = parsed.searchParams.get(REFERENCE_PARAM) ?? undefined;
@@ -122,7 +143,7 @@ export function secretMatches(provided: unknown, expected: string): boolean {
 	return timingSafeEqual(a, b);
 }
 
-/** The callback URL as shown in outputs: `secret` and `sig` masked, everything else kept. */
+/** The callback URL as shown in outputs: `secret`, `sig` and `signature` masked, the rest kept. */
 export function maskCallbackUrl(url: string): string {
 	let parsed: URL;
 	try {
@@ -133,7 +154,7 @@ export function maskCallbackUrl(url: string): string {
 	const masked = new URLSearchParams();
 	let changed = false;
 	for (const [name, value] of parsed.searchParams) {
-		const secret = name === SECRET_PARAM || name === SIGNATURE_PARAM;
+		const secret = MASKED_PARAMS.has(name);
 		changed ||= secret;
 		masked.append(name, secret ? MASK : value);
 	}

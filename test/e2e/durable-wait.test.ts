@@ -9,8 +9,11 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
+import { client } from '../simulator/client';
 import {
 	N8nInstance,
 	createOwnerApiKey,
@@ -106,6 +109,24 @@ function taskParkWorkflow() {
 	];
 	const link = (to: string) => ({ main: [[{ node: to, type: 'main' as const, index: 0 }]] });
 	return workflow(WFC_WF, nodes, { Webhook: link('Split'), Split: link('Submit'), Submit: link('Park'), Park: link('Finish') });
+}
+
+const ATTACK_WF = 'mgenDurableAtk1';
+const ATTACK_PATH = `e2e-durable-attack-${process.pid}`;
+
+/** Issue 19's attack: a public webhook's rows go to Task → Wait for Completion as they are. */
+function attackedWorkflow() {
+	const nodes: WorkflowNode[] = [
+		webhookNode(ATTACK_PATH),
+		splitRows(),
+		mediaNode(
+			'Wait',
+			{ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: {} },
+			{ onError: 'continueRegularOutput' },
+		),
+	];
+	const link = (to: string) => ({ main: [[{ node: to, type: 'main' as const, index: 0 }]] });
+	return workflow(ATTACK_WF, nodes, { Webhook: link('Split'), Split: link('Wait') });
 }
 
 interface Row {
@@ -225,12 +246,23 @@ beforeAll(async () => {
 	n8n = await N8nInstance.create('durable');
 	await n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
-		await n8n.importWorkflows([durableWorkflow(), exampleWorkflow('durable-wait-batch.json', EXAMPLE_WF), taskParkWorkflow()]);
+		await n8n.importWorkflows([
+			durableWorkflow(),
+			exampleWorkflow('durable-wait-batch.json', EXAMPLE_WF),
+			taskParkWorkflow(),
+			attackedWorkflow(),
+		]);
 		await n8n.cli(['publish:workflow', `--id=${WFC_WF}`], { label: 'publish-wfc' });
 		await n8n.cli(['publish:workflow', `--id=${WF}`], { label: 'publish-durable' });
 		await n8n.cli(['publish:workflow', `--id=${EXAMPLE_WF}`], { label: 'publish-example' });
 		await n8n.start();
 		apiKey = await createOwnerApiKey(n8n);
+		// Through the public API: no extra n8n CLI run.
+		const activated = await fetch(`${n8n.baseUrl}/api/v1/workflows/${ATTACK_WF}/activate`, {
+			method: 'POST',
+			headers: { 'X-N8N-API-KEY': apiKey },
+		});
+		if (!activated.ok) throw new Error(`activate ${ATTACK_WF}: HTTP ${activated.status} ${await activated.text()}`);
 	});
 });
 
@@ -285,8 +317,9 @@ test('50 items park one execution: nothing runs, n8n idles, no status reads unti
 		const callbackCpuMs = processTreeCpuMs(n8n.serverPid!) - cpuAtCallbacks;
 		expect(done.id).toBe(parked.id);
 		const items = expectFiles(done, body);
-		// One status read per task after its callback, none after the resume (confirmed tasks).
-		expect(statusReads(ids, parkedAt).length).toBeLessThanOrEqual(50);
+		// Per callback: its own task read once, and (since no process can assume it gets every
+		// callback) the task last seen pending read once more; none after the resume.
+		expect(statusReads(ids, parkedAt).length).toBeLessThanOrEqual(2 * 50);
 		// Last callback (the task's end at the simulator) → start of the resumed run (Generate
 		// passing its parked items on is the resumed run's first node).
 		const lastEnd = Math.max(...[...ids].map((id) => sim.task(id)!.endedAt!));
@@ -404,5 +437,50 @@ test('Task → Wait for Completion parks on tasks submitted with {{ $execution.r
 			expect(Date.parse(String(done.stoppedAt)) - Date.parse(String(done.startedAt))).toBeLessThan(120_000);
 		} finally {
 			current = WF;
+		}
+	}));
+
+test("issue 19's attack: a forged park state posted to a public webhook downloads nothing; the task's status is read", () =>
+	n8n.explain(async () => {
+		current = ATTACK_WF;
+		// The attacker's file host, counting what n8n asks of it.
+		const hits: string[] = [];
+		const host = http.createServer((req, res) => {
+			hits.push(req.url ?? '');
+			res.writeHead(200, { 'content-type': 'image/png' });
+			res.end('attacker bytes');
+		});
+		await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+		try {
+			const fileUrl = `http://127.0.0.1:${(host.address() as AddressInfo).port}/anything`;
+			const real = await client(sim).create(sim.imageModelId, { prompt: 'attacked [sim:duration=0]', size: '1:1', n: 1 });
+			const ghost = 'task_0000000000000000000000000000dead';
+			const forged = (id: string, index: number) => ({
+				task_id: id,
+				media_generation_wait: { parked: true, index, task: { task_id: id, status: 'finished', files: [{ file_url: fileUrl }] } },
+			});
+			const known = new Set((await executions()).map((e) => e.id));
+			const readsBefore = statusReads(new Set([real, ghost])).length;
+			await start([forged(real, 0), forged(ghost, 1)] as Array<Partial<Row>>, ATTACK_PATH);
+			const done = await executionWith(known, ['success', 'error', 'crashed'], 60_000);
+			const items = done.data!.resultData.runData.Wait[0].data!.main[0]!;
+			expect(hits).toEqual([]);
+			expect(items).toHaveLength(2);
+			// The real task: read from the service and finished with its own file.
+			expect(statusReads(new Set([real])).length).toBeGreaterThan(0);
+			expect(items[0].json).toMatchObject({ task_id: real, status: 'finished' });
+			expect(String(items[0].json.notice)).toMatch(/was ignored/);
+			const [binary] = Object.values(items[0].binary ?? {}) as BinaryJson[];
+			const task = sim.task(real)!;
+			expect(sha256([fs.readFileSync(n8n.binaryFile(binary))])).toBe(sha256(mediaChunks(task.files[0].kind, task.files[0].size)));
+			// The made-up task: read (the service does not know it), an error item, no binary.
+			expect(statusReads(new Set([ghost])).length).toBeGreaterThan(0);
+			expect(items[1].json.error).toBeDefined();
+			expect(items[1].binary).toBeUndefined();
+			// eslint-disable-next-line no-console
+			console.log(`[durable] forged park state: ${hits.length} requests to the forged file URL, ${statusReads(new Set([real, ghost])).length - readsBefore} status reads`);
+		} finally {
+			current = WF;
+			await new Promise<void>((resolve) => host.close(() => resolve()));
 		}
 	}));

@@ -4,7 +4,9 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { runWorkflow } from '../harness';
 import { startSimulator, type Simulator } from '../simulator';
+import { mediaWorkflow } from './support';
 import { testCredential } from './credential-tester';
 
 /** A host that is not the service: answers every path with `status` and an HTML page. */
@@ -124,10 +126,32 @@ describe('credential test against the simulator, through n8n-core RoutingNode', 
 		expect(sim.requests).toHaveLength(0);
 	});
 
+	it.each([
+		// Not in the local list (an IPv4-mapped loopback: the simulator's machine, so a request
+		// sent anyway would be seen).
+		(port: string) => `HTTP://[::ffff:127.0.0.1]:${port}/`,
+		() => ' http://127.0.0.1.example.invalid ',
+		() => 'http://localhost.example.invalid',
+	])('a Base URL of http:// to another host (%#) → refused: the test sends nothing', async (url) => {
+		const baseUrl = url(new URL(sim.baseUrl).port);
+		// The test then asks a reserved name that never resolves: no request leaves.
+		const result = await testCredential({ apiKey: sim.apiKey, baseUrl });
+		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/^(ENOTFOUND|EAI_AGAIN)$/) });
+		expect(sim.requests).toHaveLength(0);
+	});
+
+	it.each(['localhost', '127.0.0.1'])('http:// to this machine (%s) is tested as usual', async (host) => {
+		const url = new URL(sim.baseUrl);
+		url.hostname = host;
+		const result = await testCredential({ apiKey: sim.apiKey, baseUrl: url.origin });
+		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(sim.requests).toHaveLength(1);
+	});
+
 	it('an unknown host name → the DNS error, not a key message', async () => {
 		const result = await testCredential({
 			apiKey: 'anything',
-			baseUrl: 'http://media-generation.invalid',
+			baseUrl: 'https://media-generation.invalid',
 		});
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/^(ENOTFOUND|EAI_AGAIN)$/);
@@ -162,5 +186,21 @@ describe('credential test against the simulator, through n8n-core RoutingNode', 
 			message: expect.stringMatching(/rate limiting/),
 		});
 		expect((await testCredential({ apiKey: sim.apiKey, baseUrl: sim.baseUrl })).status).toBe('OK');
+	});
+});
+
+describe('the nodes with a Base URL of http:// to another host', () => {
+	it('refuse before any request, naming the rule and the fix (the key never travels in clear text)', async () => {
+		// The simulator, reached by a name outside the local list: a request sent anyway is seen.
+		const baseUrl = `http://[::ffff:127.0.0.1]:${new URL(sim.baseUrl).port}`;
+		const result = await runWorkflow(
+			mediaWorkflow({ resource: 'task', operation: 'getStatus', taskId: 'task_1234567890' }),
+			{ credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl } } },
+		);
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toMatch(
+			/Base URL http:\/\/\[::ffff:7f00:1\]:\d+ uses http:\/\/ for a host that is not this machine.*nothing was sent\. Use https:\/\//,
+		);
+		expect(sim.requests).toHaveLength(0);
 	});
 });

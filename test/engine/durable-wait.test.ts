@@ -153,23 +153,26 @@ test("Generate's file options carry over to the finishing node unless it sets it
 });
 
 test('the finishing node polls parked tasks not confirmed (the deadline path) and reports failures as polling does', async () => {
-	// What the deadline hands on: the parked items, tasks still pending at the service.
-	const started = await run(
-		sim(),
-		parkedWorkflow('p [sim:duration=1500]'),
-		{ items: items(1) },
+	// What the deadline hands on: the parked items, tasks still pending at the service. n8n
+	// resumes the same execution: the finisher runs under the parked execution's id.
+	const wf = chain(
+		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+		mediaNode({ ...generateParams(''), prompt: '={{ $json.prompt }}' }),
+		mediaNode(finishParams, {}, FINISH),
 	);
+	const started = await run(sim(), wf, {
+		items: [{ prompt: 'p [sim:duration=1500]' }, { prompt: 'f [sim:duration=1500] [sim:fail=nsfw]' }],
+	});
 	expect(started.status).toBe('waiting');
-	const failing = await run(sim(), parkedWorkflow('f [sim:duration=1500] [sim:fail=nsfw]'), { items: items(1) });
-	const parked = [
-		...(started.run.data.executionData!.nodeExecutionStack[0].data.main[0] as INodeExecutionData[]),
-		...(failing.run.data.executionData!.nodeExecutionStack[0].data.main[0] as INodeExecutionData[]),
-	].map((item) => ({ json: item.json }));
+	const parked = (started.run.data.executionData!.nodeExecutionStack[0].data.main[0] as INodeExecutionData[]).map(
+		(item) => ({ json: item.json }),
+	);
 	const finish = chain(
 		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
 		mediaNode(finishParams, {}, FINISH),
 	);
-	const result = await run(sim(), finish, { items: parked, credentials: credentialsFor(sim()) });
+	const sameExecution = { executionId: started.executionId, credentials: credentialsFor(sim()) };
+	const result = await run(sim(), finish, { items: parked, ...sameExecution });
 	expect(result.status).toBe('error');
 	expect(result.error?.message).toMatch(/nsfw/);
 
@@ -177,10 +180,11 @@ test('the finishing node polls parked tasks not confirmed (the deadline path) an
 		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
 		mediaNode(finishParams, { continueOnFail: true }, FINISH),
 	);
-	const ok = await run(sim(), tolerant, { items: parked });
+	const ok = await run(sim(), tolerant, { items: parked, ...sameExecution });
 	const out = ok.outputOf(FINISH);
 	expect(out).toHaveLength(2);
 	expect(out[0].json).toMatchObject({ status: 'finished', model: sim().imageModelId });
+	expect(out[0].json.notice).toBeUndefined();
 	expect(out[0].binary?.data).toBeDefined();
 	expect(out[1].json).toMatchObject({ status: 'failed', error_message: 'nsfw' });
 	expect(out[1].json.media_generation_wait).toBeUndefined();

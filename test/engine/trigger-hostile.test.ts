@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ANSWER_WITHIN_MS } from '../../nodes/MediaGenerationTrigger/handler';
-import { STATUS_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/memory';
+import { STATUS_READ_LIMITS } from '../../nodes/shared/statusReadBudget';
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';

@@ -40,7 +40,7 @@ import type {
 	IWorkflowSettings,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { NodeHelpers, Workflow } from 'n8n-workflow';
+import { NodeHelpers, Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import { HarnessCredentialsHelper, type CredentialValues } from './credentials';
 import { HARNESS_NODE_TYPES } from './nodes';
@@ -344,6 +344,14 @@ export interface RunOptions {
 	/** The n8n instance's public URL (ends with '/'); used for $execution.resumeUrl etc. */
 	baseUrl?: string;
 	executionId?: string;
+	/**
+	 * n8n's resume token of the execution (the `signature` of $execution.resumeUrl): one per
+	 * execution, kept by every later wait of it. Give the same one to a later run with the same
+	 * executionId to play a later round of one execution (a loop that parks again).
+	 */
+	resumeToken?: string;
+	/** Plays an n8n whose resume URLs carry no token (before n8n signed them). */
+	withoutResumeToken?: boolean;
 	workflowId?: string;
 	mode?: WorkflowExecuteMode;
 	/** n8n's execution timeout: absolute deadline = now + timeoutMs. */
@@ -463,6 +471,11 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = 
 		});
 
 		const hooks = createHooks(options.mode ?? 'manual', executionId, workflow, json);
+		if (options.withoutResumeToken) {
+			hooks.addHandler('workflowExecuteBefore', (_workflow, data) => {
+				if (data) delete data.resumeToken;
+			});
+		}
 		hooks.addHandler('nodeExecuteBefore', (node) => {
 			events.push({ at: Date.now(), kind: 'nodeExecuteBefore', node });
 		});
@@ -493,7 +506,11 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = 
 		}
 
 		const started = Date.now();
-		const execution = new WorkflowExecute(additionalData, options.mode ?? 'manual');
+		const execution = new WorkflowExecute(
+			additionalData,
+			options.mode ?? 'manual',
+			options.resumeToken ? createRunExecutionData({ resumeToken: options.resumeToken }) : undefined,
+		);
 		const promise = execution.run({
 			workflow,
 			startNode,

@@ -8,6 +8,8 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError, sleep } from 'n8n-workflow';
 
@@ -184,6 +186,53 @@ export class HarnessHttpProbe implements INodeType {
 	}
 }
 
+/**
+ * Equivalent of n8n's Webhook node (POST, "Respond: Immediately"): each call starts an execution
+ * with one item `{ headers, params, query, body }`, as n8n's node outputs it. Served over real
+ * HTTP by startCallbackReceiver (webhook.ts).
+ */
+export class HarnessWebhook implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Webhook (harness)',
+		name: 'n8n-nodes-base.webhook',
+		group: ['trigger'],
+		version: [1, 2],
+		description: 'Test-only stand-in for n8n’s Webhook node',
+		defaults: { name: 'Webhook' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'hook' }],
+		properties: [{ displayName: 'Path', name: 'path', type: 'string', default: 'hook' }],
+	};
+
+	// Nothing to register anywhere: the harness serves the path itself.
+	webhookMethods = {
+		default: {
+			checkExists: async () => true,
+			create: async () => true,
+			delete: async () => true,
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const request = this.getRequestObject();
+		return {
+			workflowData: [
+				[
+					{
+						json: {
+							headers: this.getHeaderData(),
+							params: request.params ?? {},
+							query: this.getQueryData(),
+							body: this.getBodyData(),
+						} as IDataObject,
+					},
+				],
+			],
+		};
+	}
+}
+
 /** n8n's Sticky Note: documentation on the canvas, never executed. Examples carry some. */
 export class HarnessStickyNote implements INodeType {
 	description: INodeTypeDescription = {
@@ -213,4 +262,5 @@ export const HARNESS_NODE_TYPES: INodeType[] = [
 	new HarnessNoOp(),
 	new HarnessSleep(),
 	new HarnessBinary(),
+	new HarnessWebhook(),
 ];

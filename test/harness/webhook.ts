@@ -99,6 +99,8 @@ export interface ReceiverOptions {
 	workflowId?: string;
 	/** Static data as stored before the first request (e.g. by another n8n process). */
 	staticData?: IDataObject;
+	/** The id of each execution a request starts (default: a random one). */
+	nextExecutionId?: () => string;
 }
 
 function parseQuery(search: string): IDataObject {
@@ -239,7 +241,7 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 			settings: { executionOrder: 'v1', ...(json.settings ?? {}) },
 		});
 		const node = workflow.getNode(trigger.name) as INode;
-		const executionId = `webhook-${randomUUID()}`;
+		const executionId = options.nextExecutionId?.() ?? `webhook-${randomUUID()}`;
 		const hooks = createHooks(mode, executionId, workflow, json);
 		const additionalData = createAdditionalData({
 			executionId,

@@ -8,11 +8,14 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials, getTaskStatus } from '../../shared/transport/api';
+import { getApiCredentials, getTaskStatus, isLocalHost } from '../../shared/transport/api';
 import { scrubSecret } from '../../shared/transport/faults';
+import { RESUME_TOKEN_PARAM, maskCallbackUrl } from '../../shared/callbackUrl';
 import { isTerminal, type Task } from '../../shared/task';
-import { parseCallbackBody } from '../../MediaGenerationTrigger/callbackBody';
+import { parseCallbackBody } from '../../shared/callbackBody';
+import { StatusReadBudget } from '../../shared/statusReadBudget';
 import { mapWithLimit, type ItemOutcome } from './batch';
+import { PARK_KEY, parkStateKey, sealParkState, storedParkState, type ParkState } from './parkState';
 
 /*
  * "Park Until Callbacks": the execution is saved as waiting (nothing runs) until every item's
@@ -29,8 +32,6 @@ import { mapWithLimit, type ItemOutcome } from './batch';
 
 export const WAIT_MODE_POLL = 'poll';
 export const WAIT_MODE_PARK = 'park';
-/** Key of the parked items' own bookkeeping in their json. */
-export const PARK_KEY = 'media_generation_wait';
 /** Query parameter of the callback URL carrying the item index. */
 const INDEX_PARAM = 'mgi';
 const STATUS_CONCURRENCY = 10;
@@ -58,27 +59,6 @@ export const waitModeOption: INodeProperties = {
 	description: 'How to wait for the tasks: see docs/waiting.md of the package',
 };
 
-/** What a parked item carries under PARK_KEY. */
-export interface ParkState extends IDataObject {
-	parked: true;
-	/** Index of the input item (and of the output item the finisher makes). */
-	index: number;
-	/** The final task as the status endpoint gave it, once confirmed. */
-	task?: IDataObject;
-	/** Epoch ms the final state was first seen. */
-	finishedAt?: number;
-	/** Epoch ms the task was submitted (Generate) or picked up. */
-	submittedAt?: number;
-	/** Epoch ms the execution parked, and its deadline. */
-	parkedAt?: number;
-	deadline?: number;
-	/** The item failed before anything could be awaited (invalid, not submitted). */
-	error?: IDataObject;
-	/** The parking node's file options, which the finishing node applies unless it sets its own. */
-	downloadFiles?: boolean;
-	binaryPropertyName?: string;
-}
-
 export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const mode = options.waitMode ?? WAIT_MODE_POLL;
@@ -90,34 +70,6 @@ export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number): string 
 		);
 	}
 	return mode;
-}
-
-/** Replaces the `signature` of n8n's resume URL wherever it appears in a text. */
-export function maskSignature(text: string): string {
-	return text.replace(/(signature(?:=|%3D))[^&\s"'#]+/gi, '$1***');
-}
-
-function parkState(json: IDataObject): ParkState | undefined {
-	const state = json[PARK_KEY];
-	if (typeof state !== 'object' || state === null || Array.isArray(state)) return undefined;
-	return (state as IDataObject).parked === true ? (state as ParkState) : undefined;
-}
-
-/** The parked-item bookkeeping of an input item, for the finishing Wait for Completion. */
-export function parkedItemState(item: INodeExecutionData): ParkState | undefined {
-	return parkState(item.json ?? {});
-}
-
-function localHost(host: string): boolean {
-	const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-	return (
-		h === 'localhost' ||
-		h.endsWith('.localhost') ||
-		h === '0.0.0.0' ||
-		h === '::1' ||
-		h === '::' ||
-		/^127\./.test(h)
-	);
 }
 
 /** The URL the service calls back for item `index` of this execution (signature included). */
@@ -183,8 +135,20 @@ export async function checkParkable(
 	}
 
 	const resumeUrl = resumeUrlOf(ctx);
+	if (!new URL(resumeUrl).searchParams.get(RESUME_TOKEN_PARAM)) {
+		// Without n8n's token anyone who learns the execution id (it is in the URL) could call
+		// the parked execution.
+		throw new NodeOperationError(
+			node,
+			`"Wait Mode: Park Until Callbacks" needs a resume URL signed by n8n (its "${RESUME_TOKEN_PARAM}" query parameter), and this n8n gave ${maskCallbackUrl(resumeUrl)} without one; nothing was sent`,
+			{
+				description:
+					'n8n signs $execution.resumeUrl from version 2.0 on (tested: 2.41.1). Update n8n, or use "Wait Mode: Poll in This Execution".',
+			},
+		);
+	}
 	const webhookHost = new URL(resumeUrl).hostname;
-	if (localHost(webhookHost)) {
+	if (isLocalHost(webhookHost)) {
 		let serviceHost = '';
 		try {
 			serviceHost = new URL((await getApiCredentials(ctx)).baseUrl).hostname;
@@ -192,7 +156,7 @@ export async function checkParkable(
 			serviceHost = '';
 		}
 		const fix = `Set n8n's WEBHOOK_URL environment variable (N8N_WEBHOOK_URL, its newer name, works too) to the address the service can reach (e.g. WEBHOOK_URL=https://n8n.example.com/) and restart n8n, or use "Wait Mode: Poll in This Execution".`;
-		if (!serviceHost || !localHost(serviceHost)) {
+		if (!serviceHost || !isLocalHost(serviceHost)) {
 			throw new NodeOperationError(
 				node,
 				`n8n's webhook URL is ${new URL(resumeUrl).origin}/, which the service cannot call back: no task was sent, so none would wait for a callback that cannot come`,
@@ -216,39 +180,74 @@ interface Registry {
 	/** Final tasks confirmed by this process, by task_id. */
 	confirmed: Map<string, { task: Task; finishedAt: number }>;
 	resumed: boolean;
-	touchedAt: number;
-	/**
-	 * Whether other processes may receive this execution's callbacks. False only for the
-	 * process that parked it and then receives its callbacks (a single n8n process); true for a
-	 * registry made on a callback (after a restart, or in an `n8n webhook` process of queue mode).
-	 */
-	partial: boolean;
+	/** Epoch ms after which nobody needs the entry (the park's deadline has long passed). */
+	expiresAt: number;
 	/** The task last found still pending by this process: read first when learning the others. */
 	sentinel?: string;
 }
 
 /**
- * Per parked execution (keyed by its resume path), what this process has confirmed. A webhook()
- * call cannot persist anything while the execution stays parked, so this is memory. A process
- * that did not park the execution (after a restart, or one of several `n8n webhook` processes
- * behind a load balancer in queue mode) cannot tell which tasks the others confirmed: on each
- * callback that leaves tasks pending in its view it learns the others from the status endpoint,
- * stopping at the first task still pending (see learnOthers).
+ * Per park (one execution can park many times: a loop that parks in each round), what this
+ * process has confirmed. A webhook() call cannot persist anything while the execution stays
+ * parked, so this is memory. No process can assume it receives every callback of a park (two
+ * mains behind a balancer, several `n8n webhook` processes, a restart, manual runs on the main
+ * in queue mode): on each callback that leaves tasks pending in its view it learns the others
+ * from the status endpoint, stopping at the first task still pending (see learnOthers).
  */
 const registries = new Map<string, Registry>();
+/** How long an entry outlives its park's deadline (n8n resumes up to a minute late). */
+const REGISTRY_GRACE_MS = 60 * 60 * 1000;
+/** When the deadline is unknown. */
 const REGISTRY_TTL_MS = 8 * 24 * 60 * 60 * 1000;
 const MAX_REGISTRIES = 5_000;
 
-function registryKey(resumeUrl: string): string {
+/**
+ * Status reads the callbacks of one parked execution may cause in this process (keyed by its
+ * resume path), as the trigger's per trigger: whoever holds the resume URL (the service) cannot
+ * make callbacks cost the user's key more than the budget.
+ */
+const statusReads = new StatusReadBudget();
+
+/** One park: the execution's resume path and token, the parking node and when it parked. */
+function registryKey(resumeUrl: string, node: string, parkedAt: unknown): string {
 	const url = new URL(resumeUrl);
-	return `${url.pathname}|${url.searchParams.get('signature') ?? ''}`;
+	return JSON.stringify([url.pathname, url.searchParams.get('signature') ?? '', node, parkedAt ?? null]);
 }
 
-function sweepRegistries(now: number): void {
-	for (const [key, entry] of registries) {
-		if (now - entry.touchedAt > REGISTRY_TTL_MS || registries.size > MAX_REGISTRIES)
-			registries.delete(key);
+/** Adds an entry, first dropping the expired ones (and the oldest beyond MAX_REGISTRIES). */
+function addRegistry(key: string, deadline: unknown, now: number): Registry {
+	for (const [k, entry] of registries) {
+		if (entry.expiresAt < now || registries.size >= MAX_REGISTRIES) registries.delete(k);
 	}
+	const expiresAt =
+		typeof deadline === 'number' ? deadline + REGISTRY_GRACE_MS : now + REGISTRY_TTL_MS;
+	const registry: Registry = { confirmed: new Map(), resumed: false, expiresAt };
+	registries.set(key, registry);
+	return registry;
+}
+
+/** Entries this process holds (for tests of the sweep). */
+export function parkRegistrySize(): number {
+	return registries.size;
+}
+
+/** Seals each item's park state for the finisher (see parkState.ts). */
+async function sealerOf(
+	ctx: IExecuteFunctions | IWebhookFunctions,
+): Promise<(item: INodeExecutionData) => INodeExecutionData> {
+	let apiKey = '';
+	try {
+		apiKey = (await getApiCredentials(ctx)).apiKey;
+	} catch {
+		apiKey = '';
+	}
+	const key = parkStateKey(apiKey);
+	const executionId = ctx.getExecutionId() ?? '';
+	return (item) => {
+		const state = storedParkState(item.json);
+		if (!key || !state) return item;
+		return { ...item, json: { ...item.json, [PARK_KEY]: sealParkState(state, key, executionId) } };
+	};
 }
 
 function taskJson(task: Task): IDataObject {
@@ -262,7 +261,7 @@ async function scrubbed(ctx: IExecuteFunctions | IWebhookFunctions, text: string
 	} catch {
 		apiKey = '';
 	}
-	return maskSignature(scrubSecret(text, [apiKey]));
+	return scrubSecret(text, [apiKey]);
 }
 
 /**
@@ -282,17 +281,20 @@ export async function parkExecution(
 	},
 ): Promise<INodeExecutionData[]> {
 	const now = Date.now();
+	const node = ctx.getNode().name;
 	const items: INodeExecutionData[] = [];
 	for (const [index, outcome] of outcomes.entries()) {
 		const state: ParkState = {
 			parked: true,
 			index,
+			node,
 			submittedAt: opts.submittedAt[index],
 			...(opts.files?.[index] ?? {}),
 		};
 		if (outcome.ok) {
 			const json = { ...outcome.data.json };
 			delete json.callback_url;
+			if (typeof json.task_id === 'string') state.taskId = json.task_id;
 			items.push({ json: { ...json, [PARK_KEY]: state }, pairedItem: { item: index } });
 		} else {
 			const description = outcome.error.description;
@@ -305,10 +307,10 @@ export async function parkExecution(
 	}
 
 	// Statuses when parking: a task already final needs no callback.
-	const waiting = items.filter((item) => !parkState(item.json)?.error && item.json.task_id);
+	const waiting = items.filter((item) => !storedParkState(item.json)?.error && item.json.task_id);
 	await mapWithLimit(waiting.length, STATUS_CONCURRENCY, async (k) => {
 		const item = waiting[k];
-		const state = parkState(item.json) as ParkState;
+		const state = storedParkState(item.json) as ParkState;
 		try {
 			const task = await getTaskStatus(ctx, String(item.json.task_id), { retries: CONFIRM_RETRIES });
 			item.json.status = task.status;
@@ -320,32 +322,32 @@ export async function parkExecution(
 			// Not fatal: the callback or, at the latest, the finishing node's polling settles it.
 			ctx.logger.debug('Media Generation could not read a status before parking', {
 				taskId: item.json.task_id,
-				fault: maskSignature(error instanceof Error ? error.message : String(error)),
+				fault: scrubSecret(error instanceof Error ? error.message : String(error)),
 			});
 		}
 	});
-	const pending = waiting.filter((item) => !parkState(item.json)?.task);
-	if (pending.length === 0) return items;
+	const pending = waiting.filter((item) => !storedParkState(item.json)?.task);
+	const seal = await sealerOf(ctx);
+	if (pending.length === 0) return items.map(seal);
 
 	const deadline = now + opts.timeoutMs;
 	for (const item of items) {
-		const state = parkState(item.json) as ParkState;
+		const state = storedParkState(item.json) as ParkState;
 		state.parkedAt = now;
 		state.deadline = deadline;
 	}
-	const registry: Registry = { confirmed: new Map(), resumed: false, touchedAt: now, partial: false };
-	sweepRegistries(now);
-	registries.set(registryKey(opts.resumeUrl), registry);
+	addRegistry(registryKey(opts.resumeUrl, node, now), deadline, now);
+	const sealed = items.map(seal);
 
 	// What survives the wait is this node's input: the stack entry n8n pushes back when it
 	// parks. Replacing its data (not the items: they are the parent node's output too) makes
 	// the parked items that input.
-	ctx.getExecuteData().data = { main: [items] };
+	ctx.getExecuteData().data = { main: [sealed] };
 	ctx.logger.info(
 		`Media Generation parks the execution: ${pending.length} of ${items.length} tasks pending, deadline ${new Date(deadline).toISOString()}`,
 	);
 	await ctx.putExecutionToWait(new Date(deadline));
-	return items;
+	return sealed;
 }
 
 // ---- the callback side: webhook() of the parked node ----
@@ -392,7 +394,12 @@ function sameSecret(a: string, b: string): boolean {
  * each task finished at most once. The process that receives the last callback learns every
  * other task and resumes the execution, whichever processes received the rest.
  */
-async function learnOthers(ctx: IWebhookFunctions, registry: Registry, ids: string[]): Promise<void> {
+async function learnOthers(
+	ctx: IWebhookFunctions,
+	registry: Registry,
+	ids: string[],
+	budget: string,
+): Promise<void> {
 	const sentinel = registry.sentinel;
 	const order = sentinel && ids.includes(sentinel) ? [sentinel, ...ids.filter((id) => id !== sentinel)] : ids;
 	let next = 0;
@@ -405,6 +412,7 @@ async function learnOthers(ctx: IWebhookFunctions, registry: Registry, ids: stri
 		await mapWithLimit(batch.length, STATUS_CONCURRENCY, async (k) => {
 			const id = batch[k];
 			try {
+				if (!statusReads.take(budget, Date.now())) throw new Error('status-read budget spent');
 				const task = await getTaskStatus(ctx, id, { retries: CONFIRM_RETRIES });
 				if (task.task_id === id && isTerminal(task.status)) {
 					if (!registry.confirmed.has(id)) registry.confirmed.set(id, { task, finishedAt: Date.now() });
@@ -413,7 +421,7 @@ async function learnOthers(ctx: IWebhookFunctions, registry: Registry, ids: stri
 			} catch (error) {
 				ctx.logger.debug('Media Generation could not read a status while parked', {
 					taskId: id,
-					fault: maskSignature(error instanceof Error ? error.message : String(error)),
+					fault: scrubSecret(error instanceof Error ? error.message : String(error)),
 				});
 			}
 			stillPending.push(id);
@@ -446,7 +454,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 
 	const raw = ctx.evaluateExpression('{{ $input.all().map(i => i.json) }}', 0);
 	const parked = (Array.isArray(raw) ? raw : []) as IDataObject[];
-	const states = parked.map((json) => parkState(json));
+	const states = parked.map((json) => storedParkState(json));
 	if (parked.length === 0 || states.some((s) => s === undefined)) {
 		return refuse(ctx, 409, 'This execution is not parked by a Media Generation node');
 	}
@@ -467,20 +475,24 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 		return refuse(ctx, 404, 'The task is not part of this execution; nothing was changed');
 	}
 
-	const key = registryKey(resumeUrl);
-	let registry = registries.get(key);
-	if (!registry) {
-		// This process did not park the execution (n8n restarted, or it is one of several
-		// webhook processes): other processes may confirm tasks it never hears of.
-		registry = { confirmed: new Map(), resumed: false, touchedAt: Date.now(), partial: true };
-		registries.set(key, registry);
-	}
-	registry.touchedAt = Date.now();
+	const first = states[0] as ParkState;
+	const key = registryKey(resumeUrl, ctx.getNode().name, first.parkedAt);
+	const registry = registries.get(key) ?? addRegistry(key, first.deadline, Date.now());
 	const confirmedBefore = registry.confirmed.has(taskId);
 
 	// At most one status read for the callback's task: a repeated callback (the service
 	// retrying because our answer came late) for a confirmed task reads nothing.
 	let readFault: string | undefined;
+	const budget = new URL(resumeUrl).pathname;
+	if (!confirmedBefore && !statusReads.take(budget, Date.now())) {
+		const retryAfter = Math.max(1, Math.ceil(statusReads.waitMs(budget) / 1000));
+		const res = ctx.getResponseObject() as unknown as MinimalResponse;
+		if (!res.headersSent) res.setHeader('Retry-After', String(retryAfter));
+		answer(ctx, 429, {
+			error: `Too many callbacks to confirm for this execution right now; nothing was changed. Try again in ${retryAfter} s.`,
+		});
+		return { noWebhookResponse: true };
+	}
 	if (!confirmedBefore) {
 		try {
 			const task = await getTaskStatus(ctx, taskId, { retries: CONFIRM_RETRIES });
@@ -508,8 +520,8 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 			return !state.error && !state.task && !registry.confirmed.has(String(json.task_id));
 		});
 	let pending = pendingNow();
-	if (pending.length > 0 && registry.partial && !registry.resumed) {
-		await learnOthers(ctx, registry, pending.map((json) => String(json.task_id)));
+	if (pending.length > 0 && !registry.resumed) {
+		await learnOthers(ctx, registry, pending.map((json) => String(json.task_id)), budget);
 		pending = pendingNow();
 	}
 	if (pending.length > 0 || registry.resumed) {
@@ -524,6 +536,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 
 	// The last task: resume exactly once (this process answers every later call above).
 	registry.resumed = true;
+	const seal = await sealerOf(ctx);
 	const items: INodeExecutionData[] = parked.map((json, i) => {
 		const state = { ...(states[i] as ParkState) };
 		const found = registry.confirmed.get(String(json.task_id));
@@ -532,7 +545,7 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 			state.finishedAt = found.finishedAt;
 		}
 		const status = state.task ? String(state.task.status) : json.status;
-		return { json: { ...json, status, [PARK_KEY]: state }, pairedItem: { item: i } };
+		return seal({ json: { ...json, status, [PARK_KEY]: state }, pairedItem: { item: i } });
 	});
 	answer(ctx, 200, { received: true, task_id: taskId, pending: 0, resumed: true });
 	return { workflowData: [items], noWebhookResponse: true };

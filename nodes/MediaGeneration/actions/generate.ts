@@ -26,7 +26,6 @@ import { openDurations, saveDurations } from '../polling/savedDurations';
 import {
 	WAIT_MODE_PARK,
 	checkParkable,
-	maskSignature,
 	parkCallbackUrl,
 	parkExecution,
 	readWaitMode,
@@ -132,19 +131,12 @@ async function generateParked(
 		return await guard(ctx, i, async () => await runItem(ctx, i, { ...entry, run }, progress));
 	});
 	if (outcomes.some((o) => !o.ok) && !ctx.continueOnFail()) {
-		// As when polling: the first failure ends the node, listing the other items' task_ids.
-		let failure: NodeOperationError | undefined;
+		// As when polling: the first failure ends the node, listing the other items' task_ids
+		// (finishBatch masks the resume URL's signature in what it throws).
 		try {
 			await finishBatch(ctx, outcomes);
-		} catch (error) {
-			failure = error as NodeOperationError;
-		}
-		forgetRun(ctx);
-		if (failure) {
-			failure.message = maskSignature(failure.message);
-			if (typeof failure.description === 'string')
-				failure.description = maskSignature(failure.description);
-			throw failure;
+		} finally {
+			forgetRun(ctx);
 		}
 	}
 	const submittedAt = outcomes.map((o) => {
@@ -161,7 +153,7 @@ async function generateParked(
 	return result;
 }
 
-/** The callback URL as shown in the output: the trigger's `secret` and `sig` masked. */
+/** The callback URL as shown in the output: `secret`, `sig` and n8n's `signature` masked. */
 export const withoutSecret = maskCallbackUrl;
 
 async function runItem(

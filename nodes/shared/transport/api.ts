@@ -38,12 +38,33 @@ export interface ApiCredentials {
 }
 
 /** Trims and drops trailing slashes; rejects anything that is not an http(s) address. */
+/** This machine by name or address (localhost, *.localhost, 127.x.x.x, ::1, or the any-address). */
+export function isLocalHost(host: string): boolean {
+	const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+	return (
+		h === 'localhost' ||
+		h.endsWith('.localhost') ||
+		h === '0.0.0.0' ||
+		h === '::1' ||
+		h === '::' ||
+		/^127\./.test(h)
+	);
+}
+
 export function normaliseBaseUrl(raw: unknown): string {
 	const text = typeof raw === 'string' ? raw.trim().replace(/\/+$/, '') : '';
 	if (!/^https?:\/\/[^\s/]+/i.test(text)) {
 		throw new TransportError({
 			kind: 'config',
 			message: `The credential's Base URL "${String(raw ?? '')}" is not an http(s) address (e.g. https://api.example.com)`,
+		});
+	}
+	const url = new URL(text);
+	if (url.protocol === 'http:' && !isLocalHost(url.hostname)) {
+		// The Bearer key would cross the network in clear text.
+		throw new TransportError({
+			kind: 'config',
+			message: `The credential's Base URL ${url.origin} uses http:// for a host that is not this machine, so the API key would travel unencrypted: nothing was sent. Use https:// (http:// is accepted only for localhost, 127.x.x.x and ::1)`,
 		});
 	}
 	return text;

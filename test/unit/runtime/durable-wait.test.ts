@@ -1,5 +1,7 @@
 // The resume URL's signature is a secret: masked wherever a text may carry it.
-import { maskSignature, parkCallbackUrl } from '../../../nodes/MediaGeneration/actions/durableWait';
+import { parkCallbackUrl } from '../../../nodes/MediaGeneration/actions/durableWait';
+import { maskCallbackUrl } from '../../../nodes/shared/callbackUrl';
+import { scrubSecret } from '../../../nodes/shared/transport/faults';
 
 const RESUME = 'https://n8n.example.com/webhook-waiting/42?signature=0123456789abcdef0123456789abcdef';
 
@@ -12,14 +14,19 @@ test('the callback URL of an item is the resume URL with the item index', () => 
 
 test.each([
 	['plain', `POST ${RESUME}&mgi=3 failed`, 'POST https://n8n.example.com/webhook-waiting/42?signature=***&mgi=3 failed'],
-	['url-encoded', 'callback_url=https%3A%2F%2Fx%2Fw%3Fsignature%3Dabc123def%26mgi%3D1', 'callback_url=https%3A%2F%2Fx%2Fw%3Fsignature%3D***'],
+	['url-encoded', 'callback_url=https%3A%2F%2Fx%2Fw%3Fsignature%3Dabc123def%26mgi%3D1', 'callback_url=https%3A%2F%2Fx%2Fw%3Fsignature%3D***%26mgi%3D1'],
 	['in JSON', '{"callback_url":"http://x/w?signature=abc123"}', '{"callback_url":"http://x/w?signature=***"}'],
 	['last parameter', `${RESUME}`, 'https://n8n.example.com/webhook-waiting/42?signature=***'],
-])('maskSignature: %s', (_label, text, expected) => {
-	expect(maskSignature(text)).toBe(expected);
-	expect(maskSignature(text)).not.toContain('0123456789abcdef');
+])('scrubSecret: %s', (_label, text, expected) => {
+	expect(scrubSecret(text)).toBe(expected);
+	expect(scrubSecret(text)).not.toContain('0123456789abcdef');
 });
 
-test('maskSignature leaves texts without a signature alone', () => {
-	expect(maskSignature('task task_1 failed: nsfw')).toBe('task task_1 failed: nsfw');
+test('scrubSecret leaves texts without a signature alone', () => {
+	expect(scrubSecret('task task_1 failed: nsfw')).toBe('task task_1 failed: nsfw');
+});
+
+test("maskCallbackUrl masks n8n's signature as it masks the trigger's secret and sig", () => {
+	const masked = maskCallbackUrl(`${RESUME}&mgi=2&sig=abcdefabcdefabcdefabcd`);
+	expect(masked).toBe('https://n8n.example.com/webhook-waiting/42?signature=***&mgi=2&sig=***');
 });

@@ -2,7 +2,7 @@ import {
 	CallbackBodyError,
 	classifyStatus,
 	parseCallbackBody,
-} from '../../../nodes/MediaGenerationTrigger/callbackBody';
+} from '../../../nodes/shared/callbackBody';
 
 describe('callback body: the task id is found in every plausible shape', () => {
 	const shapes: Array<[string, unknown, string, string | undefined]> = [

@@ -7,7 +7,7 @@ import {
 	MAX_OWN_PARSE_BYTES,
 	NAMES_PER_OBJECT,
 	parseCallbackBody,
-} from '../../../nodes/MediaGenerationTrigger/callbackBody';
+} from '../../../nodes/shared/callbackBody';
 
 /** Measured figures go to stdout (printed by jest's runner, read by people, not asserted). */
 const report = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,10 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	DeliveryMemory,
-	StatusReadBudget,
-	UnknownTasks,
-} from '../../../nodes/MediaGenerationTrigger/memory';
+import { DeliveryMemory, UnknownTasks } from '../../../nodes/MediaGenerationTrigger/memory';
+import { StatusReadBudget } from '../../../nodes/shared/statusReadBudget';
 
 describe('status reads per trigger: a token bucket', () => {
 	it('allows the burst, then the rate, per trigger', () => {

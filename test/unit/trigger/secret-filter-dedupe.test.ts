@@ -3,7 +3,7 @@ import {
 	deliveryKey,
 	eventWanted,
 	rememberDelivery,
-} from '../../../nodes/MediaGenerationTrigger/callbackBody';
+} from '../../../nodes/shared/callbackBody';
 import { queryValue, secretMatches } from '../../../nodes/shared/callbackUrl';
 
 describe('secret from the callback URL', () => {

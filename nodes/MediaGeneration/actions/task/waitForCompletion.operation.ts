@@ -9,15 +9,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { parseTaskData, type Task } from '../../../shared/task';
 import { finishBatch, type ItemOperation, type ItemOutcome } from '../batch';
 import { completeTask } from '../waitAndDownload';
-import {
-	PARK_KEY,
-	WAIT_MODE_PARK,
-	checkParkable,
-	parkExecution,
-	parkedItemState,
-	readWaitMode,
-	type ParkState,
-} from '../durableWait';
+import { getApiCredentials } from '../../../shared/transport/api';
+import { WAIT_MODE_PARK, checkParkable, parkExecution, readWaitMode } from '../durableWait';
+import { PARK_KEY, parkStateKey, verifyParkState, type ParkState } from '../parkState';
 import { asItemError } from '../itemErrors';
 import { readRunOptions, type RunOptions } from '../runOptions';
 import { taskRunOptions } from '../runOptionsPanel';
@@ -32,10 +26,15 @@ export const description: INodeProperties[] = updateDisplayOptions(
 interface Entry {
 	taskId: string;
 	run: RunOptions;
-	/** Set when the item comes from a node that parked the execution (durableWait.ts). */
+	/** Set when the item comes from the node that parked this execution (parkState.ts). */
 	park?: ParkState;
+	/** Why the item's park state was ignored, for the output item. */
+	notice?: string;
 	json: IDataObject;
 }
+
+/** The park-state key of each run (from its credential), read before the items are prepared. */
+const parkKeys = new WeakMap<IExecuteFunctions, Buffer | undefined>();
 
 function knownTask(state: ParkState | undefined): Task | undefined {
 	if (!state?.task) return undefined;
@@ -59,13 +58,40 @@ export const operation: ItemOperation<Entry, ProgressReporter> = {
 		if (items.length > 0 && readWaitMode(ctx, 0) === WAIT_MODE_PARK) {
 			return await parkOnTasks(ctx);
 		}
+		if (items.some((item) => item.json?.[PARK_KEY] !== undefined)) {
+			let apiKey = '';
+			try {
+				apiKey = (await getApiCredentials(ctx)).apiKey;
+			} catch {
+				apiKey = '';
+			}
+			parkKeys.set(ctx, parkStateKey(apiKey));
+		}
 		return undefined;
 	},
 
 	prepare(ctx, i, item) {
-		const park = parkedItemState(item);
 		const json = { ...(item.json ?? {}) };
 		delete json[PARK_KEY];
+		const given = ctx.getNodeParameter('taskId', i, '') as unknown;
+		const fromItem =
+			(given === '' || given === undefined) && typeof json.task_id === 'string'
+				? json.task_id
+				: undefined;
+		let ownTaskId: string | undefined;
+		let taskIdError: unknown;
+		try {
+			ownTaskId = readTaskId(ctx, i);
+		} catch (error) {
+			taskIdError = error;
+		}
+		const { state: park, notice } = verifyParkState(
+			item.json,
+			parkKeys.get(ctx),
+			ctx.getExecutionId() ?? '',
+			fromItem ?? ownTaskId,
+		);
+		if (notice) json.notice = notice;
 		if (park?.error) {
 			return {
 				ok: false,
@@ -77,11 +103,9 @@ export const operation: ItemOperation<Entry, ProgressReporter> = {
 				json,
 			};
 		}
-		const given = ctx.getNodeParameter('taskId', i, '') as unknown;
-		const taskId =
-			park && (given === '' || given === undefined) && typeof json.task_id === 'string'
-				? json.task_id
-				: readTaskId(ctx, i);
+		// With the parking node's state, an empty Task ID means the item's own task.
+		const taskId = park && fromItem !== undefined ? fromItem : ownTaskId;
+		if (taskId === undefined) throw taskIdError;
 		const run = readRunOptions(ctx, i, false);
 		if (park) {
 			// Generate's file options carry over unless this node sets its own.
@@ -91,7 +115,7 @@ export const operation: ItemOperation<Entry, ProgressReporter> = {
 			if (own.binaryPropertyName === undefined && typeof park.binaryPropertyName === 'string')
 				run.binaryPropertyName = park.binaryPropertyName;
 		}
-		return { taskId, run, park, json };
+		return { taskId, run, park, notice, json };
 	},
 
 	begin: (ctx) => ({ batch: new ProgressReporter(ctx, ctx.getInputData().length) }),
@@ -100,10 +124,11 @@ export const operation: ItemOperation<Entry, ProgressReporter> = {
 
 	async execute(ctx, i, entry, progress) {
 		const { park, json } = entry;
-		const fromPark = park !== undefined && json.task_id === entry.taskId;
+		// Verified for this task: the item's model and reference are the parking node's output.
+		const fromPark = park !== undefined;
 		const known = fromPark ? knownTask(park) : undefined;
 		const submittedAt = fromPark ? park.submittedAt : undefined;
-		return await completeTask(ctx, {
+		const outcome = await completeTask(ctx, {
 			itemIndex: i,
 			taskId: entry.taskId,
 			model: fromPark && typeof json.model === 'string' ? json.model : undefined,
@@ -120,6 +145,8 @@ export const operation: ItemOperation<Entry, ProgressReporter> = {
 			run: entry.run,
 			progress,
 		});
+		if (entry.notice) (outcome.ok ? outcome.data.json : outcome.json).notice = entry.notice;
+		return outcome;
 	},
 };
 

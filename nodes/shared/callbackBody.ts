@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isPlausibleTaskId } from '../shared/task';
+import { isPlausibleTaskId } from './task';
 
 /**
  * The service's callback body is not documented. Everything here reads it defensively: the
