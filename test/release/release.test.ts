@@ -287,6 +287,10 @@ test('version N+1 installed in place and n8n restarted: the parked execution com
 		const node = types.find((t) => t.name === NODE_TYPE)!;
 		expect(node.description.startsWith(NEXT_MARK)).toBe(true);
 		expect(node.description).not.toBe(NEXT_MARK);
+		// Installed by hand, the package has no row in n8n's database: Settings → Community Nodes
+		// does not list it (docs/installing.md says so).
+		const listed = (await rest<Array<{ packageName: string }>>(n8n, '/community-packages', { session })).data;
+		expect(listed.map((p) => p.packageName)).not.toContain(PACKAGE_NAME);
 
 		// The parked execution is still waiting, and completes on N+1 when its tasks end.
 		expect((await parkExecutions()).find((e) => e.id === parked.id)?.status).toBe('waiting');
