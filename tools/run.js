@@ -64,9 +64,9 @@ function ensureDeps() {
 	const stamp = path.join(ROOT, 'node_modules', '.mgen-install-stamp');
 	const want = sha(lock) + sha(path.join(ROOT, 'package.json'));
 	if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want) return;
-	// Not `npm ci`: the registry reached here lacks some optional platform packages that the
-	// lockfile names (@unrs/resolver-binding-*), and npm ci refuses such a lockfile outright.
-	// `npm install` still follows the lockfile's versions and skips the absent optionals.
+	// `npm install`, not `npm ci`: it follows the lockfile's versions but keeps what is already
+	// installed, where npm ci starts again from nothing. The GitHub workflows run `npm ci` first
+	// (it installs this lockfile: CONTRIBUTING.md, "Continuous integration").
 	log('installing devDependencies (npm install --ignore-scripts, from package-lock.json)');
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { env: NPM_ENV });
 	fs.writeFileSync(stamp, want);
@@ -151,7 +151,7 @@ function printTotals() {
 }
 
 /** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
-const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'agent', 'editor', 'queue'];
+const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'agent', 'release', 'editor', 'queue'];
 
 // Folders of each jest project (jest.config.js): a layer with no test file is reported, not run.
 const LAYER_DIRS = {
@@ -160,6 +160,7 @@ const LAYER_DIRS = {
 	soak: ['soak'],
 	e2e: ['e2e'],
 	agent: ['agent'],
+	release: ['release'],
 	editor: ['editor'],
 	queue: ['queue'],
 };
@@ -212,6 +213,11 @@ const LAYER_JEST_ARGS = { engine: ['--maxWorkers=2'] };
 const LAYER_PREPARE = {
 	e2e: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
 	agent: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
+	// n8n, and Verdaccio: the registry the release rehearsal publishes to.
+	release: (node) => {
+		require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) });
+		require('./ensure-verdaccio').ensureVerdaccio({ log, env: { ...process.env, ...node24Env(node) } });
+	},
 	editor: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
 	queue: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
 };
