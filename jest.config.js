@@ -42,6 +42,9 @@ module.exports = {
 			displayName: 'agent',
 			// The node as an AI Agent tool in a real n8n, with a scripted OpenAI-compatible model.
 			testMatch: ['<rootDir>/test/agent/**/*.test.ts'],
+		},
+		{
+			...base,
 			displayName: 'release',
 			// The release rehearsal: Verdaccio, npm publish and install, upgrade and uninstall in a real n8n.
 			testMatch: ['<rootDir>/test/release/**/*.test.ts'],
