@@ -53,6 +53,25 @@ export function mediaNode(parameters: IDataObject, settings: NodeSettings = {}, 
 	};
 }
 
+/** Image → Generate with the simulator's image model, one square image. */
+export function imageGenerateParams(
+	sim: Simulator,
+	prompt: string,
+	options: IDataObject = {},
+	extra: IDataObject = {},
+): IDataObject {
+	return {
+		resource: 'image',
+		operation: 'generate',
+		model: 'image-by-id',
+		modelId: sim.imageModelId,
+		prompt,
+		imageByIdOptions: { size: '1:1', n: 1 },
+		...extra,
+		options,
+	};
+}
+
 /** Manual Trigger → Media Generation. */
 export function mediaWorkflow(parameters: IDataObject, settings: NodeSettings = {}): WorkflowJson {
 	return chain({ name: TRIGGER, type: MANUAL_TRIGGER_TYPE }, mediaNode(parameters, settings));
