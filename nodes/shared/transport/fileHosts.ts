@@ -1,7 +1,7 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { ApiContext } from './api';
-import { headerValue, TransportError, type Fault } from './faults';
+import { classifyError, headerValue, TransportError, type Fault } from './faults';
 
 // The rules for the addresses the node fetches files from (result files, reference images):
 // http(s) only, no private, loopback or link-local address unless the credential allows it, and
@@ -268,18 +268,38 @@ export async function requestCheckedHops(
 					: { ...refused, message: `after a redirect to ${shownUrl(url)}: ${refused.message}` },
 			);
 		}
-		const response = (await ctx.helpers.httpRequest({
-			...request,
-			url,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			disableFollowRedirect: true,
-		})) as { statusCode: number; headers?: IDataObject; body: unknown };
+		// Each hop has its own signal (following the caller's): a redirect's body is dropped by
+		// aborting it, as n8n's client ends a streamed body only on its next chunk otherwise.
+		const outer = request.abortSignal as AbortSignal | undefined;
+		const hopController = new AbortController();
+		const forward = () => hopController.abort();
+		outer?.addEventListener('abort', forward, { once: true });
+		if (outer?.aborted) hopController.abort();
+		let failure: unknown;
+		const response = (await ctx.helpers
+			.httpRequest({
+				...request,
+				url,
+				abortSignal: hopController.signal,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+			})
+			.catch((error: unknown) => {
+				failure = error;
+				return undefined;
+			})) as { statusCode: number; headers?: IDataObject; body: unknown } | undefined;
+		if (!response) {
+			outer?.removeEventListener('abort', forward);
+			throw new TransportError(classifyError(failure, outer));
+		}
 		const headers = response.headers ?? {};
 		const location = headerValue(headers, 'location');
 		if (!isRedirect(response.statusCode) || typeof location !== 'string' || location === '') {
 			return { statusCode: response.statusCode, headers, body: response.body, url };
 		}
+		outer?.removeEventListener('abort', forward);
+		hopController.abort();
 		discardBody(response.body);
 		if (hop >= MAX_REDIRECTS) {
 			throw new TransportError({
