@@ -2,6 +2,7 @@ import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { ApiContext } from './api';
 import { classifyError, headerValue, TransportError, type Fault } from './faults';
+import { FETCH_ELSEWHERE } from './fileSizeLimit';
 
 // The rules for the addresses the node fetches files from (result files, reference images):
 // http(s) only, no private, loopback or link-local address unless the credential allows it, and
@@ -305,7 +306,7 @@ export async function requestCheckedHops(
 			throw new TransportError({
 				kind: 'config',
 				code: 'ERR_TOO_MANY_REDIRECTS',
-				message: `the file host redirected more than ${MAX_REDIRECTS} times (last to ${shownUrl(location)}); at most ${MAX_REDIRECTS} redirects are followed. Not retried`,
+				message: `the file host redirected more than ${MAX_REDIRECTS} times (last to ${shownUrl(location)}); at most ${MAX_REDIRECTS} redirects are followed. To get such a file, ${FETCH_ELSEWHERE}. Not retried`,
 			});
 		}
 		// An unreadable Location stays as it is: checkFileUrl refuses it on the next hop.

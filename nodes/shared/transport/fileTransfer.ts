@@ -13,6 +13,7 @@ import {
 import { requestCheckedHops } from './fileHosts';
 import { resolveMimeType } from './fileNames';
 import {
+	FETCH_ELSEWHERE,
 	learnBinaryMode,
 	n8nTooLargeFault,
 	sizeLimitFor,
@@ -325,7 +326,7 @@ function decodedBodyFault(received: number, expected: number): Fault {
 	return {
 		kind: 'config',
 		code: 'ERR_CONTENT_ENCODING',
-		message: `the file host sent the file compressed although the node asks for it uncompressed (Accept-Encoding: identity): ${received}${received > expected ? ' or more' : ''} bytes came out of ${expected} sent. n8n's HTTP client decodes compressed bodies leniently, so a compressed file cut short cannot be told from a whole one: compressed downloads are refused. Have the file host serve the file as it is. Not retried`,
+		message: `the file host sent the file compressed although the node asks for it uncompressed (Accept-Encoding: identity): ${received}${received > expected ? ' or more' : ''} bytes came out of ${expected} sent. n8n's HTTP client decodes compressed bodies leniently, so a compressed file cut short cannot be told from a whole one: compressed downloads are refused. Have the file host serve the file as it is, or ${FETCH_ELSEWHERE}. Not retried`,
 	};
 }
 
@@ -427,7 +428,7 @@ async function hold(
 				return stop({
 					kind: 'timeout',
 					code: DEADLINE_CODE,
-					message: `the file did not arrive within ${o.deadlineMs >= 60_000 ? `${Math.round(o.deadlineMs / 60_000)} minutes` : `${Math.round(o.deadlineMs / 1000)} s`}, the limit for one file with its retries (${received} bytes had arrived). Not retried`,
+					message: `the file did not arrive within ${o.deadlineMs >= 60_000 ? `${Math.round(o.deadlineMs / 60_000)} minutes` : `${Math.round(o.deadlineMs / 1000)} s`}, the limit for one file with its retries (${received} bytes had arrived). For a host this slow, ${FETCH_ELSEWHERE}. Not retried`,
 				});
 			}
 			if (paused) {
