@@ -241,7 +241,8 @@ export interface HopResponse {
 	url: string;
 }
 
-function discardBody(body: unknown): void {
+/** Drops a streamed body the node will not read. */
+export function discardBody(body: unknown): void {
 	const stream = body as { destroy?: (error?: Error) => void } | undefined;
 	if (stream && typeof stream.destroy === 'function') stream.destroy();
 }

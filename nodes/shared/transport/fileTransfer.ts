@@ -10,7 +10,7 @@ import {
 	TransportError,
 	type Fault,
 } from './faults';
-import { requestCheckedHops } from './fileHosts';
+import { discardBody, requestCheckedHops } from './fileHosts';
 import { resolveMimeType } from './fileNames';
 import {
 	FETCH_ELSEWHERE,
@@ -54,11 +54,6 @@ function readableClassOf(body: unknown): ReadableClass | undefined {
 		}
 	}
 	return undefined;
-}
-
-function discard(body: unknown): void {
-	const stream = body as { destroy?: (error?: Error) => void } | undefined;
-	if (stream && typeof stream.destroy === 'function') stream.destroy();
 }
 
 /**
@@ -263,7 +258,7 @@ async function receiveOnce(
 	const body = response.body;
 	const refuse = (fault: Fault): never => {
 		controller.abort();
-		discard(body);
+		discardBody(body);
 		detach();
 		throw new TransportError(fault);
 	};
