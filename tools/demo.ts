@@ -197,7 +197,8 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 			workflows.map(
 				async (workflow) =>
 					await runWorkflow(workflow, {
-						credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } },
+						// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+						credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
 						binaryMode: 'filesystem',
 					}),
 			),

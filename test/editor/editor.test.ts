@@ -61,7 +61,8 @@ beforeAll(async () => {
 	const cred = await n8n.rest<{ id: string }>('POST', '/credentials', {
 		name: CREDENTIAL_NAME,
 		type: 'mediaGenerationApi',
-		data: { apiKey: API_KEY, baseUrl: sim.baseUrl },
+		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+		data: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
 	});
 	credentialId = cred.id;
 	// One node per model, side by side, and a trigger: each panel is opened from this canvas.
