@@ -64,9 +64,9 @@ function ensureDeps() {
 	const stamp = path.join(ROOT, 'node_modules', '.mgen-install-stamp');
 	const want = sha(lock) + sha(path.join(ROOT, 'package.json'));
 	if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want) return;
-	// Not `npm ci`: the registry reached here lacks some optional platform packages that the
-	// lockfile names (@unrs/resolver-binding-*), and npm ci refuses such a lockfile outright.
-	// `npm install` still follows the lockfile's versions and skips the absent optionals.
+	// `npm install`, not `npm ci`: it follows the lockfile's versions but keeps what is already
+	// installed, where npm ci starts again from nothing. The GitHub workflows run `npm ci` first
+	// (it installs this lockfile: CONTRIBUTING.md, "Continuous integration").
 	log('installing devDependencies (npm install --ignore-scripts, from package-lock.json)');
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { env: NPM_ENV });
 	fs.writeFileSync(stamp, want);
@@ -151,7 +151,7 @@ function printTotals() {
 }
 
 /** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
-const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'editor', 'queue'];
+const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'agent', 'release', 'editor', 'queue'];
 
 // Folders of each jest project (jest.config.js): a layer with no test file is reported, not run.
 const LAYER_DIRS = {
@@ -159,6 +159,8 @@ const LAYER_DIRS = {
 	engine: ['engine'],
 	soak: ['soak'],
 	e2e: ['e2e'],
+	agent: ['agent'],
+	release: ['release'],
 	editor: ['editor'],
 	queue: ['queue'],
 };
@@ -210,6 +212,12 @@ const LAYER_JEST_ARGS = { engine: ['--maxWorkers=2'] };
 /** What a layer installs into the cache before it runs (each step is a no-op once cached). */
 const LAYER_PREPARE = {
 	e2e: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
+	agent: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
+	// n8n, and Verdaccio: the registry the release rehearsal publishes to.
+	release: (node) => {
+		require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) });
+		require('./ensure-verdaccio').ensureVerdaccio({ log, env: { ...process.env, ...node24Env(node) } });
+	},
 	editor: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
 	queue: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
 };
@@ -249,7 +257,13 @@ const background = {
 			this.child.on('error', (error) => resolve({ code: 1, error }));
 			this.child.on('exit', (code, signal) => resolve({ code: code ?? signal }));
 		}).then((r) => {
-			const took = ((Date.now() - started) / 1000).toFixed(1);
+			// The foreground runs its steps synchronously, so the exit is only noticed once one of them
+			// ends: the log's mtime says when the background really finished.
+			let ended = Date.now();
+			try {
+				ended = fs.statSync(this.logFile).mtimeMs;
+			} catch {}
+			const took = ((ended - started) / 1000).toFixed(1);
 			if (r.code === 0) log(`background installs done in ${took} s`);
 			else {
 				log(`background installs failed (${r.error ? r.error.message : `exit ${r.code}`}) after ${took} s; the layers retry them:`);

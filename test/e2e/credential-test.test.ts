@@ -103,6 +103,13 @@ test('a Base URL without https://: n8n\'s bare ERR_INVALID_URL, and nothing is s
 		expect(sim.requests).toHaveLength(0);
 	}));
 
+test('http:// to a host outside the local list: refused, the key sent nowhere (the simulator, reached by that name, sees nothing)', () =>
+	n8n.explain(async () => {
+		const result = await clickTest({ apiKey: sim.apiKey, baseUrl: `http://[::ffff:127.0.0.1]:${new URL(sim.baseUrl).port}` });
+		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/ENOTFOUND|EAI_AGAIN/) });
+		expect(sim.requests).toHaveLength(0);
+	}));
+
 test('a host that redirects to another origin: not followed, and the other origin never gets the key', () =>
 	n8n.explain(async () => {
 		const result = await clickTest({ apiKey: sim.apiKey, baseUrl: redirector.url });

@@ -10,21 +10,13 @@ import {
 	chain,
 	type WorkflowJson,
 } from '../harness';
-import { NODE, TRIGGER, credentialsFor, mediaNode, mediaWorkflow, run, useSimulator } from './support';
+import { NODE, TRIGGER, credentialsFor, imageGenerateParams, mediaNode, mediaWorkflow, run, useSimulator } from './support';
 
 const sim = useSimulator();
 const FINISH = 'Finish';
 
 function generateParams(prompt: string, options: IDataObject = {}): IDataObject {
-	return {
-		resource: 'image',
-		operation: 'generate',
-		model: 'image-by-id',
-		modelId: sim().imageModelId,
-		prompt,
-		imageByIdOptions: { size: '1:1', n: 1 },
-		options: { waitMode: 'park', ...options },
-	};
+	return imageGenerateParams(sim(), prompt, { waitMode: 'park', ...options });
 }
 
 const finishParams: IDataObject = {

@@ -10,7 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { MANUAL_TRIGGER_TYPE, chain, type WorkflowJson } from '../harness';
 import { startWaitingServer, type WaitingServer } from '../harness/waiting';
 import { parkRegistrySize } from '../../nodes/MediaGeneration/actions/durableWait';
-import { TRIGGER, credentialsFor, mediaNode, run, useSimulator } from './support';
+import { TRIGGER, credentialsFor, imageGenerateParams, mediaNode, run, useSimulator } from './support';
 
 const sim = useSimulator();
 const FINISH = 'Finish';
@@ -29,15 +29,7 @@ beforeEach(() => {
 function parkedWorkflow(prompt: string): WorkflowJson {
 	return chain(
 		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
-		mediaNode({
-			resource: 'image',
-			operation: 'generate',
-			model: 'image-by-id',
-			modelId: sim().imageModelId,
-			prompt,
-			imageByIdOptions: { size: '1:1', n: 1 },
-			options: { waitMode: 'park', timeoutMinutes: 30 },
-		}),
+		mediaNode(imageGenerateParams(sim(), prompt, { waitMode: 'park', timeoutMinutes: 30 })),
 		mediaNode(
 			{ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: {} },
 			{},

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
 import { MANUAL_TRIGGER_TYPE, chain } from '../harness';
-import { NODE, TRIGGER, mediaNode, mediaWorkflow, run, useSimulator } from './support';
+import { NODE, TRIGGER, imageGenerateParams, mediaNode, mediaWorkflow, run, useSimulator } from './support';
 
 const sim = useSimulator();
 
@@ -25,16 +25,7 @@ async function nodeLogger(): Promise<Record<'debug' | 'info' | 'warn' | 'error',
 }
 
 function generate(options: IDataObject, waitForCompletion = false): IDataObject {
-	return {
-		resource: 'image',
-		operation: 'generate',
-		model: 'image-by-id',
-		modelId: sim().imageModelId,
-		prompt: 'a cat [sim:duration=60000]',
-		imageByIdOptions: { size: '1:1', n: 1 },
-		waitForCompletion,
-		options,
-	};
+	return imageGenerateParams(sim(), 'a cat [sim:duration=60000]', options, { waitForCompletion });
 }
 
 test('Generate with {{ $execution.resumeUrl }} as Callback URL: its signature masked in the output, nowhere else, and no sig added', async () => {

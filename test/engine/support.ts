@@ -54,6 +54,25 @@ export function mediaNode(parameters: IDataObject, settings: NodeSettings = {}, 
 	};
 }
 
+/** Image → Generate with the simulator's image model, one square image. */
+export function imageGenerateParams(
+	sim: Simulator,
+	prompt: string,
+	options: IDataObject = {},
+	extra: IDataObject = {},
+): IDataObject {
+	return {
+		resource: 'image',
+		operation: 'generate',
+		model: 'image-by-id',
+		modelId: sim.imageModelId,
+		prompt,
+		imageByIdOptions: { size: '1:1', n: 1 },
+		...extra,
+		options,
+	};
+}
+
 /** A video Generate with reference images and the pre-check on (returns the task_id at once). */
 export function videoWithReferenceImages(urls: string[]): IDataObject {
 	return {

@@ -17,6 +17,7 @@ import type { IDataObject, INode, INodeExecutionData, INodeType, IWebhookData, I
 import { Workflow } from 'n8n-workflow';
 
 import { createAdditionalData, nodeTypes, type CredentialValues, type RunResult, type WorkflowJson } from './index';
+import { parseQuery, recordAnswer } from './webhook';
 
 export interface WaitingCall {
 	executionId: string;
@@ -35,17 +36,6 @@ export interface WaitingServer {
 	close(): Promise<void>;
 }
 
-function parseQuery(search: string): IDataObject {
-	const out: IDataObject = {};
-	for (const [key, value] of new URLSearchParams(search)) {
-		const prev = out[key];
-		if (prev === undefined) out[key] = value;
-		else if (Array.isArray(prev)) (prev as string[]).push(value);
-		else out[key] = [prev as string, value];
-	}
-	return out;
-}
-
 export async function startWaitingServer(options: { credentials: CredentialValues }): Promise<WaitingServer> {
 	const parked = new Map<string, { result: RunResult; workflow: WorkflowJson; resumed: boolean }>();
 	const calls: WaitingCall[] = [];
@@ -58,19 +48,10 @@ export async function startWaitingServer(options: { credentials: CredentialValue
 		const entry = parked.get(executionId);
 		const call: WaitingCall = { executionId, status: 0, answer: undefined };
 		calls.push(call);
-		const chunks: Buffer[] = [];
-		const end = res.end.bind(res);
-		res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-			if (chunk && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string));
-			call.status = res.statusCode;
-			const text = Buffer.concat(chunks).toString('utf8');
-			try {
-				call.answer = JSON.parse(text);
-			} catch {
-				call.answer = text;
-			}
-			return (end as (...a: unknown[]) => http.ServerResponse)(chunk, ...rest);
-		}) as typeof res.end;
+		recordAnswer(res, (status, answer) => {
+			call.status = status;
+			call.answer = answer;
+		});
 		const respond = (status: number, message: string) => {
 			res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
 			res.end(JSON.stringify({ message }));

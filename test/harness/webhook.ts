@@ -103,7 +103,8 @@ export interface ReceiverOptions {
 	nextExecutionId?: () => string;
 }
 
-function parseQuery(search: string): IDataObject {
+/** A query string as express parses it: repeated keys become arrays. */
+export function parseQuery(search: string): IDataObject {
 	const out: IDataObject = {};
 	for (const [key, value] of new URLSearchParams(search)) {
 		const prev = out[key];
@@ -115,6 +116,29 @@ function parseQuery(search: string): IDataObject {
 }
 
 /** As n8n's parseBody: JSON, urlencoded, text; other types leave `body` empty. */
+/** Records the answer as the caller sees it (status, then the JSON or the text) when it ends. */
+export function recordAnswer(res: http.ServerResponse, onEnd: (status: number, answer: unknown) => void): void {
+	const chunks: Buffer[] = [];
+	const write = res.write.bind(res);
+	const end = res.end.bind(res);
+	res.write = ((chunk: unknown, ...rest: unknown[]) => {
+		if (chunk) chunks.push(Buffer.from(chunk as string));
+		return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
+	}) as typeof res.write;
+	res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+		if (chunk && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string));
+		const text = Buffer.concat(chunks).toString('utf8');
+		let answer: unknown;
+		try {
+			answer = JSON.parse(text);
+		} catch {
+			answer = text;
+		}
+		onEnd(res.statusCode, answer);
+		return (end as (...a: unknown[]) => http.ServerResponse)(chunk, ...rest);
+	}) as typeof res.end;
+}
+
 function parseBody(raw: Buffer, contentType: string | undefined): unknown {
 	const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
 	if (raw.length === 0) return {};
@@ -187,26 +211,11 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 		const delivery: Delivery = { status: 0, answer: undefined, answeredMs: 0, webhookMs: 0, query, done: false };
 		deliveries.push(delivery);
 		track(delivery);
-		const chunks: Buffer[] = [];
-		const write = res.write.bind(res);
-		const end = res.end.bind(res);
-		// Record the answer as the service sees it.
-		res.write = ((chunk: unknown, ...rest: unknown[]) => {
-			if (chunk) chunks.push(Buffer.from(chunk as string));
-			return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-		}) as typeof res.write;
-		res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-			if (chunk && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string));
-			delivery.status = res.statusCode;
-			const text = Buffer.concat(chunks).toString('utf8');
-			try {
-				delivery.answer = JSON.parse(text);
-			} catch {
-				delivery.answer = text;
-			}
+		recordAnswer(res, (status, answer) => {
+			delivery.status = status;
+			delivery.answer = answer;
 			delivery.answeredMs = Date.now() - arrived;
-			return (end as (...a: unknown[]) => http.ServerResponse)(chunk, ...rest);
-		}) as typeof res.end;
+		});
 		const respond = (status: number, body: unknown) => {
 			if (res.headersSent || res.writableEnded) return;
 			const text = JSON.stringify(body);

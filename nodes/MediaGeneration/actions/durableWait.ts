@@ -184,6 +184,8 @@ interface Registry {
 	expiresAt: number;
 	/** The task last found still pending by this process: read first when learning the others. */
 	sentinel?: string;
+	/** A learning pass under way: callbacks arriving meanwhile wait for it instead of reading too. */
+	learning?: Promise<void>;
 }
 
 /**
@@ -521,7 +523,13 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 		});
 	let pending = pendingNow();
 	if (pending.length > 0 && !registry.resumed) {
-		await learnOthers(ctx, registry, pending.map((json) => String(json.task_id)), budget);
+		if (!registry.learning) {
+			registry.learning = learnOthers(ctx, registry, pending.map((json) => String(json.task_id)), budget)
+				.finally(() => {
+					registry.learning = undefined;
+				});
+		}
+		await registry.learning;
 		pending = pendingNow();
 	}
 	if (pending.length > 0 || registry.resumed) {

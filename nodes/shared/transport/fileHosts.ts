@@ -1,7 +1,8 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { ApiContext } from './api';
-import { headerValue, TransportError, type Fault } from './faults';
+import { classifyError, headerValue, TransportError, type Fault } from './faults';
+import { FETCH_ELSEWHERE } from './fileSizeLimit';
 
 // The rules for the addresses the node fetches files from (result files, reference images):
 // http(s) only, no private, loopback or link-local address unless the credential allows it, and
@@ -240,7 +241,8 @@ export interface HopResponse {
 	url: string;
 }
 
-function discardBody(body: unknown): void {
+/** Drops a streamed body the node will not read. */
+export function discardBody(body: unknown): void {
 	const stream = body as { destroy?: (error?: Error) => void } | undefined;
 	if (stream && typeof stream.destroy === 'function') stream.destroy();
 }
@@ -268,24 +270,44 @@ export async function requestCheckedHops(
 					: { ...refused, message: `after a redirect to ${shownUrl(url)}: ${refused.message}` },
 			);
 		}
-		const response = (await ctx.helpers.httpRequest({
-			...request,
-			url,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			disableFollowRedirect: true,
-		})) as { statusCode: number; headers?: IDataObject; body: unknown };
+		// Each hop has its own signal (following the caller's): a redirect's body is dropped by
+		// aborting it, as n8n's client ends a streamed body only on its next chunk otherwise.
+		const outer = request.abortSignal as AbortSignal | undefined;
+		const hopController = new AbortController();
+		const forward = () => hopController.abort();
+		outer?.addEventListener('abort', forward, { once: true });
+		if (outer?.aborted) hopController.abort();
+		let failure: unknown;
+		const response = (await ctx.helpers
+			.httpRequest({
+				...request,
+				url,
+				abortSignal: hopController.signal,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+			})
+			.catch((error: unknown) => {
+				failure = error;
+				return undefined;
+			})) as { statusCode: number; headers?: IDataObject; body: unknown } | undefined;
+		if (!response) {
+			outer?.removeEventListener('abort', forward);
+			throw new TransportError(classifyError(failure, outer));
+		}
 		const headers = response.headers ?? {};
 		const location = headerValue(headers, 'location');
 		if (!isRedirect(response.statusCode) || typeof location !== 'string' || location === '') {
 			return { statusCode: response.statusCode, headers, body: response.body, url };
 		}
+		outer?.removeEventListener('abort', forward);
+		hopController.abort();
 		discardBody(response.body);
 		if (hop >= MAX_REDIRECTS) {
 			throw new TransportError({
 				kind: 'config',
 				code: 'ERR_TOO_MANY_REDIRECTS',
-				message: `the file host redirected more than ${MAX_REDIRECTS} times (last to ${shownUrl(location)}); at most ${MAX_REDIRECTS} redirects are followed. Not retried`,
+				message: `the file host redirected more than ${MAX_REDIRECTS} times (last to ${shownUrl(location)}); at most ${MAX_REDIRECTS} redirects are followed. To get such a file, ${FETCH_ELSEWHERE}. Not retried`,
 			});
 		}
 		// An unreadable Location stays as it is: checkFileUrl refuses it on the next hop.

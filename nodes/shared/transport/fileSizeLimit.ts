@@ -97,7 +97,11 @@ export function megabytes(bytes: number): string {
 	return `${(bytes / MB).toFixed(1)} MB`;
 }
 
-const HOW_TO = `Options → Max File Size (MB) changes the limit; or turn off Options → Download Files and fetch the file from its URL (valid 24 hours after generation) with a node that streams it`;
+/** The way around any download the node refuses: the URL is in the item for 24 hours. */
+export const FETCH_ELSEWHERE =
+	'turn off Options → Download Files and fetch the file from its URL (valid 24 hours after generation) with a node that streams it';
+
+const HOW_TO = `Options → Max File Size (MB) changes the limit; or ${FETCH_ELSEWHERE}`;
 
 function limitText(limit: SizeLimit): string {
 	if (limit.mode === undefined)
@@ -136,7 +140,7 @@ export function n8nTooLargeFault(error: unknown): Fault | undefined {
 			return {
 				kind: 'config',
 				code: 'ERR_FILE_TOO_LARGE',
-				message: `n8n refused to store the file: it is ${size}, over the ${limit} limit of n8n's "database" binary data mode (N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE, at most 1024). A later node could not read back a file over about 256 MB from the database anyway: set Options → Max File Size (MB) to 256 or less (the default in database mode) so such files are refused before they are downloaded, or turn off Options → Download Files and fetch the file from its URL (valid 24 hours after generation) with a node that streams it. Not retried`,
+				message: `n8n refused to store the file: it is ${size}, over the ${limit} limit of n8n's "database" binary data mode (N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE, at most 1024). A later node could not read back a file over about 256 MB from the database anyway: set Options → Max File Size (MB) to 256 or less (the default in database mode) so such files are refused before they are downloaded, or ${FETCH_ELSEWHERE}. Not retried`,
 			};
 		}
 		current = e.cause;

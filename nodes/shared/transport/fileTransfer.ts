@@ -10,9 +10,10 @@ import {
 	TransportError,
 	type Fault,
 } from './faults';
-import { requestCheckedHops } from './fileHosts';
+import { discardBody, requestCheckedHops } from './fileHosts';
 import { resolveMimeType } from './fileNames';
 import {
+	FETCH_ELSEWHERE,
 	learnBinaryMode,
 	n8nTooLargeFault,
 	sizeLimitFor,
@@ -53,11 +54,6 @@ function readableClassOf(body: unknown): ReadableClass | undefined {
 		}
 	}
 	return undefined;
-}
-
-function discard(body: unknown): void {
-	const stream = body as { destroy?: (error?: Error) => void } | undefined;
-	if (stream && typeof stream.destroy === 'function') stream.destroy();
 }
 
 /**
@@ -262,7 +258,7 @@ async function receiveOnce(
 	const body = response.body;
 	const refuse = (fault: Fault): never => {
 		controller.abort();
-		discard(body);
+		discardBody(body);
 		detach();
 		throw new TransportError(fault);
 	};
@@ -325,7 +321,7 @@ function decodedBodyFault(received: number, expected: number): Fault {
 	return {
 		kind: 'config',
 		code: 'ERR_CONTENT_ENCODING',
-		message: `the file host sent the file compressed although the node asks for it uncompressed (Accept-Encoding: identity): ${received}${received > expected ? ' or more' : ''} bytes came out of ${expected} sent. n8n's HTTP client decodes compressed bodies leniently, so a compressed file cut short cannot be told from a whole one: compressed downloads are refused. Have the file host serve the file as it is. Not retried`,
+		message: `the file host sent the file compressed although the node asks for it uncompressed (Accept-Encoding: identity): ${received}${received > expected ? ' or more' : ''} bytes came out of ${expected} sent. n8n's HTTP client decodes compressed bodies leniently, so a compressed file cut short cannot be told from a whole one: compressed downloads are refused. Have the file host serve the file as it is, or ${FETCH_ELSEWHERE}. Not retried`,
 	};
 }
 
@@ -427,7 +423,7 @@ async function hold(
 				return stop({
 					kind: 'timeout',
 					code: DEADLINE_CODE,
-					message: `the file did not arrive within ${o.deadlineMs >= 60_000 ? `${Math.round(o.deadlineMs / 60_000)} minutes` : `${Math.round(o.deadlineMs / 1000)} s`}, the limit for one file with its retries (${received} bytes had arrived). Not retried`,
+					message: `the file did not arrive within ${o.deadlineMs >= 60_000 ? `${Math.round(o.deadlineMs / 60_000)} minutes` : `${Math.round(o.deadlineMs / 1000)} s`}, the limit for one file with its retries (${received} bytes had arrived). For a host this slow, ${FETCH_ELSEWHERE}. Not retried`,
 				});
 			}
 			if (paused) {
