@@ -39,6 +39,18 @@ module.exports = {
 		},
 		{
 			...base,
+			displayName: 'agent',
+			// The node as an AI Agent tool in a real n8n, with a scripted OpenAI-compatible model.
+			testMatch: ['<rootDir>/test/agent/**/*.test.ts'],
+		},
+		{
+			...base,
+			displayName: 'release',
+			// The release rehearsal: Verdaccio, npm publish and install, upgrade and uninstall in a real n8n.
+			testMatch: ['<rootDir>/test/release/**/*.test.ts'],
+		},
+		{
+			...base,
 			displayName: 'editor',
 			// n8n's editor in headless Chromium (Debian's), driven by playwright-core.
 			testMatch: ['<rootDir>/test/editor/**/*.test.ts'],

@@ -34,7 +34,8 @@ async function main() {
 	await setBinaryMode('filesystem');
 	const run = (n: number, limit: number, ms: number, tag: string) =>
 		runWorkflow(generationWorkflow({ concurrency: limit, onError: 'continueErrorOutput' }), {
-			credentials: { mediaGenerationApi: { apiKey, baseUrl } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey, baseUrl, allowPrivateFileHosts: true } },
 			items: Array.from({ length: n }, (_, i) => ({
 				prompt: `${tag} ${i} [sim:duration=${ms}] [sim:files=1] [sim:size=1000]`,
 			})),

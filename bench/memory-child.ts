@@ -35,7 +35,8 @@ async function nodeDownload(size: number) {
 	const { runWorkflow } = await import('../test/harness');
 	const { GENERATION_NODE, generationWorkflow } = await import('./lib/workflow');
 	const result = await runWorkflow(generationWorkflow(), {
-		credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } },
+		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+		credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
 		items: [{ prompt: `memory ${size} [sim:duration=0] [sim:files=1] [sim:size=${size}]` }],
 	});
 	const endedAt = Date.now();

@@ -43,7 +43,8 @@ async function main() {
 	await setBinaryMode('filesystem');
 	const run = (n: number, tag: string) =>
 		runWorkflow(generationWorkflow({ concurrency: n, onError: 'continueErrorOutput' }), {
-			credentials: { mediaGenerationApi: { apiKey, baseUrl } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey, baseUrl, allowPrivateFileHosts: true } },
 			items: Array.from({ length: n }, (_, i) => ({ prompt: `${tag} ${i} [sim:duration=0] [sim:files=1] [sim:size=1000]` })),
 		});
 	// Warm-up: loads and JIT-compiles everything once.

@@ -62,6 +62,14 @@ export class MediaGenerationApi implements ICredentialType {
 			description:
 				'Root address of the service, starting with https://, e.g. https://api.example.com, without /api/…. http:// only for a service on this machine (localhost, 127.x.x.x, ::1): for any other host it is refused, as the key would travel unencrypted (the Test then fails with ENOTFOUND). Trailing slashes and spaces are ignored.',
 		},
+		{
+			displayName: 'Allow Private Network File Hosts',
+			name: 'allowPrivateFileHosts',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether result files and reference images may be fetched from private, loopback or link-local addresses (10.x, 192.168.x, 127.x, 169.254.x, fc00::/7, …). Off: such addresses are refused after DNS resolution, so a file URL cannot reach services inside your network. Turn on only when the file host really is on your own network.',
+		},
 	];
 
 	authenticate: IAuthenticateGeneric = {

@@ -10,6 +10,7 @@ import type { INode, INodeExecutionData } from 'n8n-workflow';
 
 import {
 	MEDIA_GENERATION_TYPE,
+	MEDIA_GENERATION_TRIGGER_TYPE,
 	MANUAL_TRIGGER_TYPE,
 	loadWorkflowFile,
 	runWorkflow,
@@ -95,11 +96,16 @@ export function runnableExamples(dir = path.join(ROOT, 'examples')): string[] {
 function callbackExamples(dir = path.join(ROOT, 'examples')): string[] {
 	if (!fs.existsSync(dir)) return [];
 	const runnable = new Set(runnableExamples(dir));
+	// With the node or the trigger: not the AI Agent example (its nodes are tools, it needs a chat model).
+	const workflowNodes = (f: string) => loadWorkflowFile(path.join(dir, f)).nodes;
 	return fs
 		.readdirSync(dir)
 		.filter((f) => f.endsWith('.json'))
 		.sort()
-		.filter((f) => !runnable.has(path.join(dir, f)));
+		.filter((f) => !runnable.has(path.join(dir, f)))
+		.filter((f) =>
+			workflowNodes(f).some((n) => n.type === MEDIA_GENERATION_TYPE || n.type === MEDIA_GENERATION_TRIGGER_TYPE),
+		);
 }
 
 /** Model IDs the examples type in for models the spec names no identifier for. */
@@ -191,7 +197,8 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 			workflows.map(
 				async (workflow) =>
 					await runWorkflow(workflow, {
-						credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } },
+						// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+						credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
 						binaryMode: 'filesystem',
 					}),
 			),

@@ -11,7 +11,7 @@
 // The cache lives in $MGEN_CACHE_DIR, default ~/.cache/n8n-nodes-media-generation.
 'use strict';
 
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -64,9 +64,9 @@ function ensureDeps() {
 	const stamp = path.join(ROOT, 'node_modules', '.mgen-install-stamp');
 	const want = sha(lock) + sha(path.join(ROOT, 'package.json'));
 	if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want) return;
-	// Not `npm ci`: the registry reached here lacks some optional platform packages that the
-	// lockfile names (@unrs/resolver-binding-*), and npm ci refuses such a lockfile outright.
-	// `npm install` still follows the lockfile's versions and skips the absent optionals.
+	// `npm install`, not `npm ci`: it follows the lockfile's versions but keeps what is already
+	// installed, where npm ci starts again from nothing. The GitHub workflows run `npm ci` first
+	// (it installs this lockfile: CONTRIBUTING.md, "Continuous integration").
 	log('installing devDependencies (npm install --ignore-scripts, from package-lock.json)');
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { env: NPM_ENV });
 	fs.writeFileSync(stamp, want);
@@ -151,7 +151,7 @@ function printTotals() {
 }
 
 /** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
-const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'editor', 'queue'];
+const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'agent', 'release', 'editor', 'queue'];
 
 // Folders of each jest project (jest.config.js): a layer with no test file is reported, not run.
 const LAYER_DIRS = {
@@ -159,6 +159,8 @@ const LAYER_DIRS = {
 	engine: ['engine'],
 	soak: ['soak'],
 	e2e: ['e2e'],
+	agent: ['agent'],
+	release: ['release'],
 	editor: ['editor'],
 	queue: ['queue'],
 };
@@ -200,6 +202,94 @@ function queueLayer(node) {
 	}
 }
 
+/**
+ * jest runs one file at a time on 2 cores (its default is cores - 1 workers). The engine layer's
+ * files spend most of their time waiting on simulated tasks (each has its own simulator on a
+ * random port and its own temporary n8n folder), so two at once take about half the time.
+ */
+const LAYER_JEST_ARGS = { engine: ['--maxWorkers=2'] };
+
+/** What a layer installs into the cache before it runs (each step is a no-op once cached). */
+const LAYER_PREPARE = {
+	e2e: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
+	agent: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
+	// n8n, and Verdaccio: the registry the release rehearsal publishes to.
+	release: (node) => {
+		require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) });
+		require('./ensure-verdaccio').ensureVerdaccio({ log, env: { ...process.env, ...node24Env(node) } });
+	},
+	editor: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
+	queue: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
+};
+
+function prepareLayer(node, layer) {
+	if (LAYER_PREPARE[layer]) LAYER_PREPARE[layer](node);
+}
+
+/**
+ * On a fresh machine the installs (n8n, Chromium, Redis, PostgreSQL: 5-7 minutes) would run one
+ * after another in front of the layers that need them, while the first layers (build, lint,
+ * unit, engine: about 5 minutes, mostly waiting on simulated tasks) leave the machine half idle.
+ * So `test` starts `run.js prepare <layers>` in the background at once; before the first layer
+ * that needs something, it waits for that process, then runs the same steps in the foreground,
+ * where they are no-ops if the background finished them (stamps and locks in ensure-n8n.js; apt
+ * finds the programs), and fail or skip with their usual messages if it did not. The background's
+ * output goes to .test-results/prepare.log, and its tail is printed when it failed.
+ */
+const background = {
+	child: null,
+	done: null,
+	logFile: path.join(ROOT, '.test-results', 'prepare.log'),
+	start(node, layers) {
+		const wanted = layers.filter((l) => (LAYER_NEEDS[l] || LAYER_PREPARE[l]) && projectExists(l));
+		if (!wanted.length || process.env.MGEN_NO_BACKGROUND_PREPARE) return;
+		fs.mkdirSync(path.dirname(this.logFile), { recursive: true });
+		const fd = fs.openSync(this.logFile, 'w');
+		const started = Date.now();
+		log(`installing in the background what ${wanted.join(', ')} need (log: ${path.relative(ROOT, this.logFile)})`);
+		this.child = spawn(process.execPath, [__filename, 'prepare', ...wanted], {
+			cwd: ROOT,
+			stdio: ['ignore', fd, fd],
+			env: process.env,
+		});
+		fs.closeSync(fd);
+		this.done = new Promise((resolve) => {
+			this.child.on('error', (error) => resolve({ code: 1, error }));
+			this.child.on('exit', (code, signal) => resolve({ code: code ?? signal }));
+		}).then((r) => {
+			// The foreground runs its steps synchronously, so the exit is only noticed once one of them
+			// ends: the log's mtime says when the background really finished.
+			let ended = Date.now();
+			try {
+				ended = fs.statSync(this.logFile).mtimeMs;
+			} catch {}
+			const took = ((ended - started) / 1000).toFixed(1);
+			if (r.code === 0) log(`background installs done in ${took} s`);
+			else {
+				log(`background installs failed (${r.error ? r.error.message : `exit ${r.code}`}) after ${took} s; the layers retry them:`);
+				process.stdout.write(tailOf(this.logFile, 30));
+			}
+			return r;
+		});
+		// An interrupted test run must not leave an apt-get or npm install running behind it.
+		const stop = () => this.child && this.child.exitCode === null && this.child.kill('SIGTERM');
+		process.on('exit', stop);
+	},
+	async settled() {
+		if (!this.done) return;
+		if (this.child.exitCode === null && this.child.signalCode === null) log('waiting for the background installs');
+		await this.done;
+	},
+};
+
+function tailOf(file, lines) {
+	try {
+		return `${fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n')}\n`;
+	} catch {
+		return '';
+	}
+}
+
 function projectExists(name) {
 	const dirs = (LAYER_DIRS[name] || [name]).map((d) => path.join(ROOT, 'test', d));
 	const walk = (d) =>
@@ -223,6 +313,7 @@ async function main() {
 		case 'test': {
 			const only = rest.filter((a) => !a.startsWith('-'));
 			const layers = only.length ? only : LAYERS;
+			background.start(node, layers);
 			if (!only.length || only.includes('static')) {
 				build();
 				lint();
@@ -235,6 +326,7 @@ async function main() {
 					log(`layer ${layer}: no tests yet`);
 					continue;
 				}
+				if (LAYER_NEEDS[layer] || LAYER_PREPARE[layer]) await background.settled();
 				if (LAYER_NEEDS[layer]) {
 					const need = LAYER_NEEDS[layer]();
 					if (!need.ok) {
@@ -245,13 +337,23 @@ async function main() {
 						continue;
 					}
 				}
-				if (['e2e', 'editor', 'queue'].includes(layer)) require('./ensure-n8n').ensureN8n(node, { log, run, env: node24Env(node) });
+				prepareLayer(node, layer);
 				log(`layer ${layer}`);
 				if (layer === 'queue') queueLayer(node);
-				else jest(node, [layer]);
+				else jest(node, [layer], LAYER_JEST_ARGS[layer]);
 			}
 			break;
 		}
+		case 'prepare':
+			// The background half of `test` (see `background`): every install the named layers need.
+			for (const layer of rest) {
+				if (LAYER_NEEDS[layer]) {
+					const need = LAYER_NEEDS[layer]();
+					if (!need.ok) log(`layer ${layer}: ${need.reason}`);
+				}
+				prepareLayer(node, layer);
+			}
+			break;
 		case 'demo':
 			build();
 			tsx(node, path.join(ROOT, 'tools', 'demo.ts'), rest);

@@ -1,8 +1,10 @@
 'use strict';
 // Real programs some test layers drive (Chromium for the editor layer, Redis and PostgreSQL for
 // queue mode) come from the operating system, not from npm. This installs them the one way that
-// works on these machines, Debian's packages as root, and otherwise says exactly what is missing
-// so the layer can skip with that message (tools/run.js refuses a skip under CI=true).
+// works on these machines, Debian's packages through apt-get as root or, where the user is not root
+// but sudo needs no password (GitHub's hosted runners), through `sudo -n apt-get`; otherwise it
+// says exactly what is missing so the layer can skip with that message (tools/run.js refuses a
+// skip under CI=true).
 // Only Node's built-ins: it runs from tools/run.js on a fresh machine.
 
 const { spawnSync } = require('node:child_process');
@@ -20,6 +22,22 @@ function isDebian() {
 
 function isRoot() {
 	return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/** Whether `sudo -n` (never prompting) may run commands as root here. */
+function sudoWorks() {
+	const r = spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore', env: process.env });
+	return !r.error && r.status === 0;
+}
+
+/**
+ * How to run apt-get here: `{ cmd, prefix }` (apt-get's arguments follow prefix), or `{ reason }`
+ * when it cannot run as root. sudo resets the environment, so `env` carries DEBIAN_FRONTEND.
+ */
+function aptRunner({ root = isRoot(), sudo = () => sudoWorks() } = {}) {
+	if (root) return { cmd: 'apt-get', prefix: [] };
+	if (sudo()) return { cmd: 'sudo', prefix: ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'] };
+	return { reason: 'not root, and `sudo -n` cannot run apt-get without a password' };
 }
 
 /** Whether every path in `paths` exists and is executable. */
@@ -44,17 +62,18 @@ function ensureDebianPackages({ packages, need, what, log = () => undefined }) {
 	const missing = need.filter((p) => !present([p]));
 	const how = `install the Debian/Ubuntu package(s) ${packages.join(' ')} (as root: apt-get install ${packages.join(' ')})`;
 	if (!isDebian()) return { ok: false, reason: `${what} is missing (${missing.join(', ')}); not a Debian system: ${how} or the equivalent for your OS` };
-	if (!isRoot()) return { ok: false, reason: `${what} is missing (${missing.join(', ')}); not running as root, so it cannot be installed here: ${how}` };
+	const apt = aptRunner();
+	if (apt.reason) return { ok: false, reason: `${what} is missing (${missing.join(', ')}); ${apt.reason}, so it cannot be installed here: ${how}` };
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	const started = Date.now();
 	if (!aptUpdated) {
-		log('apt-get update');
-		const u = spawnSync('apt-get', ['update', '-q'], { stdio: ['ignore', 'pipe', 'pipe'], env, encoding: 'utf8' });
+		log(`${apt.cmd === 'sudo' ? 'sudo ' : ''}apt-get update`);
+		const u = spawnSync(apt.cmd, [...apt.prefix, 'update', '-q'], { stdio: ['ignore', 'pipe', 'pipe'], env, encoding: 'utf8' });
 		if (u.status !== 0) return { ok: false, reason: `apt-get update failed: ${(u.stderr || '').slice(-500)}` };
 		aptUpdated = true;
 	}
-	log(`apt-get install ${packages.join(' ')} (for ${what})`);
-	const r = spawnSync('apt-get', ['install', '-y', '-q', '--no-install-recommends', ...packages], {
+	log(`${apt.cmd === 'sudo' ? 'sudo ' : ''}apt-get install ${packages.join(' ')} (for ${what})`);
+	const r = spawnSync(apt.cmd, [...apt.prefix, 'install', '-y', '-q', '--no-install-recommends', ...packages], {
 		stdio: ['ignore', 'pipe', 'pipe'],
 		env,
 		encoding: 'utf8',
@@ -65,4 +84,4 @@ function ensureDebianPackages({ packages, need, what, log = () => undefined }) {
 	return { ok: true };
 }
 
-module.exports = { ensureDebianPackages, isDebian, isRoot };
+module.exports = { ensureDebianPackages, isDebian, isRoot, aptRunner, sudoWorks };

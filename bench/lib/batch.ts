@@ -26,7 +26,8 @@ export interface BatchResult {
 }
 
 function credentials(sim: Simulator) {
-	return { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } };
+	// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+	return { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } };
 }
 
 async function runBatch(sim: Simulator, count: number, taskMs: number, concurrency?: number) {

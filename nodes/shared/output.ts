@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { describeFile } from './transport/downloads';
+import { describeFile } from './transport/fileNames';
 import { scrubSecret } from './transport/faults';
 import type { Task } from './task';
 

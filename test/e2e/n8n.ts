@@ -211,11 +211,14 @@ export class N8nInstance {
 		this.env = env;
 	}
 
-	/** A fresh user folder with the packed package installed as a community package. */
-	static async create(name: string): Promise<N8nInstance> {
+	/**
+	 * A fresh user folder with the packed package installed as a community package
+	 * (`install: false`: nothing installed, the test installs it its own way).
+	 */
+	static async create(name: string, options: { install?: boolean } = {}): Promise<N8nInstance> {
 		n8nInstall();
 		const instance = new N8nInstance(name, await freePort(), await freePort());
-		instance.installPackage();
+		if (options.install !== false) instance.installPackage();
 		return instance;
 	}
 

@@ -24,7 +24,8 @@ export const CREDENTIAL = { id: 'mgenCred0000001', name: 'Media Generation (simu
 
 /** The credential as `n8n import:credentials` takes it: n8n encrypts `data` on import. */
 export function credentialImport(baseUrl: string, apiKey: string, id = CREDENTIAL.id, name = CREDENTIAL.name) {
-	return { id, name, type: CREDENTIAL_TYPE, data: { apiKey, baseUrl } };
+	// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+	return { id, name, type: CREDENTIAL_TYPE, data: { apiKey, baseUrl, allowPrivateFileHosts: true } };
 }
 
 export function manualTrigger(name = 'Start'): WorkflowNode {

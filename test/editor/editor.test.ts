@@ -3,12 +3,14 @@
 // about panels comes from the model registry (nodes/MediaGeneration/models), so a model added
 // there is checked here without editing this file. Screenshots of what is checked go to
 // docs/images/ (light and dark), so the docs show what the code renders.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 
 import { MODELS, modelsOf, type ModelDefinition } from '../../nodes/MediaGeneration/models';
 import { startSimulator, type Simulator } from '../simulator';
-import { removeEmptyRunFolder } from '../e2e/n8n';
+import { ROOT, removeEmptyRunFolder } from '../e2e/n8n';
 import { EditorBrowser, EditorN8n } from './browser';
 
 jest.setTimeout(240_000);
@@ -59,7 +61,8 @@ beforeAll(async () => {
 	const cred = await n8n.rest<{ id: string }>('POST', '/credentials', {
 		name: CREDENTIAL_NAME,
 		type: 'mediaGenerationApi',
-		data: { apiKey: API_KEY, baseUrl: sim.baseUrl },
+		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+		data: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
 	});
 	credentialId = cred.id;
 	// One node per model, side by side, and a trigger: each panel is opened from this canvas.
@@ -407,6 +410,40 @@ describe('execution', () => {
 			await output.getByRole('button', { name: /View/ }).first().click();
 			await page.locator('video').first().waitFor({ timeout: 20_000 });
 			expect(await page.locator('video').count()).toBeGreaterThan(0);
+		}));
+});
+
+describe('AI Agent', () => {
+	test('examples/agent-media-generation.json: the agent with its tools on the canvas, and a tool panel with its operation’s description', () =>
+		explain(async () => {
+			const openAi = await n8n.rest<{ id: string; name: string }>('POST', '/credentials', {
+				name: 'OpenAI account',
+				type: 'openAiApi',
+				data: { apiKey: 'sk-editor-test', url: 'http://127.0.0.1:9/v1', header: false },
+			});
+			const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'agent-media-generation.json'), 'utf8')) as {
+				nodes: Array<{ type: string; credentials?: Record<string, { id: string; name: string }> }>;
+				connections: Record<string, unknown>;
+			};
+			for (const node of example.nodes) {
+				if (node.credentials?.mediaGenerationApi) node.credentials.mediaGenerationApi = { id: credentialId, name: CREDENTIAL_NAME };
+				if (node.credentials?.openAiApi) node.credentials.openAiApi = { id: openAi.id, name: openAi.name };
+			}
+			const id = await createWorkflow('AI Agent that makes videos', example.nodes, example.connections);
+			await openWorkflow(id);
+			await page.waitForTimeout(1500);
+			await bothThemes('agent-workflow', () => page.locator('#canvas, [data-test-id=canvas]').first());
+			await openNode('Start Video');
+			// The tool's own Description field, with Generate's default; not n8n's one-line choice.
+			expect(await panelLabels()).toContain('Description');
+			expect(await panelLabels()).not.toContain('Tool Description');
+			const description = () => page.getByTestId('parameter-input-toolDescription').locator('textarea').first().inputValue();
+			expect(await description()).toMatch(/^Generates a video .* paid generation/);
+			await bothThemes('agent-tool-panel', () => page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first());
+			// An untouched description follows the operation: Task's default operation is Wait for Completion.
+			await choose('resource', 'Task');
+			expect(await description()).toMatch(/^Waits for an earlier generation, by its task_id/);
+			await closeNode();
 		}));
 });
 

@@ -47,7 +47,8 @@ describe('refused before any request', () => {
 
 	test("when n8n's webhook URL is localhost and the service is not", async () => {
 		const result = await run(sim(), parkedWorkflow('a cat'), {
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: 'https://api.example.invalid' } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: 'https://api.example.invalid', allowPrivateFileHosts: true } },
 			baseUrl: 'http://localhost:5678/',
 		});
 		expect(result.status).toBe('error');

@@ -14,6 +14,7 @@ import {
 	simTaskOf,
 	snapshot,
 	useSimulator,
+	videoWithReferenceImages,
 	type SimView,
 } from './support';
 
@@ -435,19 +436,7 @@ describe('reference image pre-check (vidmodel-1.5-pro, opt-in)', () => {
 		return { png, mp3 };
 	}
 
-	function videoWith(urls: string[]): IDataObject {
-		return {
-			resource: 'video',
-			operation: 'generate',
-			model: 'vidmodel-1.5-pro',
-			prompt: 'animate it',
-			aspectRatio: '1:1',
-			duration: 4,
-			waitForCompletion: false,
-			vidmodel15ProOptions: { imageUrls: urls },
-			options: { checkReferenceImages: true },
-		};
-	}
+	const videoWith = videoWithReferenceImages;
 
 	it('a PNG passes and the task is submitted; an MP3 or a missing file is refused before submitting', async () => {
 		const { png, mp3 } = await hostedFiles();

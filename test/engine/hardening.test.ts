@@ -17,6 +17,7 @@ import {
 	run,
 	servedBytes,
 	useSimulator,
+	videoWithReferenceImages,
 } from './support';
 
 const sim = useSimulator();
@@ -78,7 +79,8 @@ describe('redirects never carry the API key to another origin', () => {
 		const collector = await origin(startKeyCollector());
 		const front = await origin(startRedirector(collector.url, status));
 		const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'redirected')), {
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url, allowPrivateFileHosts: true } },
 		});
 		expect(result.status).toBe('error');
 		expect(errorText(result)).toMatch(new RegExp(`HTTP ${status}`));
@@ -93,7 +95,8 @@ describe('redirects never carry the API key to another origin', () => {
 		const collector = await origin(startKeyCollector());
 		const front = await origin(startRedirector(collector.url, status));
 		const result = await run(sim(), mediaWorkflow(taskParams('getStatus', 'task_0123')), {
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url, allowPrivateFileHosts: true } },
 		});
 		expect(result.status).toBe('error');
 		expect(errorText(result)).toMatch(/redirects are not followed/);
@@ -118,7 +121,8 @@ describe('redirects never carry the API key to another origin', () => {
 			),
 		);
 		const result = await run(sim(), mediaWorkflow(taskParams('downloadFiles', id)), {
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url, allowPrivateFileHosts: true } },
 		});
 		expect(result.error).toBeUndefined();
 		const [item] = result.outputOf(NODE);
@@ -140,17 +144,7 @@ describe('redirects never carry the API key to another origin', () => {
 		const redirecting = `${front.url}${image.slice(image.indexOf('/refs/'))}`;
 		const result = await run(
 			sim(),
-			mediaWorkflow({
-				resource: 'video',
-				operation: 'generate',
-				model: 'vidmodel-1.5-pro',
-				prompt: 'animate it',
-				aspectRatio: '1:1',
-				duration: 4,
-				waitForCompletion: false,
-				vidmodel15ProOptions: { imageUrls: [redirecting] },
-				options: { checkReferenceImages: true },
-			}),
+			mediaWorkflow(videoWithReferenceImages([redirecting])),
 		);
 		expect(result.error).toBeUndefined();
 		expect(sim().count('submit')).toBe(1);
@@ -383,7 +377,8 @@ describe('secrets quoted by the service are masked', () => {
 				}),
 				{ continueOnFail: true },
 			),
-			{ credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: service.url } } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			{ credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: service.url, allowPrivateFileHosts: true } } },
 		);
 		const dump = result.dump();
 		expect(dump).toContain('is not reachable from the service');

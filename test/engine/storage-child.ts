@@ -38,7 +38,8 @@ async function main() {
 				credentials: harness.mediaCredentials(),
 			},
 		),
-		{ credentials: { mediaGenerationApi: { apiKey, baseUrl } }, binaryMode: 'filesystem' },
+		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+		{ credentials: { mediaGenerationApi: { apiKey, baseUrl, allowPrivateFileHosts: true } }, binaryMode: 'filesystem' },
 	);
 	const error = result.error as { message?: string; description?: string } | undefined;
 	process.stdout.write(

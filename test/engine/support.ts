@@ -37,7 +37,8 @@ export function useSimulator(options: Parameters<typeof startSimulator>[0] = {})
 }
 
 export function credentialsFor(sim: Simulator, apiKey = sim.apiKey): RunOptions['credentials'] {
-	return { mediaGenerationApi: { apiKey, baseUrl: sim.baseUrl } };
+	// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+	return { mediaGenerationApi: { apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } };
 }
 
 export type NodeSettings = NonNullable<NodeSpec['settings']>;
@@ -69,6 +70,21 @@ export function imageGenerateParams(
 		imageByIdOptions: { size: '1:1', n: 1 },
 		...extra,
 		options,
+	};
+}
+
+/** A video Generate with reference images and the pre-check on (returns the task_id at once). */
+export function videoWithReferenceImages(urls: string[]): IDataObject {
+	return {
+		resource: 'video',
+		operation: 'generate',
+		model: 'vidmodel-1.5-pro',
+		prompt: 'animate it',
+		aspectRatio: '1:1',
+		duration: 4,
+		waitForCompletion: false,
+		vidmodel15ProOptions: { imageUrls: urls },
+		options: { checkReferenceImages: true },
 	};
 }
 

@@ -50,7 +50,8 @@ async function setup(
 	const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30, ...simOptions });
 	const receiver = await startCallbackReceiver({
 		workflow: triggerWorkflow(parameters),
-		credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl } },
+		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+		credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
 	});
 	open.push({
 		close: async () => {
@@ -291,7 +292,8 @@ describe('secrets never leave the trigger', () => {
 		for (const onVerifyError of ['reject', 'start']) {
 			const receiver = await startCallbackReceiver({
 				workflow: triggerWorkflow({ options: { secret, onVerifyError } }),
-				credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl } },
+				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+				credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl, allowPrivateFileHosts: true } },
 			});
 			open.push(receiver);
 			quoted = signed(receiver.callbackUrl({ ref: 'r1', secret }));
@@ -330,7 +332,8 @@ describe('duplicate suppression under concurrency and restarts', () => {
 			workflow: triggerWorkflow(),
 			workflowId: 'restarted-process',
 			staticData: s.receiver.staticData(),
-			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl, allowPrivateFileHosts: true } },
 		});
 		open.push(restarted);
 		// The URLs carry the restarted receiver's address, the same query (ref, sig).

@@ -37,7 +37,8 @@ async function setup(
 	);
 	const receiver = await startCallbackReceiver({
 		workflow,
-		credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl } },
+		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+		credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
 	});
 	const s = { sim, receiver };
 	open.push(s);
@@ -321,7 +322,8 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 			),
 			workflowId: 'restarted-process',
 			staticData: s.receiver.staticData(),
-			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl, allowPrivateFileHosts: true } },
 		});
 		try {
 			const replay = await s.sim.sendCallback(taskId, { url: signed(restarted.callbackUrl({ ref: 'row-7' })) });
@@ -342,7 +344,8 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 				{ name: 'Downstream', type: NOOP_TYPE },
 			),
 			mode: 'manual',
-			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl, allowPrivateFileHosts: true } },
 		});
 		try {
 			const taskId = await client(s.sim).create(s.sim.imageModelId, { prompt: 'fox' }, { callback_url: signed(manual.callbackUrl()) });
@@ -446,7 +449,8 @@ describe('Media Generation Trigger: when verification or download fails nothing 
 		workflow.nodes[0].parameters = { options: { onVerifyError: 'start' } };
 		const receiver = await startCallbackReceiver({
 			workflow,
-			credentials: { mediaGenerationApi: { apiKey: wrongKey, baseUrl: s.sim.baseUrl } },
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: { mediaGenerationApi: { apiKey: wrongKey, baseUrl: s.sim.baseUrl, allowPrivateFileHosts: true } },
 		});
 		try {
 			// Node and trigger share the (wrong) credential: the signature holds, the status read fails.

@@ -154,7 +154,8 @@ beforeAll(async () => {
 		await cluster.setUpOwner();
 		const credential: CredentialRef = {
 			name: 'Media Generation (simulator)',
-			id: await cluster.createCredential('Media Generation (simulator)', CREDENTIAL_TYPE, { apiKey: sim.apiKey, baseUrl: sim.baseUrl }),
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			id: await cluster.createCredential('Media Generation (simulator)', CREDENTIAL_TYPE, { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true }),
 		};
 		// Published before the webhook processes start; they look the webhooks up in the database.
 		wf.batch = await cluster.createWorkflow(generateFlow('queue batch', PATHS.batch, credential, { generate: { options: {} } }));

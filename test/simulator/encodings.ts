@@ -40,6 +40,24 @@ export function sendEncoded(
 	res.end(head ? undefined : body);
 }
 
+/**
+ * A gzip file cut in half by the host itself: the first half of the compressed bytes, no gzip
+ * trailer, and a Content-Length that matches what is sent (issue 19: n8n's lenient decoder
+ * turned it into a shorter file and the item said finished).
+ */
+export function sendGzipCut(
+	res: http.ServerResponse,
+	kind: MediaKind,
+	size: number,
+	headers: Record<string, string | number>,
+	head: boolean,
+): void {
+	const whole = encodeFile('gzip', kind, size);
+	const body = whole.subarray(0, Math.floor(whole.length / 2));
+	res.writeHead(200, { ...headers, 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+	res.end(head ? undefined : body);
+}
+
 /** Open responses of the 'stall' fault, ended when the simulator closes. */
 export const stalledResponses = new Set<http.ServerResponse>();
 

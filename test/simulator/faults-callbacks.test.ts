@@ -42,6 +42,9 @@ describe('callbacks', () => {
 			progress: 100,
 			files: [expect.any(Object)],
 		});
+		// The simulator logs the delivery when the hook's answer reaches it, a moment after the
+		// hook has the body: on a loaded machine that moment is measurable.
+		await waitFor(() => sim.callbacks.length === 1);
 		expect(sim.callbacks).toEqual([
 			expect.objectContaining({
 				taskId: id,

@@ -20,7 +20,7 @@ import {
 	type ReferenceFormat,
 } from './media';
 import { ValidationError, validateSubmission, type ValidationConfig } from './validation';
-import { ENCODING_FAULTS, sendEncoded, sendStalled, type EncodingFault } from './encodings';
+import { ENCODING_FAULTS, sendEncoded, sendGzipCut, sendStalled, type EncodingFault } from './encodings';
 
 export * from './media';
 export * from './validation';
@@ -118,6 +118,7 @@ export type FaultKind =
 	| 'truncate'
 	| 'unknownTask'
 	| EncodingFault
+	| 'gzipCut'
 	| 'stall';
 
 export interface FaultRule {
@@ -202,7 +203,7 @@ const MAX_BODY = 5 * 1024 * 1024;
 export const FAULT_KINDS: Record<FaultRule['endpoint'], FaultKind[]> = {
 	submit: ['429', '500', '502', '503', 'drop', 'slow', 'malformed', 'code'],
 	status: ['429', '500', '502', '503', 'drop', 'slow', 'malformed', 'code', 'unknownTask'],
-	file: ['429', '500', '502', '503', 'drop', 'slow', 'truncate', ...ENCODING_FAULTS, 'stall'],
+	file: ['429', '500', '502', '503', 'drop', 'slow', 'truncate', ...ENCODING_FAULTS, 'gzipCut', 'stall'],
 	callback: ['drop', 'slow', 'malformed'],
 };
 
@@ -395,6 +396,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			case 'gzip':
 			case 'deflate':
 			case 'br':
+			case 'gzipCut':
 			case 'stall':
 				return false; // handled by the file endpoint while streaming
 		}
@@ -806,6 +808,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				fileHeaders,
 				req.method === 'HEAD',
 			);
+		}
+		if (rule?.kind === 'gzipCut') {
+			return sendGzipCut(res, file.kind, file.size, fileHeaders, req.method === 'HEAD');
 		}
 		if (rule?.kind === 'stall' && req.method !== 'HEAD') {
 			return sendStalled(res, file.kind, file.size, fileHeaders);

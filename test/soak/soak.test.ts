@@ -73,7 +73,8 @@ describe('soak: 200 tasks under injected faults', () => {
 		capture = await captureOutput();
 		try {
 			result = await runWorkflow(generationWorkflow({ onError: 'continueErrorOutput' }), {
-				credentials: { mediaGenerationApi: { apiKey, baseUrl: sim.baseUrl } },
+				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+				credentials: { mediaGenerationApi: { apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
 				items,
 			});
 		} finally {

@@ -3,10 +3,15 @@ import type { INodeProperties } from 'n8n-workflow';
 import * as image from './image';
 import * as music from './music';
 import * as task from './task';
+import { toolDescriptionProperties } from './toolDescriptions';
 import * as video from './video';
 
-/** All of the node's parameters: the resource selector, then each resource's operations. */
+/**
+ * All of the node's parameters: the tool description (only in the AI Agent tool, first as n8n
+ * places its own), the resource selector, then each resource's operations.
+ */
 export const properties: INodeProperties[] = [
+	...toolDescriptionProperties,
 	{
 		displayName: 'Resource',
 		name: 'resource',

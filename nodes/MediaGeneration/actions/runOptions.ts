@@ -17,6 +17,8 @@ export interface RunOptions {
 	callbackUrl?: string;
 	callbackReference?: string;
 	checkReferenceImages: boolean;
+	/** Options → Max File Size (MB); undefined: the default of n8n's binary data mode. */
+	maxFileSizeMb?: number;
 }
 
 export const DEFAULT_TIMEOUT_MINUTES = 30;
@@ -106,6 +108,17 @@ export function readRunOptions(
 		{ min: 1 },
 	);
 
+	// 0 (or unset): the default that fits n8n's binary data mode (transport/fileSizeLimit.ts).
+	const maxFileSizeMb = numberOption(
+		ctx,
+		itemIndex,
+		options,
+		'maxFileSizeMb',
+		'Max File Size (MB)',
+		0,
+		{ min: 0 },
+	);
+
 	let callbackUrl: string | undefined;
 	const rawCallback = typeof options.callbackUrl === 'string' ? options.callbackUrl.trim() : '';
 	const reference =
@@ -140,5 +153,6 @@ export function readRunOptions(
 		callbackUrl,
 		callbackReference: reference || undefined,
 		checkReferenceImages: options.checkReferenceImages === true,
+		maxFileSizeMb: maxFileSizeMb > 0 ? maxFileSizeMb : undefined,
 	};
 }

@@ -87,10 +87,21 @@ const pollIntervalOption: INodeProperties = {
 		'Longest pause between two status reads. Reads start fast and space out as the task runs; progress is used to aim at the finish.',
 };
 
+const maxFileSizeOption: INodeProperties = {
+	displayName: 'Max File Size (MB)',
+	name: 'maxFileSizeMb',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: 0,
+	description:
+		"Largest file to download, in MB of 1,048,576 bytes. A larger file is not downloaded: the item fails with its URL, valid 24 hours. 0: fits n8n's binary data mode, 256 in database (queue mode's default) and memory mode, 2048 in filesystem mode.",
+};
+
 /** Properties of the generate operations that are not model fields. */
 export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeProperties[] {
 	const options: INodeProperties[] = [
 		{ ...binaryOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
+		{ ...maxFileSizeOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 		{
 			displayName: 'Callback Reference',
 			name: 'callbackReference',
@@ -148,8 +159,16 @@ export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeP
 export function taskRunOptions(operation: 'waitForCompletion' | 'downloadFiles'): INodeProperties {
 	const options =
 		operation === 'waitForCompletion'
-			? [binaryOption, downloadOption, concurrencyOption, pollIntervalOption, timeoutOption, waitModeOption]
-			: [binaryOption, concurrencyOption];
+			? [
+					binaryOption,
+					downloadOption,
+					concurrencyOption,
+					maxFileSizeOption,
+					pollIntervalOption,
+					timeoutOption,
+					waitModeOption,
+				]
+			: [binaryOption, concurrencyOption, maxFileSizeOption];
 	return {
 		displayName: 'Options',
 		name: 'options',

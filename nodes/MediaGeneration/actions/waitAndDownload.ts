@@ -109,6 +109,7 @@ export async function completeTask(
 		downloaded = await downloadTaskFiles(ctx, task, {
 			binaryProperty: run.binaryPropertyName,
 			modelLabel: request.model,
+			maxFileSizeMb: run.maxFileSizeMb,
 			onRetry: (fault, attempt) =>
 				ctx.logger.debug('Media Generation download retried', {
 					itemIndex,

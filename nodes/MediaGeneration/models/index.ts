@@ -237,7 +237,8 @@ export async function checkReferenceImages(
 	itemIndex: number,
 	urls: string[],
 	modelKey?: string,
+	allowPrivateFileHosts?: boolean,
 ): Promise<void> {
 	const limits = modelKey === undefined ? DOCUMENTED_LIMITS : getModel(modelKey).referenceImages;
-	await checkImageUrls(ctx, itemIndex, urls, limits);
+	await checkImageUrls(ctx, itemIndex, urls, limits, allowPrivateFileHosts);
 }

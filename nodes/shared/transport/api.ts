@@ -35,6 +35,8 @@ export type ApiContext = IExecuteFunctions | IWebhookFunctions;
 export interface ApiCredentials {
 	baseUrl: string;
 	apiKey: string;
+	/** Whether files may come from private, loopback and link-local addresses (default false). */
+	allowPrivateFileHosts: boolean;
 }
 
 /** Trims and drops trailing slashes; rejects anything that is not an http(s) address. */
@@ -79,6 +81,7 @@ export async function getApiCredentials(ctx: ApiContext): Promise<ApiCredentials
 		cached = ctx.getCredentials(CREDENTIAL_NAME).then((c) => ({
 			baseUrl: normaliseBaseUrl(c.baseUrl),
 			apiKey: typeof c.apiKey === 'string' ? c.apiKey.trim() : '',
+			allowPrivateFileHosts: c.allowPrivateFileHosts === true,
 		}));
 		credentialCache.set(ctx, cached);
 		cached.catch(() => credentialCache.delete(ctx));

@@ -1,6 +1,10 @@
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { getApiCredentials } from './api';
+import { TransportError } from './faults';
+import { requestCheckedHops } from './fileHosts';
+
 /**
  * The optional pre-check of reference-image URLs: a HEAD, then a ranged GET of the first bytes,
  * before a task is submitted. The limits it checks against are model facts (see
@@ -63,19 +67,21 @@ async function checkOne(
 	ctx: IExecuteFunctions,
 	url: string,
 	limits: Limits | undefined,
+	allowPrivate: boolean,
 ): Promise<string | undefined> {
 	const base: IHttpRequestOptions = {
 		url,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
 		abortSignal: ctx.getExecutionCancelSignal?.(),
 		timeout: 30000,
 	};
+	// The same address rule as the downloads: checked after DNS, redirects followed by hand.
+	const request = async (options: IHttpRequestOptions) =>
+		(await requestCheckedHops(ctx, options, allowPrivate)) as Response;
 	let type = '';
 	let size: number | undefined;
 	let status = 0;
 	try {
-		const head = (await ctx.helpers.httpRequest({ ...base, method: 'HEAD' })) as Response;
+		const head = await request({ ...base, method: 'HEAD' });
 		status = head.statusCode;
 		if (status < 400) {
 			type = header(head.headers, 'content-type').split(';')[0].trim().toLowerCase();
@@ -83,12 +89,12 @@ async function checkOne(
 			if (header(head.headers, 'content-length') !== '' && Number.isFinite(length)) size = length;
 		}
 		if (status >= 400 || GENERIC_TYPES.includes(type) || size === undefined) {
-			const get = (await ctx.helpers.httpRequest({
+			const get = await request({
 				...base,
 				method: 'GET',
 				headers: { Range: `bytes=0-${SNIFF_BYTES - 1}` },
 				encoding: 'stream',
-			})) as Response;
+			});
 			status = get.statusCode;
 			if (status >= 400) {
 				await firstBytes(get.body).catch(() => undefined);
@@ -105,6 +111,9 @@ async function checkOne(
 			if (GENERIC_TYPES.includes(type)) type = sniff(bytes) ?? type;
 		}
 	} catch (error) {
+		if (error instanceof TransportError && error.fault.kind === 'config') {
+			return `was not checked: ${error.message}`;
+		}
 		return `could not be reached (${(error as Error).message}); reference images must be publicly accessible and directly downloadable`;
 	}
 	if (limits === undefined) return undefined;
@@ -119,7 +128,8 @@ async function checkOne(
 
 /**
  * Checks that every URL downloads and, when `limits` are given, its type and size. Plain
- * requests without the credential: file hosts never see the API key. Throws one
+ * requests without the credential: file hosts never see the API key. `allowPrivate`: the
+ * credential's Allow Private Network File Hosts when not given. Throws one
  * NodeOperationError listing every URL with a problem.
  */
 export async function checkImageUrls(
@@ -127,8 +137,18 @@ export async function checkImageUrls(
 	itemIndex: number,
 	urls: string[],
 	limits: Limits | undefined,
+	allowPrivate?: boolean,
 ): Promise<void> {
-	const problems = await Promise.all(urls.map(async (url) => await checkOne(ctx, url, limits)));
+	// The credential's Allow Private Network File Hosts, unless the caller decided.
+	const allowPrivateFileHosts =
+		allowPrivate ??
+		(await getApiCredentials(ctx).then(
+			(c) => c.allowPrivateFileHosts,
+			() => false,
+		));
+	const problems = await Promise.all(
+		urls.map(async (url) => await checkOne(ctx, url, limits, allowPrivateFileHosts)),
+	);
 	const errors = problems.flatMap((problem, i) =>
 		problem === undefined ? [] : [`reference image "image_urls[${i}]" (${urls[i]}) ${problem}`],
 	);

@@ -73,7 +73,8 @@ class ModelProbe implements INodeType {
 				const urls = submission.input.image_urls;
 				if (this.getNodeParameter('checkImages', i) && Array.isArray(urls)) {
 					const modelKey = this.getNodeParameter('nameModel', i) ? submission.modelKey : undefined;
-					await checkReferenceImages(this, i, urls as string[], modelKey);
+					// The image host of these tests is on 127.0.0.1: private addresses allowed.
+					await checkReferenceImages(this, i, urls as string[], modelKey, true);
 				}
 				out.push({ json: submission, pairedItem: { item: i } });
 			} catch (error) {
@@ -303,7 +304,8 @@ describe('checkReferenceImages against a real file host', () => {
 		const result = await runWorkflow(probe({ ...proByExpression, checkImages: true }), {
 			items: [{ prompt: 'p', ratio: '16:9', duration: 8, urls }],
 			credentials: {
-				mediaGenerationApi: { apiKey: 'sk-never-to-file-hosts', baseUrl: 'http://127.0.0.1:1' },
+				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+				mediaGenerationApi: { apiKey: 'sk-never-to-file-hosts', baseUrl: 'http://127.0.0.1:1', allowPrivateFileHosts: true },
 			},
 		});
 		return result.outputOf('Probe')[0].json as {

@@ -60,7 +60,9 @@ class DownloadProbe implements INodeType {
 			const { binary, files: described } = await downloadTaskFiles(
 				this,
 				{ task_id: 'task-42', status: 'finished', files },
-				{ modelLabel: 'vidmodel-1.5-pro', stallMs, retries: 2 },
+				// The file host of these tests listens on 127.0.0.1, a loopback address the node
+				// refuses unless the credential's Allow Private Network File Hosts is on.
+				{ modelLabel: 'vidmodel-1.5-pro', stallMs, retries: 2, allowPrivateFileHosts: true },
 			);
 			return [[{ json: { files: described }, binary, pairedItem: { item: 0 } }]];
 		} catch (error) {

@@ -7,7 +7,7 @@ import {
 	resolveExtension,
 	resolveMimeType,
 	slug,
-} from '../../../nodes/shared/transport/downloads';
+} from '../../../nodes/shared/transport/fileNames';
 import { FILE_VALIDITY_MS, taskOutputJson } from '../../../nodes/shared/output';
 import { callbackUrlWithReference } from '../../../nodes/MediaGeneration/actions/runOptions';
 import { withoutSecret } from '../../../nodes/MediaGeneration/actions/generate';

@@ -1,0 +1,316 @@
+import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+
+import type { ApiContext } from './api';
+import { classifyError, headerValue, TransportError, type Fault } from './faults';
+import { FETCH_ELSEWHERE } from './fileSizeLimit';
+
+// The rules for the addresses the node fetches files from (result files, reference images):
+// http(s) only, no private, loopback or link-local address unless the credential allows it, and
+// redirects followed by hand, each hop checked, at most MAX_REDIRECTS. Sends no request itself
+// except through `requestCheckedHops`.
+
+/** Redirects followed for one file, at most. */
+export const MAX_REDIRECTS = 5;
+
+/** The credential field that allows private addresses, as users see it. */
+export const ALLOW_PRIVATE_FIELD = 'Allow Private Network File Hosts';
+
+const shownUrl = (text: string) =>
+	JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+
+/**
+ * A file URL the node may fetch: http or https only. Anything else (file:, ftp:, data:, a bare
+ * path) is refused before any request, not retried.
+ */
+export function checkFileUrl(url: unknown): Fault | undefined {
+	const text = typeof url === 'string' ? url.trim() : '';
+	const shown = shownUrl(text);
+	const refuse = (message: string): Fault => ({
+		kind: 'config',
+		code: 'ERR_UNSUPPORTED_URL',
+		message,
+	});
+	if (!text) return refuse('the task lists a file without a URL');
+	let parsed: URL;
+	try {
+		parsed = new URL(text);
+	} catch {
+		return refuse(
+			`the file URL ${shown} is not a valid web address: only http:// and https:// links are downloaded`,
+		);
+	}
+	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+		return refuse(
+			`the file URL ${shown} uses "${parsed.protocol}", which is refused: only http:// and https:// links are downloaded`,
+		);
+	}
+	return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Addresses
+
+/** Four octets, or undefined. URL parsing already turned 0x7f.1, 2130706433… into dotted form. */
+function parseIPv4(text: string): number[] | undefined {
+	const parts = text.split('.');
+	if (parts.length !== 4) return undefined;
+	const octets = parts.map((p) => (/^\d{1,3}$/.test(p) ? Number(p) : Number.NaN));
+	return octets.every((o) => o >= 0 && o <= 255) ? octets : undefined;
+}
+
+/** Eight 16-bit groups, or undefined (accepts "::", an embedded IPv4 tail and a %zone). */
+function parseIPv6(input: string): number[] | undefined {
+	let text = input.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+	if (!text.includes(':')) return undefined;
+	const lastColon = text.lastIndexOf(':');
+	if (text.slice(lastColon + 1).includes('.')) {
+		// An IPv4 tail (::ffff:127.0.0.1) is two groups written another way.
+		const v4 = parseIPv4(text.slice(lastColon + 1));
+		if (!v4) return undefined;
+		const hex = (a: number, b: number) => ((a << 8) | b).toString(16);
+		text = `${text.slice(0, lastColon + 1)}${hex(v4[0], v4[1])}:${hex(v4[2], v4[3])}`;
+	}
+	const halves = text.split('::');
+	if (halves.length > 2) return undefined;
+	const groups = (s: string) => (s === '' ? [] : s.split(':'));
+	const head = groups(halves[0]);
+	const rest = halves.length === 2 ? groups(halves[1]) : [];
+	const hex = (g: string) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : Number.NaN);
+	const known = [...head.map(hex), ...rest.map(hex)];
+	if (known.some((n) => Number.isNaN(n))) return undefined;
+	const missing = 8 - known.length;
+	if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
+	return [...head.map(hex), ...new Array<number>(missing).fill(0), ...rest.map(hex)];
+}
+
+const V4_RANGES: Array<[number[], number, string]> = [
+	[[0, 0, 0, 0], 8, 'an unspecified ("this network") address, 0.0.0.0/8'],
+	[[10, 0, 0, 0], 8, 'a private address (10.0.0.0/8)'],
+	[[100, 64, 0, 0], 10, 'a carrier-grade NAT address (100.64.0.0/10)'],
+	[[127, 0, 0, 0], 8, 'a loopback address (127.0.0.0/8)'],
+	[
+		[169, 254, 0, 0],
+		16,
+		'a link-local address (169.254.0.0/16, where cloud metadata services answer)',
+	],
+	[[172, 16, 0, 0], 12, 'a private address (172.16.0.0/12)'],
+	[[192, 168, 0, 0], 16, 'a private address (192.168.0.0/16)'],
+	[[224, 0, 0, 0], 4, 'a multicast address (224.0.0.0/4)'],
+	[[240, 0, 0, 0], 4, 'a reserved address (240.0.0.0/4)'],
+];
+
+function v4InRange(ip: number[], base: number[], bits: number): boolean {
+	const value = ((ip[0] << 24) | (ip[1] << 16) | (ip[2] << 8) | ip[3]) >>> 0;
+	const start = ((base[0] << 24) | (base[1] << 16) | (base[2] << 8) | base[3]) >>> 0;
+	const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+	return (value & mask) >>> 0 === (start & mask) >>> 0;
+}
+
+function v4Range(ip: number[]): string | undefined {
+	return V4_RANGES.find(([base, bits]) => v4InRange(ip, base, bits))?.[2];
+}
+
+function v6Range(g: number[]): string | undefined {
+	const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+	const embedded = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
+	if (zeros(0, 8)) return 'the unspecified address (::)';
+	if (zeros(0, 7) && g[7] === 1) return 'the loopback address (::1)';
+	// IPv4 written inside IPv6: mapped (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64
+	// (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::) all lead to the IPv4 address.
+	const inner =
+		zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)
+			? embedded(g[6], g[7])
+			: g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)
+				? embedded(g[6], g[7])
+				: g[0] === 0x2002
+					? embedded(g[1], g[2])
+					: undefined;
+	if (inner) {
+		const range = v4Range(inner);
+		return range ? `${range}, written as IPv6` : undefined;
+	}
+	if ((g[0] & 0xffc0) === 0xfe80) return 'a link-local address (fe80::/10)';
+	if ((g[0] & 0xffc0) === 0xfec0) return 'a site-local address (fec0::/10)';
+	if ((g[0] & 0xfe00) === 0xfc00) return 'a unique local (private) address (fc00::/7)';
+	if ((g[0] & 0xff00) === 0xff00) return 'a multicast address (ff00::/8)';
+	return undefined;
+}
+
+/**
+ * What kind of non-public address `ip` is ("a loopback address (127.0.0.0/8)"…), or undefined
+ * for a public address or a text that is not an IP address.
+ */
+export function privateAddressKind(ip: string): string | undefined {
+	const v4 = parseIPv4(ip);
+	if (v4) return v4Range(v4);
+	const v6 = parseIPv6(ip);
+	return v6 ? v6Range(v6) : undefined;
+}
+
+/** Whether `host` (a URL's hostname) is an IP address rather than a name. */
+export function isIpAddress(host: string): boolean {
+	return parseIPv4(host) !== undefined || parseIPv6(host) !== undefined;
+}
+
+type LookupCallback = (
+	error: Error | null,
+	addresses: string | Array<{ address: string; family: number }>,
+) => void;
+type LookupFunction = (hostname: string, options: { all: true }, callback: LookupCallback) => void;
+
+/**
+ * The DNS lookup n8n's own requests use, when this n8n offers one to nodes (n8n-core's
+ * getSecureEgressFilter). Under the instance's default policy it is Node's dns.lookup, or, with
+ * n8n's SSRF protection on, a lookup that applies n8n's rules as well.
+ */
+function lookupOf(ctx: ApiContext): LookupFunction | undefined {
+	const helpers = ctx.helpers as { getSecureEgressFilter?: (policy?: 'safe') => unknown };
+	if (typeof helpers.getSecureEgressFilter !== 'function') return undefined;
+	try {
+		const filter = helpers.getSecureEgressFilter('safe') as { createSecureLookup?: () => unknown };
+		const lookup = filter?.createSecureLookup?.();
+		return typeof lookup === 'function' ? (lookup as LookupFunction) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+async function resolveAll(lookup: LookupFunction, host: string): Promise<string[]> {
+	return await new Promise<string[]>((resolve, reject) => {
+		lookup(host, { all: true }, (error, addresses) => {
+			if (error) return reject(error);
+			resolve(
+				typeof addresses === 'string' ? [addresses] : addresses.map((entry) => entry.address),
+			);
+		});
+	});
+}
+
+function refusal(host: string, address: string, kind: string, resolved: boolean): Fault {
+	const where = resolved ? `${host} resolves to ${address}, ${kind}` : `${host} is ${kind}`;
+	return {
+		kind: 'config',
+		code: 'ERR_PRIVATE_ADDRESS',
+		message: `refused: ${where}. Files are not downloaded from private, loopback or link-local addresses (they can reach services inside your network). If this file host is on your own network, turn on "${ALLOW_PRIVATE_FIELD}" in the Media Generation credential. Not retried`,
+	};
+}
+
+/**
+ * Checks the host of `url` against the address rule, after DNS resolution: every address the
+ * name resolves to must be public. Returns the refusal, or undefined. A name that does not
+ * resolve is left to the request, which then fails with its own error.
+ */
+export async function checkFileHost(
+	ctx: ApiContext,
+	url: URL,
+	allowPrivate: boolean,
+): Promise<Fault | undefined> {
+	if (allowPrivate) return undefined;
+	const host = url.hostname.replace(/^\[|\]$/g, '');
+	if (isIpAddress(host)) {
+		const kind = privateAddressKind(host);
+		return kind ? refusal(host, host, kind, false) : undefined;
+	}
+	// RFC 6761: every *.localhost name is the loopback, whatever a resolver answers.
+	if (/(^|\.)localhost\.?$/i.test(host)) {
+		return refusal(host, host, 'a loopback name (*.localhost, RFC 6761)', false);
+	}
+	const lookup = lookupOf(ctx);
+	if (!lookup) return undefined;
+	let addresses: string[];
+	try {
+		addresses = await resolveAll(lookup, host);
+	} catch {
+		return undefined;
+	}
+	for (const address of addresses) {
+		const kind = privateAddressKind(address);
+		if (kind) return refusal(host, address, kind, true);
+	}
+	return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redirects
+
+export interface HopResponse {
+	statusCode: number;
+	headers: IDataObject;
+	body: unknown;
+	/** The address this answer came from (after the redirects). */
+	url: string;
+}
+
+/** Drops a streamed body the node will not read. */
+export function discardBody(body: unknown): void {
+	const stream = body as { destroy?: (error?: Error) => void } | undefined;
+	if (stream && typeof stream.destroy === 'function') stream.destroy();
+}
+
+const isRedirect = (status: number) => [301, 302, 303, 307, 308].includes(status);
+
+/**
+ * One GET or HEAD through n8n's plain request helper, following redirects by hand: each address
+ * (the first and every Location) must pass checkFileUrl and checkFileHost, and at most
+ * MAX_REDIRECTS are followed. Answers other than redirects are returned as they are (HTTP
+ * errors included); refusals throw a TransportError.
+ */
+export async function requestCheckedHops(
+	ctx: ApiContext,
+	request: Omit<IHttpRequestOptions, 'url'> & { url: string },
+	allowPrivate: boolean,
+): Promise<HopResponse> {
+	let url = request.url;
+	for (let hop = 0; ; hop++) {
+		const refused = checkFileUrl(url) ?? (await checkFileHost(ctx, new URL(url), allowPrivate));
+		if (refused) {
+			throw new TransportError(
+				hop === 0
+					? refused
+					: { ...refused, message: `after a redirect to ${shownUrl(url)}: ${refused.message}` },
+			);
+		}
+		// Each hop has its own signal (following the caller's): a redirect's body is dropped by
+		// aborting it, as n8n's client ends a streamed body only on its next chunk otherwise.
+		const outer = request.abortSignal as AbortSignal | undefined;
+		const hopController = new AbortController();
+		const forward = () => hopController.abort();
+		outer?.addEventListener('abort', forward, { once: true });
+		if (outer?.aborted) hopController.abort();
+		let failure: unknown;
+		const response = (await ctx.helpers
+			.httpRequest({
+				...request,
+				url,
+				abortSignal: hopController.signal,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+			})
+			.catch((error: unknown) => {
+				failure = error;
+				return undefined;
+			})) as { statusCode: number; headers?: IDataObject; body: unknown } | undefined;
+		if (!response) {
+			outer?.removeEventListener('abort', forward);
+			throw new TransportError(classifyError(failure, outer));
+		}
+		const headers = response.headers ?? {};
+		const location = headerValue(headers, 'location');
+		if (!isRedirect(response.statusCode) || typeof location !== 'string' || location === '') {
+			return { statusCode: response.statusCode, headers, body: response.body, url };
+		}
+		outer?.removeEventListener('abort', forward);
+		hopController.abort();
+		discardBody(response.body);
+		if (hop >= MAX_REDIRECTS) {
+			throw new TransportError({
+				kind: 'config',
+				code: 'ERR_TOO_MANY_REDIRECTS',
+				message: `the file host redirected more than ${MAX_REDIRECTS} times (last to ${shownUrl(location)}); at most ${MAX_REDIRECTS} redirects are followed. To get such a file, ${FETCH_ELSEWHERE}. Not retried`,
+			});
+		}
+		// An unreadable Location stays as it is: checkFileUrl refuses it on the next hop.
+		url = URL.canParse(location, url) ? new URL(location, url).href : location;
+	}
+}

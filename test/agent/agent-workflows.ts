@@ -1,0 +1,128 @@
+// Test-only. Agent workflows for the agent layer: Chat Trigger → AI Agent 3.1, OpenAI Chat Model
+// 1.3 (Chat Completions, its URL on the credential) and Media Generation tools, in the shape
+// `n8n import:workflow` takes; and a chat message sent the way an embedded chat sends it.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { CREDENTIAL_TYPE, PACKAGE_NAME, ROOT, type N8nInstance } from '../e2e/n8n';
+import { CREDENTIAL, mediaNode, type WorkflowNode } from '../e2e/workflows';
+
+export const TOOL_TYPE = `${PACKAGE_NAME}.mediaGenerationTool`;
+export const OPENAI_CREDENTIAL = { id: 'mgenOpenAi00001', name: 'OpenAI (fake)' };
+export const CHAT_TRIGGER = 'When chat message received';
+
+type AnyNode = Omit<WorkflowNode, 'onError'> & Record<string, unknown>;
+
+interface Workflow {
+	id: string;
+	name: string;
+	nodes: AnyNode[];
+	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
+	[key: string]: unknown;
+}
+
+/** The OpenAI credential pointed at the fake (n8n's OpenAI Chat Model hides its own Base URL). */
+export function openAiCredentialImport(url: string, apiKey: string) {
+	return { ...OPENAI_CREDENTIAL, type: 'openAiApi', data: { apiKey, url, header: false } };
+}
+
+/** A Media Generation tool node (the node as n8n derives it from `usableAsTool`). */
+export const toolNode = (name: string, parameters: Record<string, unknown>): AnyNode =>
+	({ ...mediaNode(name, parameters, { type: TOOL_TYPE, position: [400, 240] }) });
+
+/**
+ * Makes a workflow reachable from the test as a user's embedded chat reaches it: the Chat
+ * Trigger public, in webhook mode, answering with the agent's output; both credentials picked.
+ */
+function prepare(wf: Workflow): Workflow & { webhookId: string } {
+	const trigger = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+	if (!trigger) throw new Error(`${wf.id}: no Chat Trigger`);
+	trigger.webhookId ??= randomUUID();
+	trigger.parameters = { ...trigger.parameters, public: true, mode: 'webhook', options: { responseMode: 'lastNode' } };
+	for (const node of wf.nodes) {
+		const creds = node.credentials as Record<string, unknown> | undefined;
+		if (creds?.[CREDENTIAL_TYPE]) creds[CREDENTIAL_TYPE] = CREDENTIAL;
+		if (creds?.openAiApi) creds.openAiApi = OPENAI_CREDENTIAL;
+	}
+	return { ...wf, active: false, webhookId: trigger.webhookId as string };
+}
+
+/** examples/<file> as a user imports it, made reachable (see prepare). */
+export function exampleAgentWorkflow(file: string, id: string) {
+	const wf = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as Workflow;
+	return prepare({ ...wf, id });
+}
+
+/** Chat Trigger → AI Agent with the OpenAI Chat Model and the given tools. */
+export function agentWorkflow(id: string, tools: AnyNode[], systemMessage = 'You make media with the tools.') {
+	const nodes: AnyNode[] = [
+		{
+			id: 'n-chat',
+			name: CHAT_TRIGGER,
+			type: '@n8n/n8n-nodes-langchain.chatTrigger',
+			typeVersion: 1.4,
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: {},
+		},
+		{
+			id: 'n-agent',
+			name: 'AI Agent',
+			type: '@n8n/n8n-nodes-langchain.agent',
+			typeVersion: 3.1,
+			position: [260, 0],
+			parameters: { options: { systemMessage } },
+		},
+		{
+			id: 'n-model',
+			name: 'OpenAI Chat Model',
+			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+			typeVersion: 1.3,
+			position: [120, 240],
+			parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, responsesApiEnabled: false, options: {} },
+			credentials: { openAiApi: OPENAI_CREDENTIAL },
+		},
+		...tools,
+	];
+	const connections: Workflow['connections'] = {
+		[CHAT_TRIGGER]: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+		'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+	};
+	for (const t of tools) connections[t.name] = { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] };
+	return prepare({
+		id,
+		name: `agent ${id}`,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	});
+}
+
+/** The tool name n8n gives the model for a node name (n8n-workflow's nodeNameToToolName). */
+export const toolName = (nodeName: string) => nodeName.replace(/[^a-zA-Z0-9_-]+/g, '_');
+
+/**
+ * Sends one chat message to a published workflow's Chat Trigger; resolves with the agent's
+ * answer. n8n registers published workflows' webhooks shortly after it reports ready: an answer
+ * "not registered" (404, nothing ran) is asked again, for up to 30 s.
+ */
+export async function chat(n8n: N8nInstance, webhookId: string, message: string, sessionId = randomUUID()) {
+	const deadline = Date.now() + 30_000;
+	for (;;) {
+		const res = await fetch(`${n8n.baseUrl}/webhook/${webhookId}/chat`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput: message }),
+		});
+		const text = await res.text();
+		if (res.status === 404 && text.includes('not registered') && Date.now() < deadline) {
+			await new Promise((r) => setTimeout(r, 250));
+			continue;
+		}
+		if (!res.ok) throw new Error(`chat ${webhookId}: HTTP ${res.status} ${text.slice(0, 500)}`);
+		return JSON.parse(text) as { output?: string } & Record<string, unknown>;
+	}
+}

@@ -1,0 +1,328 @@
+// The node as an AI Agent tool in a real n8n 2.41.1: Chat Trigger → AI Agent 3.1 with the
+// OpenAI Chat Model 1.3 pointed at a scripted model (fake-openai.ts) and Media Generation tools,
+// against the simulator. ONE started n8n serves every case; each case sends chat messages to a
+// published workflow and scripts the model's turns. Checked from both ends: what the service
+// received (the simulator's log) and what the model was offered and got back (the fake's log).
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import * as path from 'node:path';
+
+import { startSimulator, type Simulator } from '../simulator';
+import { N8nInstance, ROOT, removeEmptyRunFolder } from '../e2e/n8n';
+import { rest, setupOwner } from '../e2e/rest';
+import { credentialImport } from '../e2e/workflows';
+import { startFakeOpenAi, toolResults, type FakeOpenAi, type JsonSchema, type OfferedTool } from './fake-openai';
+import { agentWorkflow, chat, exampleAgentWorkflow, openAiCredentialImport, toolName, toolNode } from './agent-workflows';
+
+jest.setTimeout(240_000);
+
+// The built node's own lists, so the checks follow the model registry.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const vid15 = require(path.join(ROOT, 'dist/nodes/MediaGeneration/models/vidmodel15Pro.js')) as {
+	ASPECT_RATIOS: readonly string[];
+	DURATIONS: readonly number[];
+	RESOLUTIONS: ReadonlyArray<{ value: string }>;
+};
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { TOOL_DESCRIPTIONS } = require(path.join(ROOT, 'dist/nodes/MediaGeneration/actions/toolDescriptions.js')) as {
+	TOOL_DESCRIPTIONS: Record<string, Record<string, string>>;
+};
+
+const EXAMPLE = 'mgenAgentExampl';
+const TOOLS = 'mgenAgentTools1';
+const ALLOWED = {
+	aspect_ratio: vid15.ASPECT_RATIOS.map(String),
+	duration: vid15.DURATIONS.map(String),
+	resolution: vid15.RESOLUTIONS.map((r) => r.value),
+};
+const oneOf = (values: string[]) => `one of: ${values.join(', ')}`;
+/** The simulator's identifier of the further video model, offered with the two named ones. */
+const VIDEO_MODEL_ID = 'video-1';
+const VIDEO_MODEL_IDS = ['vidmodel-1.5-pro', 'vidmodel-2.0-fast/image-to-video', VIDEO_MODEL_ID];
+
+const fromAi = (key: string, description: string, type = 'string') =>
+	`={{ $fromAI('${key}', '${description}', '${type}') }}`;
+const videoArgs = {
+	prompt: fromAi('prompt', 'What the video shows: subject, setting, motion and camera'),
+	aspectRatio: fromAi('aspect_ratio', `Aspect ratio of the video; ${oneOf(ALLOWED.aspect_ratio)}`),
+	duration: fromAi('duration', `Length of the video in seconds; ${oneOf(ALLOWED.duration)}`, 'number'),
+};
+
+/** Tools of the test workflow: a waiting Generate (short Timeout), Get Status, and a model choice. */
+const tools = [
+	toolNode('Generate Video', {
+		resource: 'video',
+		operation: 'generate',
+		model: 'vidmodel-1.5-pro',
+		...videoArgs,
+		vidmodel15ProOptions: { resolution: fromAi('resolution', `Resolution of the video; ${oneOf(ALLOWED.resolution)}`) },
+		options: { timeoutMinutes: 0.2 },
+	}),
+	toolNode('Get Video Status', {
+		resource: 'task',
+		operation: 'getStatus',
+		taskId: fromAi('task_id', 'The task_id a generation returned'),
+	}),
+	// The panel's Model dropdown takes no expression (n8n's publish check would also flag every
+	// model's required fields): a model the agent picks goes in the by-ID model's Model ID.
+	toolNode('Generate Video By Model ID', {
+		resource: 'video',
+		operation: 'generate',
+		model: 'video-by-id',
+		modelId: fromAi('model', `Video model identifier; one of: ${VIDEO_MODEL_IDS.join(', ')}`),
+		prompt: videoArgs.prompt,
+		waitForCompletion: false,
+	}),
+];
+
+let sim: Simulator;
+let fake: FakeOpenAi;
+let n8n: N8nInstance;
+const webhooks: Record<string, string> = {};
+
+beforeAll(async () => {
+	sim = await startSimulator({ defaultDurationMs: 1000, videoModelId: VIDEO_MODEL_ID });
+	fake = await startFakeOpenAi();
+	n8n = await N8nInstance.create('agent');
+	await n8n.explain(async () => {
+		const media = credentialImport(sim.baseUrl, sim.apiKey);
+		await n8n.importCredentials([
+			// The simulator's files are on 127.0.0.1.
+			{ ...media, data: { ...media.data, allowPrivateFileHosts: true } },
+			openAiCredentialImport(fake.url, fake.apiKey),
+		]);
+		const example = exampleAgentWorkflow('agent-media-generation.json', EXAMPLE);
+		const test = agentWorkflow(TOOLS, tools);
+		webhooks[EXAMPLE] = example.webhookId;
+		webhooks[TOOLS] = test.webhookId;
+		await n8n.importWorkflows([example, test]);
+		await n8n.start();
+		// Published as the editor does it (no `n8n publish:workflow` process per workflow).
+		const session = await setupOwner(n8n);
+		for (const id of [EXAMPLE, TOOLS]) {
+			const { data } = await rest<{ versionId: string }>(n8n, `/workflows/${id}`, { session });
+			await rest(n8n, `/workflows/${id}/activate`, { method: 'POST', session, body: { versionId: data.versionId } });
+		}
+	});
+});
+
+afterAll(async () => {
+	await n8n?.dispose();
+	await fake?.close();
+	await sim?.close();
+	removeEmptyRunFolder();
+});
+
+beforeEach(() => sim.reset());
+
+const submits = () => sim.requests.filter((r) => r.endpoint === 'submit');
+const submitBodies = () => submits().map((r) => r.body as { model: string; input: Record<string, unknown> });
+const toolsOf = (turn = 0): OfferedTool[] => fake.turns()[turn]?.body?.tools ?? [];
+/** The tool results the model got, parsed (n8n sends each as JSON text). */
+function resultsOf(turn: number) {
+	const body = fake.turns()[turn]?.body;
+	if (!body) throw new Error(`no turn ${turn} (the fake saw ${fake.turns().length}); problems: ${fake.problems.join('; ')}`);
+	return toolResults(body).map((r) => ({ name: r.name, raw: r.content, json: parse(r.content) }));
+}
+function parse(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return undefined;
+	}
+}
+/** The first item of a tool result: n8n hands the model the items' json (an array, or one object). */
+function firstItem(json: unknown): Record<string, unknown> {
+	const value = Array.isArray(json) ? json[0] : json;
+	return (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+}
+
+describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () => {
+	test('happy path: the model’s prompt, aspect ratio and duration reach the service exactly; the agent gets task, files and expiry; the answer quotes the URL', async () => {
+		await n8n.explain(async () => {
+			const args = { prompt: 'A paper boat drifting down a rainy street, slow camera follow', aspect_ratio: '9:16', duration: 8, resolution: '1080p' };
+			fake.script([
+				{ toolCalls: [{ name: toolName('Generate Video'), args }] },
+				(request) => {
+					const [result] = toolResults(request);
+					const file = (firstItem(parse(result.content)).files as Array<{ url: string }> | undefined)?.[0];
+					return { content: `Your video is ready: ${file?.url ?? '(no url)'}` };
+				},
+			]);
+			const answer = await chat(n8n, webhooks[TOOLS], 'Make me a vertical 8 second video of a paper boat in the rain');
+			expect(fake.problems).toEqual([]);
+
+			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: args }]);
+			const [result] = resultsOf(1);
+			expect(result.name).toBe(toolName('Generate Video'));
+			const item = firstItem(result.json);
+			const task = sim.task(String(item.task_id));
+			expect(task).toBeDefined();
+			expect(item).toMatchObject({ task_id: task!.id, status: 'finished', model: 'vidmodel-1.5-pro' });
+			expect(typeof item.expires_at).toBe('string');
+			const files = item.files as Array<Record<string, unknown>>;
+			expect(files).toHaveLength(task!.files.length);
+			files.forEach((f, i) => {
+				expect(f.url).toBe(task!.files[i].url);
+				expect(f.mime_type).toBe('video/mp4');
+				expect(String(f.file_name)).toMatch(/\.mp4$/);
+			});
+			expect(answer.output).toBe(`Your video is ready: ${task!.files[0].url}`);
+		});
+	});
+
+	test('invalid arguments: a 5 s duration (and a 2:1 aspect ratio) come back to the model as an error naming the fields and the allowed values; the corrected call is the only submit', async () => {
+		await n8n.explain(async () => {
+			const args = { prompt: 'A lighthouse at dusk, waves below', aspect_ratio: '16:9', resolution: '720p' };
+			fake.script([
+				{ toolCalls: [{ name: toolName('Generate Video'), args: { ...args, aspect_ratio: '2:1', duration: 5 } }] },
+				{ toolCalls: [{ name: toolName('Generate Video'), args: { ...args, duration: 8 } }] },
+				{ content: 'Done.' },
+			]);
+			await chat(n8n, webhooks[TOOLS], 'A 5 second lighthouse video please');
+			expect(fake.problems).toEqual([]);
+
+			const [refused] = resultsOf(1);
+			expect(refused.raw).toMatch(/duration/);
+			expect(refused.raw).toContain(ALLOWED.duration.join(', '));
+			expect(refused.raw).toMatch(/\b5\b/);
+			// Every problem of the call in one answer: one correction, not one per field.
+			expect(refused.raw).toContain('aspect_ratio');
+			expect(refused.raw).toContain(ALLOWED.aspect_ratio.join(', '));
+			expect(refused.raw).not.toContain(sim.apiKey);
+			// Nothing was sent for the refused call; the corrected one is the only task.
+			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: { ...args, duration: 8 } }]);
+			expect(firstItem(resultsOf(2)[1].json).status).toBe('finished');
+		});
+	});
+
+	test('a model chosen with $fromAI: an identifier the service does not know is refused with no task created, naming the allowed ones', async () => {
+		await n8n.explain(async () => {
+			const prompt = 'Clouds over mountains, time-lapse';
+			fake.script([
+				{ toolCalls: [{ name: toolName('Generate Video By Model ID'), args: { prompt, model: 'sora-9' } }] },
+				{ toolCalls: [{ name: toolName('Generate Video By Model ID'), args: { prompt, model: VIDEO_MODEL_ID } }] },
+				{ content: 'Started.' },
+			]);
+			await chat(n8n, webhooks[TOOLS], 'Clouds over mountains with the sora-9 model');
+			expect(fake.problems).toEqual([]);
+
+			const [refused] = resultsOf(1);
+			expect(refused.raw).toContain('sora-9');
+			for (const model of VIDEO_MODEL_IDS) expect(refused.raw).toContain(model);
+			expect(refused.raw).toMatch(/no task was created/i);
+			// The refused request created nothing; the corrected one is the only task.
+			expect(submits().map((r) => r.status)).toEqual([400, 200]);
+			expect(sim.tasks().map((t) => t.model)).toEqual([VIDEO_MODEL_ID]);
+			expect(submitBodies()[1]).toEqual({ model: VIDEO_MODEL_ID, input: { prompt } });
+		});
+	});
+
+	test('long generations (examples/agent-media-generation.json): Start Video returns the task_id at once, Get Video Status checks it later', async () => {
+		await n8n.explain(async () => {
+			// A ten-minute video: the simulator's clock is moved instead of waiting.
+			const args = { prompt: 'A slow dolly shot through a neon market at night [sim:duration=600000]', aspect_ratio: '16:9', duration: 12, resolution: '1080p' };
+			fake.script([
+				{ toolCalls: [{ name: toolName('Start Video'), args }] },
+				(request) => ({ content: `Started, task ${String(firstItem(parse(toolResults(request)[0].content)).task_id)}` }),
+			]);
+			const first = await chat(n8n, webhooks[EXAMPLE], 'Make a 12 second video of a neon market');
+			expect(fake.problems).toEqual([]);
+			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: args }]);
+			const started = firstItem(resultsOf(1)[0].json);
+			const taskId = String(started.task_id);
+			expect(sim.task(taskId)).toBeDefined();
+			// The agent answered while the task still runs at the service: nothing waited for it.
+			expect(sim.task(taskId)!.endedAt).toBeUndefined();
+			expect(['not_started', 'queued', 'processing']).toContain(started.status);
+			expect(first.output).toBe(`Started, task ${taskId}`);
+
+			const check = () =>
+				fake.script([
+					{ toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: taskId } }] },
+					(request) => {
+						const task = firstItem(parse(toolResults(request)[0].content));
+						const url = (task.files as Array<{ url: string }> | undefined)?.[0]?.url;
+						return { content: task.status === 'finished' ? `Ready: ${url}` : `Still ${String(task.status)}` };
+					},
+				]);
+			check();
+			const early = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready?');
+			expect(early.output).toMatch(/^Still (not_started|queued|processing)$/);
+
+			sim.clock.advance(600_000);
+			check();
+			const later = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready now?');
+			expect(fake.problems).toEqual([]);
+			const done = firstItem(resultsOf(1)[0].json);
+			const task = sim.task(taskId)!;
+			expect(done).toMatchObject({ task_id: taskId, status: 'finished' });
+			expect(typeof done.expires_at).toBe('string');
+			const files = done.files as Array<Record<string, unknown>>;
+			expect(files.map((f) => [f.url, f.mime_type])).toEqual(task.files.map((f) => [f.url, 'video/mp4']));
+			expect(later.output).toBe(`Ready: ${task.files[0].url}`);
+			// Checking cost no new generation.
+			expect(submits()).toHaveLength(1);
+		});
+	});
+
+	test('a waiting tool call respects its Timeout and returns the task_id when the time runs out', async () => {
+		await n8n.explain(async () => {
+			const args = { prompt: 'An endless staircase [sim:never]', aspect_ratio: '1:1', duration: 4, resolution: '480p' };
+			let seen = '';
+			fake.script([
+				{ toolCalls: [{ name: toolName('Generate Video'), args }] },
+				(request) => {
+					seen = toolResults(request)[0].content;
+					const id = /task_[A-Za-z0-9_-]+/.exec(seen)?.[0] ?? '(none)';
+					return { toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: id } }] };
+				},
+				(request) => ({ content: `Still ${String(firstItem(parse(toolResults(request)[1].content)).status)}` }),
+			]);
+			const answer = await chat(n8n, webhooks[TOOLS], 'An endless staircase video');
+			expect(fake.problems).toEqual([]);
+			const [only] = submits();
+			expect(submits()).toHaveLength(1);
+			const taskId = String(only.taskId ?? sim.tasks()[0].id);
+			// Options → Timeout is 0.2 minutes (room for the happy path on a busy machine): the call ends at 12 s, naming the task.
+			expect(seen).toContain(taskId);
+			expect(seen).toMatch(/did not finish within the timeout of 12 s/);
+			expect(sim.task(taskId)!.endedAt).toBeUndefined();
+			expect(answer.output).toBe('Still processing');
+		});
+	});
+
+	test('schema quality: every argument has a description, fixed choices state their allowed values, each tool says what it costs and returns', async () => {
+		await n8n.explain(async () => {
+			fake.script([{ content: 'Hello.' }]);
+			await chat(n8n, webhooks[TOOLS], 'hi');
+			const offered = toolsOf(0);
+			expect(offered.map((t) => t.function.name).sort()).toEqual(
+				['Generate Video', 'Generate Video By Model ID', 'Get Video Status'].map(toolName).sort(),
+			);
+			const byName = Object.fromEntries(offered.map((t) => [t.function.name, t.function]));
+			// The default description of each tool is its operation's.
+			expect(byName[toolName('Generate Video')].description).toBe(TOOL_DESCRIPTIONS.video.generate);
+			expect(byName[toolName('Get Video Status')].description).toBe(TOOL_DESCRIPTIONS.task.getStatus);
+			expect(TOOL_DESCRIPTIONS.video.generate).toMatch(/paid/);
+			for (const field of ['task_id', 'status', 'files', 'url', 'mime_type', 'file_name', 'expires_at'])
+				expect(TOOL_DESCRIPTIONS.video.generate).toContain(field);
+
+			for (const tool of offered) {
+				const schema = tool.function.parameters as JsonSchema;
+				for (const [key, prop] of Object.entries(schema.properties ?? {})) {
+					expect([tool.function.name, key, (prop.description ?? '').trim().length > 0]).toEqual([tool.function.name, key, true]);
+				}
+			}
+			const video = byName[toolName('Generate Video')].parameters!.properties!;
+			expect(Object.keys(video).sort()).toEqual(['aspect_ratio', 'duration', 'prompt', 'resolution']);
+			expect(video.duration.type).toBe('number');
+			// n8n 2.41.1's $fromAI offers the types string, number, boolean and json, no enum: the
+			// fixed choices are stated in the description, from the model registry, and enforced
+			// by the node (see the invalid-arguments case).
+			for (const key of ['aspect_ratio', 'duration', 'resolution'] as const)
+				expect(video[key].description).toContain(oneOf(ALLOWED[key]));
+			const byId = byName[toolName('Generate Video By Model ID')].parameters!.properties!;
+			expect(byId.model.description).toContain(VIDEO_MODEL_IDS.join(', '));
+		});
+	});
+});
