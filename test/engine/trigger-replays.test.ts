@@ -26,7 +26,8 @@ async function trigger(baseUrl: string, parameters: INodeParameters = {}): Promi
 			{ name: 'Media Generation Trigger', type: MEDIA_GENERATION_TRIGGER_TYPE, parameters, credentials: mediaCredentials() },
 			{ name: 'Downstream', type: NOOP_TYPE },
 		),
-		credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl } },
+		// allowPrivateFileHosts: the simulator's file host is on this machine (127.0.0.1).
+		credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl, allowPrivateFileHosts: true } },
 	});
 	closers.push(async () => await receiver.close());
 	return receiver;
