@@ -27,12 +27,15 @@ const os = require('node:os');
 const path = require('node:path');
 
 const N8N_VERSION = '2.41.1';
+// The oldest n8n the package supports (docs/compatibility.md says why), which the compat layer
+// (test/compat) runs next to N8N_VERSION.
+const N8N_OLDEST_VERSION = '2.14.2';
 const OVERRIDES = { linkedom: '0.18.14' };
 const NATIVE_MODULES = ['sqlite3', 'isolated-vm'];
 const STAMP_NAME = '.mgen-n8n-stamp';
 
-function stampText(node24Bin) {
-	return JSON.stringify({ n8n: N8N_VERSION, overrides: OVERRIDES, native: NATIVE_MODULES, node: nodeVersion(node24Bin) });
+function stampText(node24Bin, version) {
+	return JSON.stringify({ n8n: version, overrides: OVERRIDES, native: NATIVE_MODULES, node: nodeVersion(node24Bin) });
 }
 
 function nodeVersion(node24Bin) {
@@ -87,19 +90,23 @@ function logged(cmd, args, { cwd, env, logFile, what }) {
 /**
  * Ensures n8n is installed in `$MGEN_CACHE_DIR/n8n-<version>` and returns where.
  * @param {string} node24Bin the Node 24 binary
- * @param {{ log?: (m: string) => void, env?: Record<string, string> }} options
- *   env: PATH with Node 24 first, npm_config_nodedir, MGEN_CACHE_DIR (from tools/run.js)
+ * @param {{ log?: (m: string) => void, env?: Record<string, string>, version?: string }} options
+ *   env: PATH with Node 24 first, npm_config_nodedir, MGEN_CACHE_DIR (from tools/run.js);
+ *   version: the n8n version (default N8N_VERSION)
  * @returns {{ dir: string, bin: string, version: string, node: string }}
  */
-function ensureN8n(node24Bin, { log = (m) => process.stdout.write(`[n8n] ${m}\n`), env = {} } = {}) {
+function ensureN8n(
+	node24Bin,
+	{ log = (m) => process.stdout.write(`[n8n] ${m}\n`), env = {}, version = N8N_VERSION } = {},
+) {
 	const cacheDir =
 		env.MGEN_CACHE_DIR ||
 		process.env.MGEN_CACHE_DIR ||
 		path.join(os.homedir(), '.cache', 'n8n-nodes-media-generation');
-	const dir = path.join(cacheDir, `n8n-${N8N_VERSION}`);
+	const dir = path.join(cacheDir, `n8n-${version}`);
 	const bin = path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n');
-	const result = { dir, bin, version: N8N_VERSION, node: node24Bin };
-	const want = stampText(node24Bin);
+	const result = { dir, bin, version, node: node24Bin };
+	const want = stampText(node24Bin, version);
 	const ready = () => {
 		try {
 			return fs.readFileSync(path.join(dir, STAMP_NAME), 'utf8') === want && fs.existsSync(bin);
@@ -108,12 +115,12 @@ function ensureN8n(node24Bin, { log = (m) => process.stdout.write(`[n8n] ${m}\n`
 		}
 	};
 	if (ready()) {
-		log(`n8n ${N8N_VERSION}: cached in ${dir}`);
+		log(`n8n ${version}: cached in ${dir}`);
 		return result;
 	}
 
 	fs.mkdirSync(cacheDir, { recursive: true });
-	const lock = path.join(cacheDir, `n8n-${N8N_VERSION}.lock`);
+	const lock = path.join(cacheDir, `n8n-${version}.lock`);
 	let waitedSince = 0;
 	for (;;) {
 		try {
@@ -130,7 +137,7 @@ function ensureN8n(node24Bin, { log = (m) => process.stdout.write(`[n8n] ${m}\n`
 			}
 			if (!waitedSince) {
 				waitedSince = Date.now();
-				log(`another process (${pid || '?'}) is installing n8n ${N8N_VERSION}; waiting`);
+				log(`another process (${pid || '?'}) is installing n8n ${version}; waiting`);
 			}
 			if (Date.now() - waitedSince > 30 * 60 * 1000) {
 				throw new Error(`gave up waiting for the n8n install lock ${lock}`);
@@ -142,18 +149,18 @@ function ensureN8n(node24Bin, { log = (m) => process.stdout.write(`[n8n] ${m}\n`
 	let scratch = '';
 	try {
 		if (ready()) {
-			log(`n8n ${N8N_VERSION}: installed by another run meanwhile`);
+			log(`n8n ${version}: installed by another run meanwhile`);
 			return result;
 		}
 		scratch = `${dir}.partial-${process.pid}`;
 		fs.rmSync(scratch, { recursive: true, force: true });
 		fs.mkdirSync(scratch, { recursive: true });
-		const logFile = path.join(cacheDir, `n8n-${N8N_VERSION}-install.log`);
-		fs.writeFileSync(logFile, `install of n8n ${N8N_VERSION} started ${new Date().toISOString()}\n`);
+		const logFile = path.join(cacheDir, `n8n-${version}-install.log`);
+		fs.writeFileSync(logFile, `install of n8n ${version} started ${new Date().toISOString()}\n`);
 		fs.writeFileSync(
 			path.join(scratch, 'package.json'),
 			JSON.stringify(
-				{ private: true, name: 'mgen-n8n-cache', dependencies: { n8n: N8N_VERSION }, overrides: OVERRIDES },
+				{ private: true, name: 'mgen-n8n-cache', dependencies: { n8n: version }, overrides: OVERRIDES },
 				null,
 				2,
 			) + '\n',
@@ -173,15 +180,17 @@ function ensureN8n(node24Bin, { log = (m) => process.stdout.write(`[n8n] ${m}\n`
 		};
 		installEnv.PATH = `${path.dirname(node24Bin)}${path.delimiter}${installEnv.PATH || ''}`;
 
-		log(`installing n8n ${N8N_VERSION} into ${dir} (a few minutes, once; log: ${logFile})`);
+		log(`installing n8n ${version} into ${dir} (a few minutes, once; log: ${logFile})`);
 		const tInstall = logged('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], {
 			cwd: scratch,
 			env: installEnv,
 			logFile,
 			what: 'npm install of n8n',
 		});
-		log(`npm install: ${(tInstall / 1000).toFixed(0)} s; rebuilding ${NATIVE_MODULES.join(', ')} for Node 24`);
-		const tRebuild = logged('npm', ['rebuild', ...NATIVE_MODULES], {
+		// Older n8n versions have no isolated-vm (their expression engine runs in-process).
+		const native = NATIVE_MODULES.filter((m) => fs.existsSync(path.join(scratch, 'node_modules', m)));
+		log(`npm install: ${(tInstall / 1000).toFixed(0)} s; rebuilding ${native.join(', ')} for Node 24`);
+		const tRebuild = logged('npm', ['rebuild', ...native], {
 			cwd: scratch,
 			env: installEnv,
 			logFile,
@@ -190,7 +199,7 @@ function ensureN8n(node24Bin, { log = (m) => process.stdout.write(`[n8n] ${m}\n`
 		// Load the native modules under Node 24 now, so a broken build fails here, not mid-test.
 		logged(
 			node24Bin,
-			['-e', NATIVE_MODULES.map((m) => `require(${JSON.stringify(m)});`).join('')],
+			['-e', native.map((m) => `require(${JSON.stringify(m)});`).join('')],
 			{ cwd: path.join(scratch, 'node_modules', 'n8n'), env: installEnv, logFile, what: 'loading the native modules' },
 		);
 		logged(node24Bin, [path.join(scratch, 'node_modules', 'n8n', 'bin', 'n8n'), '--version'], {
@@ -204,7 +213,7 @@ function ensureN8n(node24Bin, { log = (m) => process.stdout.write(`[n8n] ${m}\n`
 		fs.renameSync(scratch, dir);
 		const sizeMb = duKb(dir) / 1024;
 		log(
-			`n8n ${N8N_VERSION} ready: install ${(tInstall / 1000).toFixed(0)} s, rebuild ${(tRebuild / 1000).toFixed(0)} s, ${sizeMb.toFixed(0)} MB on disk`,
+			`n8n ${version} ready: install ${(tInstall / 1000).toFixed(0)} s, rebuild ${(tRebuild / 1000).toFixed(0)} s, ${sizeMb.toFixed(0)} MB on disk`,
 		);
 		return result;
 	} finally {
@@ -214,17 +223,18 @@ function ensureN8n(node24Bin, { log = (m) => process.stdout.write(`[n8n] ${m}\n`
 	}
 }
 
-module.exports = { ensureN8n, N8N_VERSION };
+module.exports = { ensureN8n, N8N_VERSION, N8N_OLDEST_VERSION };
 
 if (require.main === module) {
-	// `node tools/ensure-n8n.js [node24-binary]`: install by hand (the test runner does it itself).
+	// `node tools/ensure-n8n.js [node24-binary] [n8n-version]`: install by hand (the test runner
+	// does it itself).
 	const node24 = process.argv[2] || process.env.MGEN_NODE24;
 	if (!node24) {
-		process.stderr.write('usage: node tools/ensure-n8n.js <node24-binary>\n');
+		process.stderr.write('usage: node tools/ensure-n8n.js <node24-binary> [n8n-version]\n');
 		process.exit(2);
 	}
 	try {
-		const r = ensureN8n(node24, {});
+		const r = ensureN8n(node24, { version: process.argv[3] || N8N_VERSION });
 		process.stdout.write(`${JSON.stringify(r)}\n`);
 	} catch (error) {
 		process.stderr.write(`${error.message}\n`);
