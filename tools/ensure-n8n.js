@@ -31,11 +31,19 @@ const N8N_VERSION = '2.41.1';
 // (test/compat) runs next to N8N_VERSION.
 const N8N_OLDEST_VERSION = '2.14.2';
 const OVERRIDES = { linkedom: '0.18.14' };
+// Per version, on top of OVERRIDES. n8n-nodes-base up to 2.2x takes xlsx as a tarball from
+// cdn.sheetjs.com, which only the npm registry being reachable rules out; 0.18.5 is the last
+// xlsx on npm (only the Spreadsheet File nodes load it, none of which the tests use).
+const VERSION_OVERRIDES = { [N8N_OLDEST_VERSION]: { xlsx: '0.18.5' } };
 const NATIVE_MODULES = ['sqlite3', 'isolated-vm'];
 const STAMP_NAME = '.mgen-n8n-stamp';
 
+function overridesOf(version) {
+	return { ...OVERRIDES, ...VERSION_OVERRIDES[version] };
+}
+
 function stampText(node24Bin, version) {
-	return JSON.stringify({ n8n: version, overrides: OVERRIDES, native: NATIVE_MODULES, node: nodeVersion(node24Bin) });
+	return JSON.stringify({ n8n: version, overrides: overridesOf(version), native: NATIVE_MODULES, node: nodeVersion(node24Bin) });
 }
 
 function nodeVersion(node24Bin) {
@@ -160,7 +168,7 @@ function ensureN8n(
 		fs.writeFileSync(
 			path.join(scratch, 'package.json'),
 			JSON.stringify(
-				{ private: true, name: 'mgen-n8n-cache', dependencies: { n8n: version }, overrides: OVERRIDES },
+				{ private: true, name: 'mgen-n8n-cache', dependencies: { n8n: version }, overrides: overridesOf(version) },
 				null,
 				2,
 			) + '\n',

@@ -1,0 +1,318 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tool code: writes test fixtures under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+// `node tools/run.js fixtures`: writes the workflows this version of the package saves into
+// test/fixtures/saved-workflows/<package version>/ (CONTRIBUTING.md, "Saved workflows and
+// typeVersion"). Later versions must load them unchanged: never regenerate an older version's
+// folder; a release adds its own.
+//
+// What it writes: every example of examples/ verbatim; one workflow per model with every field
+// of its panel set (non-default values where the model allows them); the Task operations with
+// their options; the Trigger with its options. Addresses are placeholders the e2e layer points
+// at its simulator and n8n: FILE_HOST for reference images, N8N_ORIGIN for webhook URLs.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import type { INodeProperties } from 'n8n-workflow';
+
+import { MODELS, validateSubmission } from '../nodes/MediaGeneration/models';
+import { properties as nodeProperties } from '../nodes/MediaGeneration/actions';
+import { MediaGenerationTrigger } from '../nodes/MediaGenerationTrigger/MediaGenerationTrigger.node';
+
+const ROOT = path.resolve(__dirname, '..');
+export const FIXTURES_DIR = path.join(ROOT, 'test', 'fixtures', 'saved-workflows');
+/** Placeholder origins in the fixtures; the e2e layer replaces them with its own. */
+export const FILE_HOST = 'https://files.media-generation.example';
+export const N8N_ORIGIN = 'https://n8n.example.com';
+const NODE_TYPE = 'n8n-nodes-media-generation.mediaGeneration';
+const TRIGGER_TYPE = 'n8n-nodes-media-generation.mediaGenerationTrigger';
+const CREDENTIALS = { mediaGenerationApi: { id: '1', name: 'Media Generation API' } };
+/** The Trigger fixture's webhook, which the Task fixture's submission calls back. */
+const TRIGGER_WEBHOOK_ID = '0e6f3c52-8a41-4d0b-9c1e-5f2a7b3d9e10';
+const TRIGGER_SECRET = 'fixture-secret-4f1c';
+
+/**
+ * Per model, the value of every field of its panel (the generator checks none is missing and
+ * that the model accepts the whole). By-ID models use the simulator's default model ids.
+ */
+const MODEL_VALUES: Record<string, Record<string, unknown>> = {
+	'vidmodel-1.5-pro': {
+		prompt: 'A paper boat drifting down a rainy street, every field set',
+		aspectRatio: '9:16',
+		duration: 8,
+		vidmodel15ProOptions: {
+			fixedLens: true,
+			generateAudio: true,
+			imageUrls: [`${FILE_HOST}/refs/first.png`, `${FILE_HOST}/refs/second.jpg`],
+			resolution: '1080p',
+		},
+		additionalInputFields: '{"fixed_lens": true}',
+	},
+	'vidmodel-2.0-fast/image-to-video': {
+		prompt: 'The boat sails off, every field set',
+		startFrameUrl: `${FILE_HOST}/refs/start.png`,
+		vidmodel20FastOptions: {
+			aspectRatio: '9:16',
+			duration: 6,
+			endFrameUrl: `${FILE_HOST}/refs/end.webp`,
+			resolution: '480p',
+		},
+		additionalInputFields: '{"generate_audio": true}',
+	},
+	'video-by-id': {
+		modelId: 'video-1',
+		prompt: 'A lighthouse at night, every field set',
+		videoByIdOptions: { aspectRatio: '4:3', duration: 5 },
+		additionalInputFields: '{"seed": 7}',
+	},
+	'image-by-id': {
+		modelId: 'image-1',
+		prompt: 'A lighthouse on a cliff at dawn, every field set',
+		imageByIdOptions: { n: 2, size: '3:2' },
+		additionalInputFields: '{"seed": 7}',
+	},
+	'generate-music': {
+		prompt: 'An upbeat lo-fi track, every field set',
+		musicOptions: {
+			customMode: true,
+			instrumental: true,
+			mv: 'V4',
+			style: 'lo-fi',
+			title: 'Fixture Day',
+		},
+		additionalInputFields: '{"negative_tags": "metal"}',
+	},
+};
+
+/** Every run option of a waiting Generate, none at its default (Wait Mode stays Poll here: the
+ * durable-wait example parks). */
+function runOptions(kind: string, index: number): Record<string, unknown> {
+	return {
+		callbackReference: `fixture-${kind}-${index}`,
+		downloadFiles: true,
+		maxPollIntervalSeconds: 2,
+		maxConcurrentTasks: 4,
+		...(kind === 'video' ? { checkReferenceImages: true } : {}),
+		binaryPropertyName: 'media',
+		timeoutMinutes: 5,
+		waitMode: 'poll',
+	};
+}
+
+interface FixtureNode {
+	parameters: Record<string, unknown>;
+	id: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	webhookId?: string;
+	credentials?: Record<string, { id: string; name: string }>;
+}
+
+function manualTrigger(): FixtureNode {
+	return {
+		parameters: {},
+		id: 'a0000000-0000-4000-8000-000000000001',
+		name: 'When clicking ‘Execute workflow’',
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		position: [0, 0],
+	};
+}
+
+function mediaNode(name: string, index: number, parameters: Record<string, unknown>): FixtureNode {
+	return {
+		parameters,
+		id: `a0000000-0000-4000-8000-${String(100 + index).padStart(12, '0')}`,
+		name,
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [260 * index, 0],
+		credentials: CREDENTIALS,
+	};
+}
+
+function chainWorkflow(name: string, nodes: FixtureNode[]) {
+	const connections: Record<string, unknown> = {};
+	for (let i = 0; i + 1 < nodes.length; i++)
+		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	return { name, nodes, connections, pinData: {}, settings: { executionOrder: 'v1' }, tags: [] };
+}
+
+/** Names of every field a model's panel shows (collections: each option), for the coverage check. */
+function fieldNames(props: INodeProperties[], prefix = ''): string[] {
+	return props.flatMap((p) =>
+		p.type === 'collection'
+			? (p.options as INodeProperties[]).map((o) => `${prefix}${p.name}.${o.name}`)
+			: [`${prefix}${p.name}`],
+	);
+}
+
+function setNames(values: Record<string, unknown>): string[] {
+	return Object.entries(values).flatMap(([k, v]) =>
+		typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.keys(v).map((c) => `${k}.${c}`) : [k],
+	);
+}
+
+function modelWorkflows() {
+	return MODELS.map((model, i) => {
+		const values = MODEL_VALUES[model.key];
+		if (!values) throw new Error(`no fixture values for model ${model.key}: add them to MODEL_VALUES`);
+		const expected = [
+			...(model.modelId === undefined ? ['modelId'] : []),
+			...fieldNames(model.properties),
+			'additionalInputFields',
+		];
+		const missing = expected.filter((f) => !setNames(values).includes(f));
+		if (missing.length) throw new Error(`model ${model.key}: fixture leaves ${missing.join(', ')} unset`);
+		const checked = validateSubmission(model.key, values);
+		if (!checked.ok) throw new Error(`model ${model.key}: fixture refused: ${checked.errors.join('; ')}`);
+		const several = MODELS.filter((m) => m.kind === model.kind).length > 1;
+		const parameters = {
+			resource: model.kind,
+			operation: 'generate',
+			...(several ? { model: model.key } : {}),
+			...values,
+			waitForCompletion: true,
+			options: runOptions(model.kind, i),
+		};
+		return {
+			file: `model-${model.key.replace(/[^a-z0-9.]+/gi, '-')}.json`,
+			what: `model ${model.key}, every field set`,
+			workflow: chainWorkflow(`Fixture: ${model.displayName}, every field set`, [
+				manualTrigger(),
+				mediaNode(`Generate ${model.displayName}`, 1, parameters),
+			]),
+		};
+	});
+}
+
+function taskWorkflow() {
+	const callbackUrl = `${N8N_ORIGIN}/webhook/${TRIGGER_WEBHOOK_ID}/media-generation?secret=${TRIGGER_SECRET}`;
+	return {
+		file: 'task-operations.json',
+		what: 'Task → Get Status, Wait for Completion, Download Files with every option; the submission calls the Trigger fixture back',
+		workflow: chainWorkflow('Fixture: Task operations, every option set', [
+			manualTrigger(),
+			mediaNode('Submit Image', 1, {
+				resource: 'image',
+				operation: 'generate',
+				modelId: 'image-1',
+				prompt: 'A lighthouse, submitted without waiting',
+				imageByIdOptions: { n: 1, size: '1:1' },
+				waitForCompletion: false,
+				options: {
+					callbackReference: 'fixture-task-ref',
+					callbackUrl,
+					maxConcurrentTasks: 3,
+				},
+			}),
+			mediaNode('Get Status', 2, {
+				resource: 'task',
+				operation: 'getStatus',
+				taskId: '={{ $json.task_id }}',
+			}),
+			mediaNode('Wait for Completion', 3, {
+				resource: 'task',
+				operation: 'waitForCompletion',
+				taskId: '={{ $json.task_id }}',
+				options: {
+					downloadFiles: false,
+					maxPollIntervalSeconds: 2,
+					maxConcurrentTasks: 3,
+					binaryPropertyName: 'waited',
+					timeoutMinutes: 5,
+					waitMode: 'poll',
+				},
+			}),
+			mediaNode('Download Files', 4, {
+				resource: 'task',
+				operation: 'downloadFiles',
+				taskId: '={{ $json.task_id }}',
+				options: { maxConcurrentTasks: 3, binaryPropertyName: 'file' },
+			}),
+		]),
+	};
+}
+
+function triggerWorkflow() {
+	const description = new MediaGenerationTrigger().description;
+	const trigger: FixtureNode = {
+		parameters: {
+			event: 'finished',
+			verify: true,
+			download: true,
+			binaryPropertyName: 'received',
+			options: { secret: TRIGGER_SECRET, acceptUnsigned: false, onVerifyError: 'start' },
+		},
+		id: 'a0000000-0000-4000-8000-000000000201',
+		name: 'Media Generation Trigger',
+		type: TRIGGER_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		webhookId: TRIGGER_WEBHOOK_ID,
+		credentials: CREDENTIALS,
+	};
+	// Every field of the trigger's panel that holds a value (notices hold none).
+	const expected = fieldNames(description.properties.filter((p) => p.type !== 'notice'));
+	const missing = expected.filter((f) => !setNames(trigger.parameters).includes(f));
+	if (missing.length) throw new Error(`trigger fixture leaves ${missing.join(', ')} unset`);
+	const noOp: FixtureNode = {
+		parameters: {},
+		id: 'a0000000-0000-4000-8000-000000000202',
+		name: 'Received',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [260, 0],
+	};
+	return {
+		file: 'trigger.json',
+		what: 'Media Generation Trigger with every option set (the Task fixture calls it back)',
+		workflow: chainWorkflow('Fixture: Media Generation Trigger, every option set', [trigger, noOp]),
+	};
+}
+
+function exampleWorkflows() {
+	const dir = path.join(ROOT, 'examples');
+	return fs
+		.readdirSync(dir)
+		.filter((f) => f.endsWith('.json'))
+		.sort()
+		.map((f) => ({
+			file: `example-${f}`,
+			what: `examples/${f} as shipped`,
+			workflow: JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as unknown,
+		}));
+}
+
+/** Every run option of the node's panels, to make sure the fixtures cover them all. */
+export function allRunOptionNames(): string[] {
+	return [
+		...new Set(
+			nodeProperties
+				.filter((p) => p.name === 'options' && p.type === 'collection')
+				.flatMap((p) => (p.options as INodeProperties[]).map((o) => o.name)),
+		),
+	].sort();
+}
+
+function main() {
+	const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+		version: string;
+		devDependencies: Record<string, string>;
+	};
+	const out = path.join(FIXTURES_DIR, pkg.version);
+	const fixtures = [...exampleWorkflows(), ...modelWorkflows(), taskWorkflow(), triggerWorkflow()];
+	fs.rmSync(out, { recursive: true, force: true });
+	fs.mkdirSync(out, { recursive: true });
+	for (const f of fixtures) fs.writeFileSync(path.join(out, f.file), `${JSON.stringify(f.workflow, null, '\t')}\n`);
+	const index = {
+		savedBy: `n8n-nodes-media-generation@${pkg.version}`,
+		n8nWorkflow: pkg.devDependencies['n8n-workflow'],
+		placeholders: { fileHost: FILE_HOST, n8nOrigin: N8N_ORIGIN },
+		workflows: fixtures.map((f) => ({ file: f.file, what: f.what })),
+	};
+	fs.writeFileSync(path.join(out, 'index.json'), `${JSON.stringify(index, null, '\t')}\n`);
+	process.stdout.write(`${fixtures.length} saved workflows written to ${path.relative(ROOT, out)}\n`);
+}
+
+if (require.main === module) main();
