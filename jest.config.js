@@ -51,6 +51,12 @@ module.exports = {
 		},
 		{
 			...base,
+			displayName: 'compat',
+			// The examples and saved workflows on the oldest n8n the package supports.
+			testMatch: ['<rootDir>/test/compat/**/*.test.ts'],
+		},
+		{
+			...base,
 			displayName: 'editor',
 			// n8n's editor in headless Chromium (Debian's), driven by playwright-core.
 			testMatch: ['<rootDir>/test/editor/**/*.test.ts'],

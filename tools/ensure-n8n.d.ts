@@ -1,5 +1,6 @@
 // Types of ensure-n8n.js for the TypeScript tests (test/e2e) that call it.
 export declare const N8N_VERSION: string;
+export declare const N8N_OLDEST_VERSION: string;
 
 export interface N8nInstall {
 	/** The cache folder n8n is installed in. */
@@ -13,5 +14,5 @@ export interface N8nInstall {
 
 export declare function ensureN8n(
 	node24Bin: string,
-	options?: { log?: (message: string) => void; env?: NodeJS.ProcessEnv; run?: unknown },
+	options?: { log?: (message: string) => void; env?: NodeJS.ProcessEnv; run?: unknown; version?: string },
 ): N8nInstall;

@@ -151,7 +151,7 @@ function printTotals() {
 }
 
 /** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
-const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'agent', 'release', 'editor', 'queue'];
+const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'agent', 'release', 'compat', 'editor', 'queue'];
 
 // Folders of each jest project (jest.config.js): a layer with no test file is reported, not run.
 const LAYER_DIRS = {
@@ -161,6 +161,7 @@ const LAYER_DIRS = {
 	e2e: ['e2e'],
 	agent: ['agent'],
 	release: ['release'],
+	compat: ['compat'],
 	editor: ['editor'],
 	queue: ['queue'],
 };
@@ -220,6 +221,10 @@ const LAYER_PREPARE = {
 	},
 	editor: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
 	queue: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
+	compat: (node) => {
+		const { ensureN8n, N8N_OLDEST_VERSION } = require('./ensure-n8n');
+		ensureN8n(node, { log, env: node24Env(node), version: N8N_OLDEST_VERSION });
+	},
 };
 
 function prepareLayer(node, layer) {

@@ -27,7 +27,8 @@ const TRIGGER_TYPE = 'n8n-nodes-media-generation.mediaGenerationTrigger';
 const CREDENTIALS = { mediaGenerationApi: { id: '1', name: 'Media Generation API' } };
 /** The Trigger fixture's webhook, which the Task fixture's submission calls back. */
 const TRIGGER_WEBHOOK_ID = '0e6f3c52-8a41-4d0b-9c1e-5f2a7b3d9e10';
-const TRIGGER_SECRET = 'fixture-secret-4f1c';
+/** The Trigger fixture's Secret option (a test value), which its callback URL carries. */
+const TRIGGER_SHARED_VALUE = 'fixture-secret-4f1c';
 
 /**
  * Per model, the value of every field of its panel (the generator checks none is missing and
@@ -187,7 +188,7 @@ function modelWorkflows() {
 }
 
 function taskWorkflow() {
-	const callbackUrl = `${N8N_ORIGIN}/webhook/${TRIGGER_WEBHOOK_ID}/media-generation?secret=${TRIGGER_SECRET}`;
+	const callbackUrl = `${N8N_ORIGIN}/webhook/${TRIGGER_WEBHOOK_ID}/media-generation?secret=${TRIGGER_SHARED_VALUE}`;
 	return {
 		file: 'task-operations.json',
 		what: 'Task → Get Status, Wait for Completion, Download Files with every option; the submission calls the Trigger fixture back',
@@ -242,7 +243,7 @@ function triggerWorkflow() {
 			verify: true,
 			download: true,
 			binaryPropertyName: 'received',
-			options: { secret: TRIGGER_SECRET, acceptUnsigned: false, onVerifyError: 'start' },
+			options: { secret: TRIGGER_SHARED_VALUE, acceptUnsigned: false, onVerifyError: 'start' },
 		},
 		id: 'a0000000-0000-4000-8000-000000000201',
 		name: 'Media Generation Trigger',

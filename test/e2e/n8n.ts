@@ -15,7 +15,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { ensureN8n, type N8nInstall } from '../../tools/ensure-n8n';
+import { N8N_VERSION, ensureN8n, type N8nInstall } from '../../tools/ensure-n8n';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 const OUT_ROOT = process.env.MGEN_E2E_DIR || path.join(os.tmpdir(), 'n8n-nodes-media-generation-e2e');
@@ -25,12 +25,14 @@ export const NODE_TYPE = `${PACKAGE_NAME}.mediaGeneration`;
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.mediaGenerationTrigger`;
 export const CREDENTIAL_TYPE = 'mediaGenerationApi';
 
-let install: N8nInstall | undefined;
+const installs = new Map<string, N8nInstall>();
 /** The cached n8n (installed on first use when the runner has not done it already). */
-export function n8nInstall(): N8nInstall {
-	if (install) return install;
+export function n8nInstall(version = N8N_VERSION): N8nInstall {
+	const known = installs.get(version);
+	if (known) return known;
 	const node = process.env.MGEN_NODE24 || process.execPath;
-	install = ensureN8n(node, { log: () => undefined, env: process.env });
+	const install = ensureN8n(node, { log: () => undefined, env: process.env, version });
+	installs.set(version, install);
 	return install;
 }
 
@@ -171,6 +173,8 @@ export class N8nInstance {
 		readonly name: string,
 		readonly port: number,
 		readonly brokerPort: number,
+		/** The n8n it runs (default: the cached N8N_VERSION). */
+		readonly install: N8nInstall,
 	) {
 		this.dir = path.join(OUT_ROOT, RUN_ID, name);
 		this.userFolder = path.join(this.dir, 'user');
@@ -213,11 +217,15 @@ export class N8nInstance {
 
 	/**
 	 * A fresh user folder with the packed package installed as a community package
-	 * (`install: false`: nothing installed, the test installs it its own way).
+	 * (`install: false`: nothing installed, the test installs it its own way). `n8nVersion`: the
+	 * n8n to run (default the cached N8N_VERSION).
 	 */
-	static async create(name: string, options: { install?: boolean } = {}): Promise<N8nInstance> {
-		n8nInstall();
-		const instance = new N8nInstance(name, await freePort(), await freePort());
+	static async create(
+		name: string,
+		options: { install?: boolean; n8nVersion?: string } = {},
+	): Promise<N8nInstance> {
+		const install = n8nInstall(options.n8nVersion);
+		const instance = new N8nInstance(name, await freePort(), await freePort(), install);
 		if (options.install !== false) instance.installPackage();
 		return instance;
 	}
@@ -276,7 +284,7 @@ export class N8nInstance {
 		args: string[],
 		options: { label?: string; timeoutMs?: number; allowFailure?: boolean; onSpawn?: (pid: number) => void } = {},
 	): Promise<CliResult> {
-		const { node, bin } = n8nInstall();
+		const { node, bin } = this.install;
 		const log = this.newLog(options.label ?? args[0].replace(/[^a-z0-9]+/gi, '-'));
 		const timeoutMs = options.timeoutMs ?? 120_000;
 		return new Promise((resolve, reject) => {
@@ -363,7 +371,7 @@ export class N8nInstance {
 
 	/** `n8n start` in the background; resolves once /healthz/readiness answers 200. */
 	async start(): Promise<void> {
-		const { node, bin } = n8nInstall();
+		const { node, bin } = this.install;
 		this.serverLog = this.newLog('start');
 		const file = fs.openSync(this.serverLog, 'a');
 		const child = spawn(node, [bin, 'start'], { cwd: this.dir, env: this.env, stdio: ['ignore', file, file] });

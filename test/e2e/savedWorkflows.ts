@@ -1,0 +1,249 @@
+// Test-only. The saved-workflow fixtures (test/fixtures/saved-workflows/<version>/) imported into
+// a real n8n as saved and run against the simulator, all on one `n8n start`:
+// - the workflows started by a Manual Trigger are merged into one, started by one Webhook node
+//   (n8n has no manual run without its editor, and one execution costs less than one
+//   `n8n execute` each); the nodes of the package keep their saved parameters verbatim;
+// - the webhook-started ones (the Trigger fixtures, the durable-wait example) are activated;
+//   the merged run's submissions call the Trigger fixtures back, and the durable-wait example
+//   parks on its callbacks.
+// Only addresses change: the fixtures' placeholder origins become the simulator's file host and
+// this n8n, their credential becomes the test's (allowPrivateFileHosts: the files are on loopback).
+// Used by the e2e layer (n8n 2.41.1) and the compat layer (the oldest supported n8n).
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import { createHash, randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { FILE_HOST, FIXTURES_DIR, N8N_ORIGIN } from '../../tools/saved-workflows';
+import { startSimulator, type Simulator } from '../simulator';
+import {
+	CREDENTIAL_TYPE,
+	N8nInstance,
+	NODE_TYPE,
+	TRIGGER_TYPE,
+	createOwnerApiKey,
+	listExecutions,
+	removeEmptyRunFolder,
+	type BinaryJson,
+	type ExecutionSummary,
+	type ItemJson,
+} from './n8n';
+import { CREDENTIAL, credentialImport, webhookNode, type WorkflowNode } from './workflows';
+
+interface SavedWorkflow {
+	name: string;
+	nodes: WorkflowNode[];
+	connections: Record<string, { main: Array<Array<{ node: string; type: string; index: number }>> }>;
+	settings?: Record<string, unknown>;
+}
+
+interface Fixture {
+	/** `<version>/<file>` */
+	label: string;
+	id: string;
+	workflow: SavedWorkflow;
+}
+
+const MANUAL = 'n8n-nodes-base.manualTrigger';
+const MERGED_ID = 'mgenSavedAll001';
+const ours = (n: WorkflowNode) => n.type === NODE_TYPE || n.type === TRIGGER_TYPE;
+
+/**
+ * Every fixture of every version, as imported: placeholders pointed at this set-up, webhook ids
+ * made unique per version folder (two versions save the same example with the same id).
+ */
+function loadFixtures(fileHost: string, n8nOrigin: string): Fixture[] {
+	const versions = fs.readdirSync(FIXTURES_DIR).filter((v) => fs.statSync(path.join(FIXTURES_DIR, v)).isDirectory()).sort();
+	return versions.flatMap((version, v) => {
+		const files = fs.readdirSync(path.join(FIXTURES_DIR, version)).filter((f) => f.endsWith('.json') && f !== 'index.json').sort();
+		const texts = files.map((f) => fs.readFileSync(path.join(FIXTURES_DIR, version, f), 'utf8'));
+		const webhookIds = new Set(texts.flatMap((t) => [...t.matchAll(/"webhookId":\s*"([^"]+)"/g)].map((m) => m[1])));
+		return files.map((file, i) => {
+			let text = texts[i].split(FILE_HOST).join(fileHost).split(N8N_ORIGIN).join(n8nOrigin);
+			if (v > 0) for (const id of webhookIds) text = text.split(id).join(`${id.slice(0, -4)}${String(v).padStart(4, '0')}`);
+			const workflow = JSON.parse(text) as SavedWorkflow;
+			for (const node of workflow.nodes) if (node.credentials?.[CREDENTIAL_TYPE]) node.credentials[CREDENTIAL_TYPE] = CREDENTIAL;
+			const id = `mgenSv${createHash('sha256').update(`${version}/${file}`).digest('hex').slice(0, 9)}`;
+			return { label: `${version}/${file}`, id, workflow };
+		});
+	});
+}
+
+/** The Manual-Trigger fixtures as one workflow: one Webhook in place of their triggers. */
+function mergedManualWorkflow(fixtures: Fixture[], webhookPath: string) {
+	const start = { ...webhookNode(webhookPath), name: 'Start' };
+	const nodes: WorkflowNode[] = [start];
+	const connections: SavedWorkflow['connections'] = { Start: { main: [[]] } };
+	const origin = new Map<string, { fixture: string; node: WorkflowNode }>();
+	for (const { label, workflow } of fixtures) {
+		const rename = (name: string) => `${label}: ${name}`;
+		const triggers = new Set(workflow.nodes.filter((n) => n.type === MANUAL).map((n) => n.name));
+		for (const node of workflow.nodes.filter((n) => !triggers.has(n.name))) {
+			const copy = { ...node, id: randomUUID(), name: rename(node.name) };
+			nodes.push(copy);
+			origin.set(copy.name, { fixture: label, node });
+		}
+		for (const [from, out] of Object.entries(workflow.connections)) {
+			const main = out.main.map((targets) => targets.map((t) => ({ ...t, node: rename(t.node) })));
+			if (triggers.has(from)) connections.Start.main[0].push(...main[0]);
+			else connections[rename(from)] = { main };
+		}
+	}
+	return {
+		workflow: { id: MERGED_ID, name: 'Saved workflows (Manual Trigger ones, merged)', active: false, nodes, connections, settings: { executionOrder: 'v1' }, pinData: {} },
+		origin,
+	};
+}
+
+const isManual = (f: Fixture) => f.workflow.nodes.some((n) => n.type === MANUAL);
+
+/**
+ * The suite: `describe` it from a test file. `n8nVersion` picks the n8n (default the e2e one).
+ */
+export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string }) {
+	let sim: Simulator;
+	let n8n: N8nInstance;
+	let apiKey = '';
+	let fixtures: Fixture[] = [];
+	let origin: ReturnType<typeof mergedManualWorkflow>['origin'];
+	const webhookPath = `saved-workflows-${process.pid}`;
+
+	const ended = async (workflowId: string, count: number, timeoutMs = 120_000): Promise<ExecutionSummary[]> => {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			let done: ExecutionSummary[] = [];
+			let failure: unknown;
+			try {
+				done = (await listExecutions(n8n, apiKey, workflowId, undefined, false)).filter((e) =>
+					['success', 'error', 'crashed', 'canceled'].includes(e.status),
+				);
+			} catch (error) {
+				// n8n answers 503 for a moment when the machine is very busy.
+				failure = error;
+			}
+			if (failure !== undefined && Date.now() > deadline) throw failure as Error;
+			if (done.length >= count) {
+				const full = await listExecutions(n8n, apiKey, workflowId);
+				return full.filter((e) => done.some((d) => d.id === e.id));
+			}
+			if (Date.now() > deadline) throw new Error(`${workflowId}: ${done.length} of ${count} executions ended after ${timeoutMs} ms`);
+			await new Promise((r) => setTimeout(r, 500));
+		}
+	};
+
+	/** POSTs to a production webhook; a 404 right after start-up means "not activated yet". */
+	const post = async (pathname: string, body: unknown) => {
+		const deadline = Date.now() + 30_000;
+		for (;;) {
+			const res = await fetch(`${n8n.baseUrl}/webhook/${pathname}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+			await res.text();
+			if (res.status !== 404 || Date.now() > deadline) return res.status;
+			await new Promise((r) => setTimeout(r, 500));
+		}
+	};
+
+	const binaries = (item: ItemJson) => Object.values(item.binary ?? {}) as BinaryJson[];
+	const fileSize = (b: BinaryJson) => fs.statSync(n8n.binaryFile(b)).size;
+
+	beforeAll(async () => {
+		sim = await startSimulator({ apiKey: `saved-${options.name}-${process.pid}-secret`, defaultDurationMs: 800 });
+		n8n = await N8nInstance.create(`saved-workflows-${options.name}`, { n8nVersion: options.n8nVersion });
+		fixtures = loadFixtures(sim.fileBaseUrl, n8n.baseUrl);
+		const merged = mergedManualWorkflow(fixtures.filter(isManual), webhookPath);
+		origin = merged.origin;
+		const started = fixtures.filter((f) => !isManual(f));
+		await n8n.explain(async () => {
+			const credential = credentialImport(sim.baseUrl, sim.apiKey);
+			await n8n.importCredentials([{ ...credential, data: { ...credential.data, allowPrivateFileHosts: true } }]);
+			await n8n.importWorkflows([merged.workflow, ...started.map((f) => ({ ...f.workflow, id: f.id, active: false }))]);
+			await n8n.start();
+			apiKey = await createOwnerApiKey(n8n);
+			// Activated through the public API: one request each, where `n8n publish:workflow`
+			// costs an n8n start-up each.
+			for (const id of [MERGED_ID, ...started.map((f) => f.id)]) {
+				const res = await fetch(`${n8n.baseUrl}/api/v1/workflows/${id}/activate`, {
+					method: 'POST',
+					headers: { 'X-N8N-API-KEY': apiKey },
+				});
+				if (!res.ok) throw new Error(`activating ${id}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+			}
+		});
+	}, 600_000);
+
+	afterAll(async () => {
+		await n8n?.dispose();
+		await sim?.close();
+		removeEmptyRunFolder();
+	});
+
+	test('the Manual Trigger fixtures run, each node of the package with its saved parameters, and their callbacks start the Trigger fixtures', () =>
+		n8n.explain(async () => {
+			expect(await post(webhookPath, {})).toBe(200);
+			const [run] = await ended(MERGED_ID, 1);
+			expect(run.status).toBe('success');
+			const runData = run.data!.resultData.runData;
+			const nodes = [...origin].filter(([, o]) => ours(o.node));
+			expect(nodes.length).toBeGreaterThanOrEqual(10);
+			for (const [name, { fixture, node }] of nodes) {
+				const runs = runData[name];
+				expect({ node: name, ran: runs?.length ?? 0 }).toEqual({ node: name, ran: 1 });
+				const items = runs[0].data!.main[0]!;
+				expect({ node: name, items: items.length > 0, error: runs[0].error?.message }).toEqual({ node: name, items: true, error: undefined });
+				const p = node.parameters as { operation?: string; waitForCompletion?: boolean; options?: { downloadFiles?: boolean; binaryPropertyName?: string } };
+				for (const item of items) {
+					expect({ fixture, node: name, error: item.json.error }).toEqual({ fixture, node: name, error: undefined });
+					const waits = p.operation === 'generate' && p.waitForCompletion !== false;
+					if (waits || p.operation === 'waitForCompletion') expect(item.json.status).toBe('finished');
+					const downloads = (waits && p.options?.downloadFiles !== false) || p.operation === 'downloadFiles';
+					if (downloads) {
+						// Every file under the saved binary property name, as large as the service served it.
+						const files = binaries(item);
+						expect(files.length).toBeGreaterThan(0);
+						const prefix = p.options?.binaryPropertyName ?? 'data';
+						expect(Object.keys(item.binary!).every((k) => k.startsWith(prefix))).toBe(true);
+						for (const f of files) expect(fileSize(f)).toBeGreaterThan(0);
+					}
+				}
+			}
+			// Each submission with a Callback URL started its Trigger fixture once, with the files.
+			for (const f of fixtures.filter((x) => x.workflow.nodes.some((n) => n.type === TRIGGER_TYPE))) {
+				const [received] = await ended(f.id, 1);
+				expect({ fixture: f.label, status: received.status }).toEqual({ fixture: f.label, status: 'success' });
+				const trigger = f.workflow.nodes.find((n) => n.type === TRIGGER_TYPE)!;
+				const [item] = received.data!.resultData.runData[trigger.name][0].data!.main[0]!;
+				expect(item.json.status).toBe('finished');
+				expect(binaries(item).length).toBeGreaterThan(0);
+			}
+		}));
+
+	test('the durable-wait example parks on its callbacks and completes with its files', () =>
+		n8n.explain(async () => {
+			const parked = fixtures.find((f) => f.label.endsWith('/example-durable-wait-batch.json'))!;
+			const webhook = parked.workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!;
+			const rows = [0, 1].map((i) => ({ prompt: `parked ${i} [sim:duration=4000]`, ref: `row-${i}` }));
+			expect(await post(String(webhook.parameters.path), { rows })).toBe(200);
+			const [done] = await ended(parked.id, 1);
+			expect(done.status).toBe('success');
+			// It waited: the callbacks resumed it (a second run of the parking node).
+			const runData = done.data!.resultData.runData;
+			const finisher = parked.workflow.nodes.find((n) => n.type === NODE_TYPE && n.parameters.resource === 'task')!;
+			const items = runData[finisher.name][0].data!.main[0]!;
+			expect(items.map((i) => i.json.reference)).toEqual(['row-0', 'row-1']);
+			for (const item of items) {
+				expect(item.json.status).toBe('finished');
+				expect(fileSize(binaries(item)[0])).toBeGreaterThan(0);
+			}
+			const tasks = sim.tasks().filter((t) => t.prompt.startsWith('parked '));
+			expect(tasks).toHaveLength(2);
+			// Parked on n8n's resume URL: the callbacks went there, signed.
+			for (const t of tasks) {
+				const url = new URL(t.callbackUrl!);
+				expect(url.pathname).toBe(`/webhook-waiting/${done.id}`);
+				expect(url.searchParams.get('signature')).toBeTruthy();
+			}
+		}));
+}
