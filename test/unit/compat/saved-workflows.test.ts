@@ -2,7 +2,7 @@
 // every parameter known, displayed and allowed by today's node descriptions, for their
 // typeVersion (CONTRIBUTING.md, "Saved workflows and typeVersion"). The last tests prove the
 // check fails on a removed or renamed parameter or option value and passes on an addition.
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 

@@ -2,6 +2,7 @@
 // n8n would lose or misread when it opens that workflow (CONTRIBUTING.md, "Saved workflows and
 // typeVersion"). Display rules are n8n-workflow's own (displayParameter, displayParameterPath,
 // getNodeParameters, getNodeParametersIssues), so `displayOptions` count as n8n applies them.
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import {
 	NodeHelpers,
 	type INode,
