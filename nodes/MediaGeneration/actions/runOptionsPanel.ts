@@ -150,7 +150,9 @@ export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeP
 		{
 			...filesNotice,
 			name: `${kind}FilesNotice`,
-			displayOptions: { show: { waitForCompletion: [true], 'options.downloadFiles': [false] } },
+			// A root path ('/…'): n8n before 2.34.4 fails to resolve a workflow's parameters
+			// ("Max iterations reached") on a dependency that is not a parameter of its level.
+			displayOptions: { show: { waitForCompletion: [true], '/options.downloadFiles': [false] } },
 		},
 	]);
 }
