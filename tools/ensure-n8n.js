@@ -31,7 +31,7 @@ const N8N_VERSION = '2.41.1';
 // (test/compat) runs next to N8N_VERSION.
 const N8N_OLDEST_VERSION = '2.14.2';
 const OVERRIDES = { linkedom: '0.18.14' };
-// Per version, on top of OVERRIDES. n8n-nodes-base up to 2.2x takes xlsx as a tarball from
+// Per version, on top of OVERRIDES. n8n-nodes-base 2.14 takes xlsx as a tarball from
 // cdn.sheetjs.com, which only the npm registry being reachable rules out; 0.18.5 is the last
 // xlsx on npm (only the Spreadsheet File nodes load it, none of which the tests use).
 const VERSION_OVERRIDES = { [N8N_OLDEST_VERSION]: { xlsx: '0.18.5' } };
