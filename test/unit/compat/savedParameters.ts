@@ -40,16 +40,15 @@ export function descriptionFor(
 	return description;
 }
 
+/** The saved node being checked: its values (defaults filled in), typeVersion and description. */
+interface Scope {
+	root: INodeParameters;
+	node: Pick<INode, 'typeVersion'>;
+	description: INodeTypeDescription;
+}
+
 /** Problems of one saved value against the property n8n displays for it (empty: none). */
-function checkValue(
-	where: string,
-	property: INodeProperties,
-	value: unknown,
-	root: INodeParameters,
-	path: string,
-	node: Pick<INode, 'typeVersion'>,
-	description: INodeTypeDescription,
-): string[] {
+function checkValue(where: string, property: INodeProperties, value: unknown, path: string, scope: Scope): string[] {
 	if (isExpression(value)) return [];
 	const type = property.type;
 	if (type === 'options' || type === 'multiOptions') {
@@ -75,7 +74,7 @@ function checkValue(
 	if (type === 'collection') {
 		if (!isObject(value)) return [`${where}: saved ${JSON.stringify(value)} is not a collection`];
 		return Object.entries(value).flatMap(([key, v]) =>
-			checkKey(`${where}.${key}`, property.options as INodeProperties[], key, v, root, `${path}.${property.name}`, node, description),
+			checkKey(`${where}.${key}`, property.options as INodeProperties[], key, v, `${path}.${property.name}`, scope),
 		);
 	}
 	if (type === 'fixedCollection') {
@@ -87,7 +86,7 @@ function checkValue(
 			return list.flatMap((entry, i) =>
 				isObject(entry)
 					? Object.entries(entry).flatMap(([key, v]) =>
-							checkKey(`${where}.${group}[${i}].${key}`, option.values, key, v, root, `${path}.${property.name}.${group}[${i}]`, node, description),
+							checkKey(`${where}.${group}[${i}].${key}`, option.values, key, v, `${path}.${property.name}.${group}[${i}]`, scope),
 						)
 					: [`${where}.${group}[${i}]: not an entry`],
 			);
@@ -105,11 +104,10 @@ function checkKey(
 	candidates: INodeProperties[],
 	key: string,
 	value: unknown,
-	root: INodeParameters,
 	path: string,
-	node: Pick<INode, 'typeVersion'>,
-	description: INodeTypeDescription,
+	scope: Scope,
 ): string[] {
+	const { root, node, description } = scope;
 	const named = candidates.filter((p) => p.name === key);
 	if (named.length === 0) return [`${where}: unknown parameter (renamed or removed)`];
 	const shown = named.filter((p) =>
@@ -120,7 +118,7 @@ function checkKey(
 	if (shown.length === 0)
 		return [`${where}: no longer displayed for the saved values, so n8n drops it (displayOptions changed)`];
 	// Several displayed definitions of one name (never the case today): any that accepts it will do.
-	const results = shown.map((p) => checkValue(where, p, value, root, path, node, description));
+	const results = shown.map((p) => checkValue(where, p, value, path, scope));
 	return results.find((r) => r.length === 0) ?? results[0];
 }
 
@@ -132,9 +130,9 @@ export function savedNodeProblems(saved: SavedNode, nodeType: INodeType | IVersi
 	// What n8n keeps when it opens the node (the editor's own resolution, defaults added): display
 	// rules read the defaults of what was not saved (a saved workflow omits default values).
 	const kept = NodeHelpers.getNodeParameters(description.properties, saved.parameters, true, false, node, description) ?? {};
-	const root = { ...kept, ...saved.parameters };
+	const scope: Scope = { root: { ...kept, ...saved.parameters }, node, description };
 	const problems = Object.entries(saved.parameters).flatMap(([key, value]) => {
-		const found = checkKey(`${saved.name}: ${key}`, description.properties, key, value, root, '', node, description);
+		const found = checkKey(`${saved.name}: ${key}`, description.properties, key, value, '', scope);
 		if (found.length || isDeepStrictEqual(kept[key], value as NodeParameterValueType)) return found;
 		return [`${saved.name}: ${key}: n8n resolves the saved ${JSON.stringify(value)} to ${JSON.stringify(kept[key])}`];
 	});
