@@ -150,23 +150,28 @@ function fieldNames(props: INodeProperties[], prefix = ''): string[] {
 
 function setNames(values: Record<string, unknown>): string[] {
 	return Object.entries(values).flatMap(([k, v]) =>
-		typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.keys(v).map((c) => `${k}.${c}`) : [k],
+		typeof v === 'object' && v !== null && !Array.isArray(v)
+			? Object.keys(v).map((c) => `${k}.${c}`)
+			: [k],
 	);
 }
 
 function modelWorkflows() {
 	return MODELS.map((model, i) => {
 		const values = MODEL_VALUES[model.key];
-		if (!values) throw new Error(`no fixture values for model ${model.key}: add them to MODEL_VALUES`);
+		if (!values)
+			throw new Error(`no fixture values for model ${model.key}: add them to MODEL_VALUES`);
 		const expected = [
 			...(model.modelId === undefined ? ['modelId'] : []),
 			...fieldNames(model.properties),
 			'additionalInputFields',
 		];
 		const missing = expected.filter((f) => !setNames(values).includes(f));
-		if (missing.length) throw new Error(`model ${model.key}: fixture leaves ${missing.join(', ')} unset`);
+		if (missing.length)
+			throw new Error(`model ${model.key}: fixture leaves ${missing.join(', ')} unset`);
 		const checked = validateSubmission(model.key, values);
-		if (!checked.ok) throw new Error(`model ${model.key}: fixture refused: ${checked.errors.join('; ')}`);
+		if (!checked.ok)
+			throw new Error(`model ${model.key}: fixture refused: ${checked.errors.join('; ')}`);
 		const several = MODELS.filter((m) => m.kind === model.kind).length > 1;
 		const parameters = {
 			resource: model.kind,
@@ -305,7 +310,8 @@ function main() {
 	const fixtures = [...exampleWorkflows(), ...modelWorkflows(), taskWorkflow(), triggerWorkflow()];
 	fs.rmSync(out, { recursive: true, force: true });
 	fs.mkdirSync(out, { recursive: true });
-	for (const f of fixtures) fs.writeFileSync(path.join(out, f.file), `${JSON.stringify(f.workflow, null, '\t')}\n`);
+	for (const f of fixtures)
+		fs.writeFileSync(path.join(out, f.file), `${JSON.stringify(f.workflow, null, '\t')}\n`);
 	const index = {
 		savedBy: `n8n-nodes-media-generation@${pkg.version}`,
 		n8nWorkflow: pkg.devDependencies['n8n-workflow'],
@@ -313,7 +319,9 @@ function main() {
 		workflows: fixtures.map((f) => ({ file: f.file, what: f.what })),
 	};
 	fs.writeFileSync(path.join(out, 'index.json'), `${JSON.stringify(index, null, '\t')}\n`);
-	process.stdout.write(`${fixtures.length} saved workflows written to ${path.relative(ROOT, out)}\n`);
+	process.stdout.write(
+		`${fixtures.length} saved workflows written to ${path.relative(ROOT, out)}\n`,
+	);
 }
 
 if (require.main === module) main();

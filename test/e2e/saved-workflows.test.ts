@@ -4,4 +4,5 @@ import { savedWorkflowsSuite } from './savedWorkflows';
 
 jest.setTimeout(300_000);
 
-describe(`saved workflows of released versions in n8n ${N8N_VERSION}`, () => savedWorkflowsSuite({ name: 'current' }));
+describe(`saved workflows of released versions in n8n ${N8N_VERSION}`, () =>
+	savedWorkflowsSuite({ name: 'current' }));

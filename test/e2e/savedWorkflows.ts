@@ -33,7 +33,10 @@ import { CREDENTIAL, credentialImport, webhookNode, type WorkflowNode } from './
 interface SavedWorkflow {
 	name: string;
 	nodes: WorkflowNode[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: string; index: number }>> }>;
+	connections: Record<
+		string,
+		{ main: Array<Array<{ node: string; type: string; index: number }>> }
+	>;
 	settings?: Record<string, unknown>;
 }
 
@@ -53,16 +56,27 @@ const ours = (n: WorkflowNode) => n.type === NODE_TYPE || n.type === TRIGGER_TYP
  * made unique per version folder (two versions save the same example with the same id).
  */
 function loadFixtures(fileHost: string, n8nOrigin: string): Fixture[] {
-	const versions = fs.readdirSync(FIXTURES_DIR).filter((v) => fs.statSync(path.join(FIXTURES_DIR, v)).isDirectory()).sort();
+	const versions = fs
+		.readdirSync(FIXTURES_DIR)
+		.filter((v) => fs.statSync(path.join(FIXTURES_DIR, v)).isDirectory())
+		.sort();
 	return versions.flatMap((version, v) => {
-		const files = fs.readdirSync(path.join(FIXTURES_DIR, version)).filter((f) => f.endsWith('.json') && f !== 'index.json').sort();
+		const files = fs
+			.readdirSync(path.join(FIXTURES_DIR, version))
+			.filter((f) => f.endsWith('.json') && f !== 'index.json')
+			.sort();
 		const texts = files.map((f) => fs.readFileSync(path.join(FIXTURES_DIR, version, f), 'utf8'));
-		const webhookIds = new Set(texts.flatMap((t) => [...t.matchAll(/"webhookId":\s*"([^"]+)"/g)].map((m) => m[1])));
+		const webhookIds = new Set(
+			texts.flatMap((t) => [...t.matchAll(/"webhookId":\s*"([^"]+)"/g)].map((m) => m[1])),
+		);
 		return files.map((file, i) => {
 			let text = texts[i].split(FILE_HOST).join(fileHost).split(N8N_ORIGIN).join(n8nOrigin);
-			if (v > 0) for (const id of webhookIds) text = text.split(id).join(`${id.slice(0, -4)}${String(v).padStart(4, '0')}`);
+			if (v > 0)
+				for (const id of webhookIds)
+					text = text.split(id).join(`${id.slice(0, -4)}${String(v).padStart(4, '0')}`);
 			const workflow = JSON.parse(text) as SavedWorkflow;
-			for (const node of workflow.nodes) if (node.credentials?.[CREDENTIAL_TYPE]) node.credentials[CREDENTIAL_TYPE] = CREDENTIAL;
+			for (const node of workflow.nodes)
+				if (node.credentials?.[CREDENTIAL_TYPE]) node.credentials[CREDENTIAL_TYPE] = CREDENTIAL;
 			const id = `mgenSv${createHash('sha256').update(`${version}/${file}`).digest('hex').slice(0, 9)}`;
 			return { label: `${version}/${file}`, id, workflow };
 		});
@@ -90,7 +104,15 @@ function mergedManualWorkflow(fixtures: Fixture[], webhookPath: string) {
 		}
 	}
 	return {
-		workflow: { id: MERGED_ID, name: 'Saved workflows (Manual Trigger ones, merged)', active: false, nodes, connections, settings: { executionOrder: 'v1' }, pinData: {} },
+		workflow: {
+			id: MERGED_ID,
+			name: 'Saved workflows (Manual Trigger ones, merged)',
+			active: false,
+			nodes,
+			connections,
+			settings: { executionOrder: 'v1' },
+			pinData: {},
+		},
 		origin,
 	};
 }
@@ -108,7 +130,11 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 	let origin: ReturnType<typeof mergedManualWorkflow>['origin'];
 	const webhookPath = `saved-workflows-${process.pid}`;
 
-	const ended = async (workflowId: string, count: number, timeoutMs = 120_000): Promise<ExecutionSummary[]> => {
+	const ended = async (
+		workflowId: string,
+		count: number,
+		timeoutMs = 120_000,
+	): Promise<ExecutionSummary[]> => {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			let done: ExecutionSummary[] = [];
@@ -126,7 +152,10 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 				const full = await listExecutions(n8n, apiKey, workflowId);
 				return full.filter((e) => done.some((d) => d.id === e.id));
 			}
-			if (Date.now() > deadline) throw new Error(`${workflowId}: ${done.length} of ${count} executions ended after ${timeoutMs} ms`);
+			if (Date.now() > deadline)
+				throw new Error(
+					`${workflowId}: ${done.length} of ${count} executions ended after ${timeoutMs} ms`,
+				);
 			await new Promise((r) => setTimeout(r, 500));
 		}
 	};
@@ -150,16 +179,26 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 	const fileSize = (b: BinaryJson) => fs.statSync(n8n.binaryFile(b)).size;
 
 	beforeAll(async () => {
-		sim = await startSimulator({ apiKey: `saved-${options.name}-${process.pid}-secret`, defaultDurationMs: 800 });
-		n8n = await N8nInstance.create(`saved-workflows-${options.name}`, { n8nVersion: options.n8nVersion });
+		sim = await startSimulator({
+			apiKey: `saved-${options.name}-${process.pid}-secret`,
+			defaultDurationMs: 800,
+		});
+		n8n = await N8nInstance.create(`saved-workflows-${options.name}`, {
+			n8nVersion: options.n8nVersion,
+		});
 		fixtures = loadFixtures(sim.fileBaseUrl, n8n.baseUrl);
 		const merged = mergedManualWorkflow(fixtures.filter(isManual), webhookPath);
 		origin = merged.origin;
 		const started = fixtures.filter((f) => !isManual(f));
 		await n8n.explain(async () => {
 			const credential = credentialImport(sim.baseUrl, sim.apiKey);
-			await n8n.importCredentials([{ ...credential, data: { ...credential.data, allowPrivateFileHosts: true } }]);
-			await n8n.importWorkflows([merged.workflow, ...started.map((f) => ({ ...f.workflow, id: f.id, active: false }))]);
+			await n8n.importCredentials([
+				{ ...credential, data: { ...credential.data, allowPrivateFileHosts: true } },
+			]);
+			await n8n.importWorkflows([
+				merged.workflow,
+				...started.map((f) => ({ ...f.workflow, id: f.id, active: false })),
+			]);
 			await n8n.start();
 			apiKey = await createOwnerApiKey(n8n);
 			// Activated through the public API: one request each, where `n8n publish:workflow`
@@ -169,7 +208,10 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 					method: 'POST',
 					headers: { 'X-N8N-API-KEY': apiKey },
 				});
-				if (!res.ok) throw new Error(`activating ${id}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+				if (!res.ok)
+					throw new Error(
+						`activating ${id}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`,
+					);
 			}
 		});
 	}, 600_000);
@@ -192,13 +234,27 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 				const runs = runData[name];
 				expect({ node: name, ran: runs?.length ?? 0 }).toEqual({ node: name, ran: 1 });
 				const items = runs[0].data!.main[0]!;
-				expect({ node: name, items: items.length > 0, error: runs[0].error?.message }).toEqual({ node: name, items: true, error: undefined });
-				const p = node.parameters as { operation?: string; waitForCompletion?: boolean; options?: { downloadFiles?: boolean; binaryPropertyName?: string } };
+				expect({ node: name, items: items.length > 0, error: runs[0].error?.message }).toEqual({
+					node: name,
+					items: true,
+					error: undefined,
+				});
+				const p = node.parameters as {
+					operation?: string;
+					waitForCompletion?: boolean;
+					options?: { downloadFiles?: boolean; binaryPropertyName?: string };
+				};
 				for (const item of items) {
-					expect({ fixture, node: name, error: item.json.error }).toEqual({ fixture, node: name, error: undefined });
+					expect({ fixture, node: name, error: item.json.error }).toEqual({
+						fixture,
+						node: name,
+						error: undefined,
+					});
 					const waits = p.operation === 'generate' && p.waitForCompletion !== false;
-					if (waits || p.operation === 'waitForCompletion') expect(item.json.status).toBe('finished');
-					const downloads = (waits && p.options?.downloadFiles !== false) || p.operation === 'downloadFiles';
+					if (waits || p.operation === 'waitForCompletion')
+						expect(item.json.status).toBe('finished');
+					const downloads =
+						(waits && p.options?.downloadFiles !== false) || p.operation === 'downloadFiles';
 					if (downloads) {
 						// Every file under the saved binary property name, as large as the service served it.
 						const files = binaries(item);
@@ -210,9 +266,14 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 				}
 			}
 			// Each submission with a Callback URL started its Trigger fixture once, with the files.
-			for (const f of fixtures.filter((x) => x.workflow.nodes.some((n) => n.type === TRIGGER_TYPE))) {
+			for (const f of fixtures.filter((x) =>
+				x.workflow.nodes.some((n) => n.type === TRIGGER_TYPE),
+			)) {
 				const [received] = await ended(f.id, 1);
-				expect({ fixture: f.label, status: received.status }).toEqual({ fixture: f.label, status: 'success' });
+				expect({ fixture: f.label, status: received.status }).toEqual({
+					fixture: f.label,
+					status: 'success',
+				});
 				const trigger = f.workflow.nodes.find((n) => n.type === TRIGGER_TYPE)!;
 				const [item] = received.data!.resultData.runData[trigger.name][0].data!.main[0]!;
 				expect(item.json.status).toBe('finished');
@@ -224,13 +285,18 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		n8n.explain(async () => {
 			const parked = fixtures.find((f) => f.label.endsWith('/example-durable-wait-batch.json'))!;
 			const webhook = parked.workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!;
-			const rows = [0, 1].map((i) => ({ prompt: `parked ${i} [sim:duration=4000]`, ref: `row-${i}` }));
+			const rows = [0, 1].map((i) => ({
+				prompt: `parked ${i} [sim:duration=4000]`,
+				ref: `row-${i}`,
+			}));
 			expect(await post(String(webhook.parameters.path), { rows })).toBe(200);
 			const [done] = await ended(parked.id, 1);
 			expect(done.status).toBe('success');
 			// It waited: the callbacks resumed it (a second run of the parking node).
 			const runData = done.data!.resultData.runData;
-			const finisher = parked.workflow.nodes.find((n) => n.type === NODE_TYPE && n.parameters.resource === 'task')!;
+			const finisher = parked.workflow.nodes.find(
+				(n) => n.type === NODE_TYPE && n.parameters.resource === 'task',
+			)!;
 			const items = runData[finisher.name][0].data!.main[0]!;
 			expect(items.map((i) => i.json.reference)).toEqual(['row-0', 'row-1']);
 			for (const item of items) {

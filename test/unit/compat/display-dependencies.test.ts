@@ -13,13 +13,19 @@ import { MediaGenerationTrigger } from '../../../nodes/MediaGenerationTrigger/Me
 function unresolvable(properties: INodeProperties[], path = ''): string[] {
 	const names = new Set(properties.map((p) => p.name));
 	return properties.flatMap((p) => {
-		const keys = Object.values(p.displayOptions ?? {}).flatMap((rule) => Object.keys((rule ?? {}) as object));
-		const bad = keys.filter((k) => !names.has(k) && !k.startsWith('/') && !k.startsWith('@')).map((k) => `${path}${p.name}: ${k}`);
+		const keys = Object.values(p.displayOptions ?? {}).flatMap((rule) =>
+			Object.keys((rule ?? {}) as object),
+		);
+		const bad = keys
+			.filter((k) => !names.has(k) && !k.startsWith('/') && !k.startsWith('@'))
+			.map((k) => `${path}${p.name}: ${k}`);
 		const children =
 			p.type === 'collection'
 				? unresolvable(p.options as INodeProperties[], `${path}${p.name}.`)
 				: p.type === 'fixedCollection'
-					? (p.options as Array<{ name: string; values: INodeProperties[] }>).flatMap((o) => unresolvable(o.values, `${path}${p.name}.${o.name}.`))
+					? (p.options as Array<{ name: string; values: INodeProperties[] }>).flatMap((o) =>
+							unresolvable(o.values, `${path}${p.name}.${o.name}.`),
+						)
 					: [];
 		return [...bad, ...children];
 	});
@@ -28,15 +34,23 @@ function unresolvable(properties: INodeProperties[], path = ''): string[] {
 test.each([
 	['Media Generation', new MediaGeneration().description],
 	['Media Generation Trigger', new MediaGenerationTrigger().description],
-])('%s: every displayOptions rule names a parameter of its level or a root path', (_name, description) => {
-	expect(unresolvable(description.properties)).toEqual([]);
-});
+])(
+	'%s: every displayOptions rule names a parameter of its level or a root path',
+	(_name, description) => {
+		expect(unresolvable(description.properties)).toEqual([]);
+	},
+);
 
 test('the files notice shows exactly when the node waits and Download Files is off', () => {
 	const description: INodeTypeDescription = new MediaGeneration().description;
 	const notice = description.properties.find((p) => p.name === 'videoFilesNotice')!;
 	const shown = (values: Record<string, unknown>) =>
-		NodeHelpers.displayParameter({ resource: 'video', operation: 'generate', ...values } as never, notice, { typeVersion: 1 }, description);
+		NodeHelpers.displayParameter(
+			{ resource: 'video', operation: 'generate', ...values } as never,
+			notice,
+			{ typeVersion: 1 },
+			description,
+		);
 	expect(shown({ waitForCompletion: true, options: { downloadFiles: false } })).toBe(true);
 	expect(shown({ waitForCompletion: true, options: { downloadFiles: true } })).toBe(false);
 	expect(shown({ waitForCompletion: true, options: {} })).toBe(false);

@@ -35,30 +35,46 @@ function loadFixtures(): Fixture[] {
 				.readdirSync(path.join(FIXTURES_DIR, version))
 				.filter((f) => f.endsWith('.json') && f !== 'index.json')
 				.map((file) => {
-					const wf = JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, version, file), 'utf8')) as { nodes: SavedNode[] };
+					const wf = JSON.parse(
+						fs.readFileSync(path.join(FIXTURES_DIR, version, file), 'utf8'),
+					) as { nodes: SavedNode[] };
 					return { version, file, nodes: wf.nodes.filter((n) => n.type in NODE_TYPES) };
 				}),
 		);
 }
 
 const fixtures = loadFixtures();
-const ours = fixtures.flatMap((f) => f.nodes.map((node) => ({ fixture: `${f.version}/${f.file}`, node })));
+const ours = fixtures.flatMap((f) =>
+	f.nodes.map((node) => ({ fixture: `${f.version}/${f.file}`, node })),
+);
 
 describe('saved workflows of released versions', () => {
 	it('are there: every example, every model, the Task operations and the Trigger', () => {
 		const files = new Set(fixtures.map((f) => f.file));
-		for (const example of fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json')))
+		for (const example of fs
+			.readdirSync(path.join(ROOT, 'examples'))
+			.filter((f) => f.endsWith('.json')))
 			expect(files).toContain(`example-${example}`);
 		const models = new Set(
 			ours
 				.filter(({ node }) => node.parameters.operation === 'generate')
-				.map(({ node }) => (node.parameters.model as string | undefined) ?? MODELS.find((m) => m.kind === node.parameters.resource)!.key),
+				.map(
+					({ node }) =>
+						(node.parameters.model as string | undefined) ??
+						MODELS.find((m) => m.kind === node.parameters.resource)!.key,
+				),
 		);
 		expect([...models].sort()).toEqual(MODELS.map((m) => m.key).sort());
-		const taskOperations = new Set(ours.filter(({ node }) => node.parameters.resource === 'task').map(({ node }) => node.parameters.operation));
+		const taskOperations = new Set(
+			ours
+				.filter(({ node }) => node.parameters.resource === 'task')
+				.map(({ node }) => node.parameters.operation),
+		);
 		expect([...taskOperations].sort()).toEqual(['downloadFiles', 'getStatus', 'waitForCompletion']);
 		// Every run option (Options collection of any operation) is saved by some fixture.
-		const saved = new Set(ours.flatMap(({ node }) => Object.keys((node.parameters.options ?? {}) as object)));
+		const saved = new Set(
+			ours.flatMap(({ node }) => Object.keys((node.parameters.options ?? {}) as object)),
+		);
 		expect(allRunOptionNames().filter((name) => !saved.has(name))).toEqual([]);
 		expect(ours.some(({ node }) => node.type.endsWith('mediaGenerationTrigger'))).toBe(true);
 	});
@@ -84,84 +100,141 @@ describe('the check itself', () => {
 		return { description } as INodeType;
 	}
 	const find = (props: INodeProperties[], name: string, model = 'vidmodel-1.5-pro') =>
-		props.find((p) => p.name === name && (p.displayOptions?.show?.model as string[] | undefined)?.includes(model))!;
+		props.find(
+			(p) =>
+				p.name === name && (p.displayOptions?.show?.model as string[] | undefined)?.includes(model),
+		)!;
 	const runOptions = (d: INodeTypeDescription) =>
-		d.properties.find((p) => p.name === 'options' && (p.displayOptions?.show?.resource as string[]).includes('video'))!;
+		d.properties.find(
+			(p) =>
+				p.name === 'options' && (p.displayOptions?.show?.resource as string[]).includes('video'),
+		)!;
 
 	it('fails when a parameter is removed', () => {
-		const problems = savedNodeProblems(saved, mutated((d) => {
-			d.properties = d.properties.filter((p) => p !== find(d.properties, 'duration'));
-		}));
+		const problems = savedNodeProblems(
+			saved,
+			mutated((d) => {
+				d.properties = d.properties.filter((p) => p !== find(d.properties, 'duration'));
+			}),
+		);
 		expect(problems).toEqual([expect.stringMatching(/duration: unknown parameter/)]);
 	});
 
 	it('fails when a parameter is renamed', () => {
-		const problems = savedNodeProblems(saved, mutated((d) => {
-			find(d.properties, 'aspectRatio').name = 'ratio';
-		}));
+		const problems = savedNodeProblems(
+			saved,
+			mutated((d) => {
+				find(d.properties, 'aspectRatio').name = 'ratio';
+			}),
+		);
 		expect(problems).toContainEqual(expect.stringMatching(/aspectRatio: unknown parameter/));
 	});
 
 	it('fails when an option of a collection is renamed or a run option removed', () => {
-		const renamed = savedNodeProblems(saved, mutated((d) => {
-			const options = find(d.properties, 'vidmodel15ProOptions').options as INodeProperties[];
-			options.find((o) => o.name === 'resolution')!.name = 'videoResolution';
-		}));
-		expect(renamed).toEqual([expect.stringMatching(/vidmodel15ProOptions\.resolution: unknown parameter/)]);
-		const removed = savedNodeProblems(saved, mutated((d) => {
-			const options = runOptions(d);
-			options.options = (options.options as INodeProperties[]).filter((o) => o.name !== 'maxPollIntervalSeconds');
-		}));
-		expect(removed).toEqual([expect.stringMatching(/options\.maxPollIntervalSeconds: unknown parameter/)]);
+		const renamed = savedNodeProblems(
+			saved,
+			mutated((d) => {
+				const options = find(d.properties, 'vidmodel15ProOptions').options as INodeProperties[];
+				options.find((o) => o.name === 'resolution')!.name = 'videoResolution';
+			}),
+		);
+		expect(renamed).toEqual([
+			expect.stringMatching(/vidmodel15ProOptions\.resolution: unknown parameter/),
+		]);
+		const removed = savedNodeProblems(
+			saved,
+			mutated((d) => {
+				const options = runOptions(d);
+				options.options = (options.options as INodeProperties[]).filter(
+					(o) => o.name !== 'maxPollIntervalSeconds',
+				);
+			}),
+		);
+		expect(removed).toEqual([
+			expect.stringMatching(/options\.maxPollIntervalSeconds: unknown parameter/),
+		]);
 	});
 
 	it('fails when a saved option value is renamed or no longer offered', () => {
-		const problems = savedNodeProblems(saved, mutated((d) => {
-			const p = find(d.properties, 'aspectRatio');
-			p.options = (p.options as Array<{ name: string; value: string }>).map((o) => (o.value === '9:16' ? { ...o, value: '9x16' } : o));
-		}));
-		expect(problems).toEqual([expect.stringMatching(/aspectRatio: saved value "9:16" is no longer offered/)]);
+		const problems = savedNodeProblems(
+			saved,
+			mutated((d) => {
+				const p = find(d.properties, 'aspectRatio');
+				p.options = (p.options as Array<{ name: string; value: string }>).map((o) =>
+					o.value === '9:16' ? { ...o, value: '9x16' } : o,
+				);
+			}),
+		);
+		expect(problems).toEqual([
+			expect.stringMatching(/aspectRatio: saved value "9:16" is no longer offered/),
+		]);
 	});
 
 	it('fails when a saved value is no longer displayed (displayOptions changed) or its type changed', () => {
-		const hidden = savedNodeProblems(saved, mutated((d) => {
-			find(d.properties, 'duration').displayOptions!.show!.aspectRatio = ['16:9'];
-		}));
+		const hidden = savedNodeProblems(
+			saved,
+			mutated((d) => {
+				find(d.properties, 'duration').displayOptions!.show!.aspectRatio = ['16:9'];
+			}),
+		);
 		expect(hidden).toContainEqual(expect.stringMatching(/duration: no longer displayed/));
-		const retyped = savedNodeProblems(saved, mutated((d) => {
-			const p = find(d.properties, 'duration');
-			Object.assign(p, { type: 'string', default: '4', options: undefined });
-		}));
+		const retyped = savedNodeProblems(
+			saved,
+			mutated((d) => {
+				const p = find(d.properties, 'duration');
+				Object.assign(p, { type: 'string', default: '4', options: undefined });
+			}),
+		);
 		expect(retyped).toContainEqual(expect.stringMatching(/duration: saved 8 is not text/));
 	});
 
 	it('fails when the saved typeVersion is gone, or a required parameter is added without a default', () => {
-		expect(savedNodeProblems(saved, mutated((d) => (d.version = 2)))).toEqual([
-			expect.stringMatching(/typeVersion 1 is gone/),
-		]);
-		const required = savedNodeProblems(saved, mutated((d) => {
-			d.properties.push({
-				...find(d.properties, 'prompt'),
-				name: 'negativePrompt',
-				displayName: 'Negative Prompt',
-				default: '',
-				required: true,
-			});
-		}));
+		expect(
+			savedNodeProblems(
+				saved,
+				mutated((d) => (d.version = 2)),
+			),
+		).toEqual([expect.stringMatching(/typeVersion 1 is gone/)]);
+		const required = savedNodeProblems(
+			saved,
+			mutated((d) => {
+				d.properties.push({
+					...find(d.properties, 'prompt'),
+					name: 'negativePrompt',
+					displayName: 'Negative Prompt',
+					default: '',
+					required: true,
+				});
+			}),
+		);
 		expect(required).toEqual([expect.stringMatching(/negativePrompt: .*without a default/)]);
 	});
 
 	it('passes when options are added with defaults (maxFileSizeMb, a new field, a new option value)', () => {
-		const problems = savedNodeProblems(saved, mutated((d) => {
-			(runOptions(d).options as INodeProperties[]).push({
-				displayName: 'Max File Size (MB)',
-				name: 'maxFileSizeMb',
-				type: 'number',
-				default: 0,
-			});
-			d.properties.push({ ...find(d.properties, 'duration'), name: 'seed', displayName: 'Seed', type: 'number', default: 0, options: undefined, required: false });
-			(find(d.properties, 'duration').options as Array<{ name: string; value: number }>).push({ name: '16 s', value: 16 });
-		}));
+		const problems = savedNodeProblems(
+			saved,
+			mutated((d) => {
+				(runOptions(d).options as INodeProperties[]).push({
+					displayName: 'Max File Size (MB)',
+					name: 'maxFileSizeMb',
+					type: 'number',
+					default: 0,
+				});
+				d.properties.push({
+					...find(d.properties, 'duration'),
+					name: 'seed',
+					displayName: 'Seed',
+					type: 'number',
+					default: 0,
+					options: undefined,
+					required: false,
+				});
+				(find(d.properties, 'duration').options as Array<{ name: string; value: number }>).push({
+					name: '16 s',
+					value: 16,
+				});
+			}),
+		);
 		expect(problems).toEqual([]);
 	});
 });

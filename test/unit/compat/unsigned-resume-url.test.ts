@@ -6,7 +6,10 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { PARK_NEEDS_SIGNED_RESUME_URL, checkParkable } from '../../../nodes/MediaGeneration/actions/durableWait';
+import {
+	PARK_NEEDS_SIGNED_RESUME_URL,
+	checkParkable,
+} from '../../../nodes/MediaGeneration/actions/durableWait';
 
 const NODE: INode = {
 	id: 'g',
@@ -16,7 +19,11 @@ const NODE: INode = {
 	position: [0, 0],
 	parameters: {},
 };
-const FINISHER = { ...NODE, name: 'Finish', parameters: { resource: 'task', operation: 'waitForCompletion', options: {} } };
+const FINISHER = {
+	...NODE,
+	name: 'Finish',
+	parameters: { resource: 'task', operation: 'waitForCompletion', options: {} },
+};
 
 /** What a parking node asks n8n for before it sends anything, with `resumeUrl` as n8n's answer. */
 function context(resumeUrl: string): IExecuteFunctions {
@@ -24,14 +31,18 @@ function context(resumeUrl: string): IExecuteFunctions {
 		getNode: () => NODE,
 		getChildNodes: () => [FINISHER],
 		evaluateExpression: (expression: string) => {
-			if (expression !== '{{ $execution.resumeUrl }}') throw new Error(`unexpected expression ${expression}`);
+			if (expression !== '{{ $execution.resumeUrl }}')
+				throw new Error(`unexpected expression ${expression}`);
 			return resumeUrl;
 		},
 	} as unknown as IExecuteFunctions;
 }
 
 test('an unsigned resume URL (n8n before 2.14) is refused with the version needed and the way out', async () => {
-	const error = await checkParkable(context('https://n8n.example.com/webhook-waiting/42'), {}).catch((e: unknown) => e);
+	const error = await checkParkable(
+		context('https://n8n.example.com/webhook-waiting/42'),
+		{},
+	).catch((e: unknown) => e);
 	expect(error).toBeInstanceOf(NodeOperationError);
 	expect((error as NodeOperationError).message).toBe(PARK_NEEDS_SIGNED_RESUME_URL);
 	expect((error as NodeOperationError).message).toContain('n8n 2.14 or newer');
