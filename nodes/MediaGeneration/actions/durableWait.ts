@@ -79,9 +79,6 @@ function callbackUrlFor(resumeUrl: string, index: number): string {
 	return url.toString();
 }
 
-export const PARK_NEEDS_SIGNED_RESUME_URL =
-	'"Wait Mode: Park Until Callbacks" needs n8n 2.14 or newer: this n8n gives executions an unsigned resume URL (no "signature" parameter), which anyone who guesses the execution id could call';
-
 /** This execution's resume URL (`<WEBHOOK_URL>webhook-waiting/<id>?signature=…`). */
 function resumeUrlOf(ctx: IExecuteFunctions | IWebhookFunctions): string {
 	const value = ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0);
@@ -90,14 +87,6 @@ function resumeUrlOf(ctx: IExecuteFunctions | IWebhookFunctions): string {
 			ctx.getNode(),
 			'"Wait Mode: Park Until Callbacks" needs n8n\'s resume URL for this execution, and n8n gave none: use "Poll in This Execution" here',
 		);
-	}
-	// n8n before 2.14 gives an unsigned resume URL, which anyone who guesses the execution id can
-	// call: never hand that to the service.
-	if (!new URL(value).searchParams.get('signature')) {
-		throw new NodeOperationError(ctx.getNode(), PARK_NEEDS_SIGNED_RESUME_URL, {
-			description:
-				'Update n8n to 2.14 or newer (the package is tested on 2.14.2 and 2.41.1), or set Options → Wait Mode to "Poll in This Execution".',
-		});
 	}
 	return value;
 }
