@@ -116,5 +116,7 @@ test('refuses to park on a resume URL without a signature (an n8n that does not 
 	expect(result.status).toBe('error');
 	expect(result.error?.message).toMatch(/needs a resume URL signed by n8n \(its "signature" query parameter\)/);
 	expect(String((result.error as { description?: string }).description)).toMatch(/Poll in This Execution/);
+	// The version that first signs it (docs/compatibility.md: n8n-io/n8n#24159, in 2.14.0).
+	expect(String((result.error as { description?: string }).description)).toMatch(/from version 2\.14 on/);
 	expect(sim().requests).toHaveLength(0);
 });

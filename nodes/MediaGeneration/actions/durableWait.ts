@@ -143,7 +143,7 @@ export async function checkParkable(
 			`"Wait Mode: Park Until Callbacks" needs a resume URL signed by n8n (its "${RESUME_TOKEN_PARAM}" query parameter), and this n8n gave ${maskCallbackUrl(resumeUrl)} without one; nothing was sent`,
 			{
 				description:
-					'n8n signs $execution.resumeUrl from version 2.0 on (tested: 2.41.1). Update n8n, or use "Wait Mode: Poll in This Execution".',
+					'n8n signs $execution.resumeUrl from version 2.14 on (tested: 2.14.2 and 2.41.1). Update n8n, or use "Wait Mode: Poll in This Execution".',
 			},
 		);
 	}
