@@ -18,6 +18,13 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 const NODE_TYPES: Record<string, () => INodeType> = {
 	'n8n-nodes-media-generation.mediaGeneration': () => new MediaGeneration(),
 	'n8n-nodes-media-generation.mediaGenerationTrigger': () => new MediaGenerationTrigger(),
+	// The node as an AI Agent tool: n8n derives this type from the node's own description, the
+	// name ending in "Tool" (what `@tool` display rules read).
+	'n8n-nodes-media-generation.mediaGenerationTool': () => {
+		const node = new MediaGeneration();
+		node.description = { ...node.description, name: `${node.description.name}Tool` };
+		return node;
+	},
 };
 
 interface Fixture {
