@@ -96,6 +96,41 @@ function logged(cmd, args, { cwd, env, logFile, what }) {
 }
 
 /**
+ * Native modules another cached n8n (same Node 24) has already built in the same version are
+ * copied instead of compiled: sqlite3 compiles from source for minutes, and n8n versions share
+ * it (5.1.7 in 2.14.2 and 2.41.1). Returns the modules copied; the load check below still runs.
+ */
+function reuseNativeBuilds(scratch, cacheDir, version, node24Bin, modules) {
+	const node = nodeVersion(node24Bin);
+	const versionOf = (dir, m) => {
+		try {
+			return JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', m, 'package.json'), 'utf8')).version;
+		} catch {
+			return undefined;
+		}
+	};
+	const others = fs
+		.readdirSync(cacheDir)
+		.filter((d) => /^n8n-[0-9.]+$/.test(d) && d !== `n8n-${version}`)
+		.map((d) => path.join(cacheDir, d))
+		.filter((dir) => {
+			try {
+				return JSON.parse(fs.readFileSync(path.join(dir, STAMP_NAME), 'utf8')).node === node;
+			} catch {
+				return false;
+			}
+		});
+	return modules.filter((m) => {
+		const want = versionOf(scratch, m);
+		const from = others.find((dir) => want && versionOf(dir, m) === want && fs.existsSync(path.join(dir, 'node_modules', m, 'build', 'Release')));
+		if (!from) return false;
+		fs.rmSync(path.join(scratch, 'node_modules', m, 'build'), { recursive: true, force: true });
+		fs.cpSync(path.join(from, 'node_modules', m, 'build'), path.join(scratch, 'node_modules', m, 'build'), { recursive: true });
+		return true;
+	});
+}
+
+/**
  * Ensures n8n is installed in `$MGEN_CACHE_DIR/n8n-<version>` and returns where.
  * @param {string} node24Bin the Node 24 binary
  * @param {{ log?: (m: string) => void, env?: Record<string, string>, version?: string }} options
@@ -197,13 +232,19 @@ function ensureN8n(
 		});
 		// Older n8n versions have no isolated-vm (their expression engine runs in-process).
 		const native = NATIVE_MODULES.filter((m) => fs.existsSync(path.join(scratch, 'node_modules', m)));
-		log(`npm install: ${(tInstall / 1000).toFixed(0)} s; rebuilding ${native.join(', ')} for Node 24`);
-		const tRebuild = logged('npm', ['rebuild', ...native], {
-			cwd: scratch,
-			env: installEnv,
-			logFile,
-			what: 'npm rebuild of the native modules',
-		});
+		const reused = reuseNativeBuilds(scratch, cacheDir, version, node24Bin, native);
+		const rebuild = native.filter((m) => !reused.includes(m));
+		log(
+			`npm install: ${(tInstall / 1000).toFixed(0)} s; ${reused.length ? `${reused.join(', ')} build reused from another cached n8n; ` : ''}rebuilding ${rebuild.join(', ') || 'nothing'} for Node 24`,
+		);
+		const tRebuild = rebuild.length
+			? logged('npm', ['rebuild', ...rebuild], {
+					cwd: scratch,
+					env: installEnv,
+					logFile,
+					what: 'npm rebuild of the native modules',
+				})
+			: 0;
 		// Load the native modules under Node 24 now, so a broken build fails here, not mid-test.
 		logged(
 			node24Bin,
