@@ -1,8 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tool code: writes test fixtures under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-// `node tools/run.js fixtures`: writes the workflows this version of the package saves into
-// test/fixtures/saved-workflows/<package version>/ (CONTRIBUTING.md, "Saved workflows and
-// typeVersion"). Later versions must load them unchanged: never regenerate an older version's
-// folder; a release adds its own.
+// `node tools/run.js fixtures [version] [--replace]`: writes the workflows this version of the
+// package saves into test/fixtures/saved-workflows/<version>/ (default: package.json's version;
+// CONTRIBUTING.md, "Saved workflows and typeVersion"). Later versions must load them unchanged:
+// a released version's folder is never regenerated; a release adds its own.
 //
 // What it writes: every example of examples/ verbatim; one workflow per model with every field
 // of its panel set (non-default values where the model allows them); the Task operations with
@@ -290,6 +290,15 @@ function exampleWorkflows() {
 		}));
 }
 
+/** The run options (Options collection) a workflow's Media Generation nodes save. */
+export function savedRunOptions(workflow: unknown): string[] {
+	const nodes = (workflow as { nodes: Array<{ type: string; parameters: { options?: object } }> })
+		.nodes;
+	return nodes
+		.filter((n) => n.type === NODE_TYPE)
+		.flatMap((n) => Object.keys(n.parameters.options ?? {}));
+}
+
 /** Every run option of the node's panels, to make sure the fixtures cover them all. */
 export function allRunOptionNames(): string[] {
 	return [
@@ -306,16 +315,33 @@ function main() {
 		version: string;
 		devDependencies: Record<string, string>;
 	};
-	const out = path.join(FIXTURES_DIR, pkg.version);
+	// `fixtures [version] [--replace]`: the folder is the version's (default package.json's); an
+	// existing one is replaced only on request, and only an unreleased version's may be.
+	const args = process.argv.slice(2);
+	const version = args.find((a) => !a.startsWith('-')) ?? pkg.version;
+	const out = path.join(FIXTURES_DIR, version);
+	if (fs.existsSync(out) && !args.includes('--replace')) {
+		throw new Error(
+			`${path.relative(ROOT, out)} exists: a released version's saves never change. For an unreleased version, add --replace.`,
+		);
+	}
 	const fixtures = [...exampleWorkflows(), ...modelWorkflows(), taskWorkflow(), triggerWorkflow()];
+	const runOptions = allRunOptionNames();
+	const saved = new Set(fixtures.flatMap((f) => savedRunOptions(f.workflow)));
+	const unsaved = runOptions.filter((o) => !saved.has(o));
+	if (unsaved.length)
+		throw new Error(`no fixture saves the run option(s) ${unsaved.join(', ')}: set them in one`);
 	fs.rmSync(out, { recursive: true, force: true });
 	fs.mkdirSync(out, { recursive: true });
 	for (const f of fixtures)
 		fs.writeFileSync(path.join(out, f.file), `${JSON.stringify(f.workflow, null, '\t')}\n`);
 	const index = {
-		savedBy: `n8n-nodes-media-generation@${pkg.version}`,
+		savedBy: `n8n-nodes-media-generation@${version}`,
 		n8nWorkflow: pkg.devDependencies['n8n-workflow'],
 		placeholders: { fileHost: FILE_HOST, n8nOrigin: N8N_ORIGIN },
+		// What this version offered, so that later versions' additions do not count against it.
+		models: MODELS.map((m) => m.key),
+		runOptions,
 		workflows: fixtures.map((f) => ({ file: f.file, what: f.what })),
 	};
 	fs.writeFileSync(path.join(out, 'index.json'), `${JSON.stringify(index, null, '\t')}\n`);
