@@ -211,11 +211,12 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		const all = loadFixtures(sim.fileBaseUrl, n8n.baseUrl);
 		fixtures = all.filter(runsHere);
 		const elsewhere = all.filter((f) => !runsHere(f)).map((f) => f.label);
-		// eslint-disable-next-line no-console
-		if (elsewhere.length)
+		if (elsewhere.length) {
+			// eslint-disable-next-line no-console
 			console.log(
 				`[saved workflows] checked by the unit test only (nodes that reach beyond this n8n): ${elsewhere.join(', ')}`,
 			);
+		}
 		const merged = mergedManualWorkflow(fixtures.filter(isManual), webhookPath);
 		origin = merged.origin;
 		const started = fixtures.filter((f) => !isManual(f));
