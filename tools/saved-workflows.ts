@@ -95,6 +95,7 @@ function runOptions(kind: string, index: number): Record<string, unknown> {
 		binaryPropertyName: 'media',
 		timeoutMinutes: 5,
 		waitMode: 'poll',
+		maxFileSizeMb: 64,
 	};
 }
 
@@ -228,13 +229,14 @@ function taskWorkflow() {
 					binaryPropertyName: 'waited',
 					timeoutMinutes: 5,
 					waitMode: 'poll',
+					maxFileSizeMb: 16,
 				},
 			}),
 			mediaNode('Download Files', 4, {
 				resource: 'task',
 				operation: 'downloadFiles',
 				taskId: '={{ $json.task_id }}',
-				options: { maxConcurrentTasks: 3, binaryPropertyName: 'file' },
+				options: { maxConcurrentTasks: 3, binaryPropertyName: 'file', maxFileSizeMb: 32 },
 			}),
 		]),
 	};
