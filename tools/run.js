@@ -151,7 +151,8 @@ function printTotals() {
 }
 
 /** The test layers, in the order `npm test` runs them. Each is a jest project (jest.config.js). */
-const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'agent', 'release', 'compat', 'editor', 'queue'];
+// compat comes last: its n8n (the oldest supported) is the longest install of the background ones.
+const LAYERS = ['unit', 'engine', 'soak', 'e2e', 'agent', 'release', 'editor', 'queue', 'compat'];
 
 // Folders of each jest project (jest.config.js): a layer with no test file is reported, not run.
 const LAYER_DIRS = {
@@ -235,12 +236,14 @@ function prepareLayer(node, layer) {
  * On a fresh machine the installs (n8n, Chromium, Redis, PostgreSQL: 5-7 minutes) would run one
  * after another in front of the layers that need them, while the first layers (build, lint,
  * unit, engine: about 5 minutes, mostly waiting on simulated tasks) leave the machine half idle.
- * So `test` starts `run.js prepare <layers>` in the background at once; before the first layer
- * that needs something, it waits for that process, then runs the same steps in the foreground,
+ * So `test` starts `run.js prepare <layers>` in the background at once, which prepares the layers
+ * in the order they run and logs `[prepared] <layer>` after each; before a layer that needs
+ * something, the foreground waits for that line (or the background's end), then runs the same steps,
  * where they are no-ops if the background finished them (stamps and locks in ensure-n8n.js; apt
  * finds the programs), and fail or skip with their usual messages if it did not. The background's
  * output goes to .test-results/prepare.log, and its tail is printed when it failed.
  */
+const PREPARED = '[prepared]';
 const background = {
 	child: null,
 	done: null,
@@ -280,10 +283,18 @@ const background = {
 		const stop = () => this.child && this.child.exitCode === null && this.child.kill('SIGTERM');
 		process.on('exit', stop);
 	},
-	async settled() {
+	/** Resolves once `layer` is prepared in the background, or the background has ended. */
+	async settled(layer) {
 		if (!this.done) return;
-		if (this.child.exitCode === null && this.child.signalCode === null) log('waiting for the background installs');
-		await this.done;
+		const ready = () => tailOf(this.logFile, 1e6).includes(`${PREPARED} ${layer}\n`);
+		let ended = false;
+		this.done.then(() => (ended = true));
+		let said = false;
+		while (!ended && !ready()) {
+			if (!said) log(`waiting for the background installs (${layer})`);
+			said = true;
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+		}
 	},
 };
 
@@ -331,7 +342,7 @@ async function main() {
 					log(`layer ${layer}: no tests yet`);
 					continue;
 				}
-				if (LAYER_NEEDS[layer] || LAYER_PREPARE[layer]) await background.settled();
+				if (LAYER_NEEDS[layer] || LAYER_PREPARE[layer]) await background.settled(layer);
 				if (LAYER_NEEDS[layer]) {
 					const need = LAYER_NEEDS[layer]();
 					if (!need.ok) {
@@ -357,6 +368,7 @@ async function main() {
 					if (!need.ok) log(`layer ${layer}: ${need.reason}`);
 				}
 				prepareLayer(node, layer);
+				process.stdout.write(`${PREPARED} ${layer}\n`);
 			}
 			break;
 		case 'demo':
