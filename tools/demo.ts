@@ -96,7 +96,8 @@ export function runnableExamples(dir = path.join(ROOT, 'examples')): string[] {
 function callbackExamples(dir = path.join(ROOT, 'examples')): string[] {
 	if (!fs.existsSync(dir)) return [];
 	const runnable = new Set(runnableExamples(dir));
-	// With the node or the trigger: not the AI Agent example (its nodes are tools, it needs a chat model).
+	// The Trigger, or the node with a Callback URL: not the AI Agent example (its nodes are tools, it
+	// needs a chat model) nor the big-video one (it hands URLs on to a storage service).
 	const workflowNodes = (f: string) => loadWorkflowFile(path.join(dir, f)).nodes;
 	return fs
 		.readdirSync(dir)
@@ -104,7 +105,11 @@ function callbackExamples(dir = path.join(ROOT, 'examples')): string[] {
 		.sort()
 		.filter((f) => !runnable.has(path.join(dir, f)))
 		.filter((f) =>
-			workflowNodes(f).some((n) => n.type === MEDIA_GENERATION_TYPE || n.type === MEDIA_GENERATION_TRIGGER_TYPE),
+			workflowNodes(f).some(
+				(n) =>
+					n.type === MEDIA_GENERATION_TRIGGER_TYPE ||
+					(n.type === MEDIA_GENERATION_TYPE && JSON.stringify(n.parameters).includes('"callbackUrl"')),
+			),
 		);
 }
 
