@@ -162,7 +162,8 @@ function printLearning(rows: LearningRow[], check?: BatchCheckRow) {
 	say('targets: ratio <= 0.33 at 60 s and 300 s (<= 1.0 at 10 s), lag / duration <= 10%. "batch, first run": batches of');
 	say('50 tasks of one kind, 50 in flight, nothing known before (the first finishes teach the rest); "next run, alone":');
 	say('one task in a later execution, starting from the durations the batch left in node static data;');
-	say('"alone, nothing learnt": one task of a kind never seen (no schedule can know its duration).');
+	say('"alone, nothing learnt": one task of a kind never seen, model unknown (Task operations);');
+	say('"alone, video prior": the same, of a video model, starting from its typical duration (120 s) as the first prior.');
 	if (check) {
 		say(`\nvalidation: a batch of ${check.tasks} tasks of ${seconds(check.taskMs)}, ${check.inFlight} in flight, progress ${check.mode}, for real (engine, HTTP) vs simulated`);
 		say(
