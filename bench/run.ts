@@ -5,6 +5,7 @@
 //   npm run bench                      all four benchmarks (about 7-8 minutes)
 //   npm run bench -- --only polling    a subset: batch, polling, memory, overhead (comma-separated)
 //   npm run bench -- --quick           smaller sizes, to check the benchmarks themselves run
+//   npm run bench:n8n                  the node against users' HTTP Request loops in a real n8n (bench/n8n.ts)
 //   npm run bench -- --out FILE        write the JSON elsewhere (default bench/results/latest.json;
 //                                      the printed tables go beside it, .txt)
 //   npm run bench -- --only memory --gc-every 50
@@ -427,7 +428,11 @@ async function main() {
 	say(`\nresults written to ${path.relative(process.cwd(), out)} and ${path.relative(process.cwd(), text)}`);
 }
 
-main().catch((error) => {
+// `npm run bench:n8n` (bench --n8n): the comparison in a real n8n, a benchmark of its own (bench/n8n.ts).
+const run = process.argv.includes('--n8n')
+	? import('./n8n').then((m) => m.main(process.argv.slice(2).filter((a) => a !== '--n8n')))
+	: main();
+run.catch((error) => {
 	process.stderr.write(`bench: ${error?.stack ?? error}\n`);
 	process.exit(1);
 });

@@ -381,6 +381,7 @@ export async function learningBenchmark(
 							mode: progress,
 							policy: 'node',
 							learner,
+							typicalMs: VIDEO_TYPICAL_MS,
 						})),
 					);
 					batchFixed.push(
@@ -406,6 +407,7 @@ export async function learningBenchmark(
 							mode: progress,
 							policy: 'node',
 							learner,
+							typicalMs: VIDEO_TYPICAL_MS,
 						})),
 					);
 					laterFixed.push(

@@ -16,7 +16,8 @@
  *  - while nothing is known, a batch's first tasks of a kind ("scouts") poll closely and the
  *    others ("followers") double their wait: the scouts' first finish wakes them with a prior;
  *  - a task alone with nothing learnt and no usable progress spreads its reads quickly up to a
- *    share of its model's typical duration (a video of minutes is not read every 2 s at first).
+ *    share of its model's typical duration (a video of minutes is not read every 2 s at first);
+ *    a follower of such a model reads only as a safety net until its scouts' first finish.
  */
 
 export interface PollObservation {
@@ -84,6 +85,8 @@ export interface PollScheduleOptions {
 	typicalGrowthRatio: number;
 	/** ...up to this fraction of the typical duration. */
 	typicalFloorRatio: number;
+	/** A follower of a model of known typical duration reads this fraction of it apart. */
+	followerTypicalRatio: number;
 }
 
 export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
@@ -104,6 +107,7 @@ export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	overdueRatio: 0.1,
 	typicalGrowthRatio: 0.75,
 	typicalFloorRatio: 0.1,
+	followerTypicalRatio: 0.25,
 };
 
 /** What earlier tasks of the same kind taught: their finish, in ms from the submission. */
@@ -215,6 +219,13 @@ export function nextPollDelay(
 		return clamp(first - now);
 	}
 
+	if (state.role === 'follower' && state.typicalMs && !prior) {
+		// A follower of a known model leaves the reading, progress included, to its scouts: their
+		// first finish wakes it. Until then it reads only as a safety net, far apart.
+		return clamp(
+			Math.max(now * options.followerBackoffRatio, state.typicalMs * options.followerTypicalRatio),
+		);
+	}
 	const prediction = predictFinish(observations, state.originKnown ?? true, options);
 	if (prior && !prediction?.confident) {
 		// Woken (or first planned) inside the learnt range with no read there yet: read now.

@@ -296,6 +296,22 @@ describe('poll schedule', () => {
 			}
 		});
 
+		it("a follower leaves the reading, progress included, to its batch's scouts: a safety net only", () => {
+			for (const progress of [noProgress, queuedThenLinear]) {
+				const { reads, delays } = replay(60_000, progress, undefined, {
+					role: 'follower',
+					typicalMs,
+				});
+				// 2 s, then a quarter of the typical duration (capped) apart, until the scouts wake it.
+				expect(reads).toBeLessThanOrEqual(3);
+				expect(delays.slice(1).every((d) => d >= Math.min(typicalMs / 4, 30_000))).toBe(true);
+			}
+			// Without the model's figure, followers keep aiming at their own progress.
+			expect(
+				replay(60_000, queuedThenLinear, undefined, { role: 'follower' }).reads,
+			).toBeGreaterThan(3);
+		});
+
 		it('is left aside by a learnt duration, by scouts, and by rising progress once it predicts', () => {
 			const prior: DurationPrior = { lowMs: 55_000, highMs: 65_000, samples: 3 };
 			expect(replay(60_000, noProgress, undefined, { prior, typicalMs }).delays).toEqual(
