@@ -24,6 +24,7 @@ import { createApiKey, newOwner } from '../test/e2e/executions-api';
 import {
 	CREDENTIAL_TYPE,
 	N8nInstance,
+	freePort,
 	ROOT,
 	removeEmptyRunFolder,
 	type ExecutionJson,
@@ -37,6 +38,7 @@ import {
 	type Connections,
 	type WorkflowNode,
 } from '../test/e2e/workflows';
+import { videoParams } from '../test/queue/workflows';
 import { mb, round, seconds, table } from './lib/stats';
 
 const SERVICE_PLACEHOLDER = 'https://media-generation.example.com';
@@ -150,14 +152,7 @@ function nodeWorkflow(id: string, webhookPath: string) {
 	const nodes: WorkflowNode[] = [
 		webhookNode(webhookPath),
 		splitRows(),
-		mediaNode('Generate Video', {
-			resource: 'video',
-			operation: 'generate',
-			model: 'vidmodel-1.5-pro',
-			prompt: '={{ $json.prompt }}',
-			aspectRatio: '16:9',
-			duration: 4,
-		}),
+		mediaNode('Generate Video', videoParams()),
 	];
 	return {
 		id,
@@ -181,29 +176,22 @@ function downloadWorkflow(id: string, webhookPath: string, way: DownloadRun['way
 			operation: 'downloadFiles',
 			taskId: '={{ $json.body.taskId }}',
 		});
-	} else if (way === 'HTTP Request (File)') {
-		node = {
-			id: 'n-download',
-			name: 'Download',
-			type: 'n8n-nodes-base.httpRequest',
-			typeVersion: 4.2,
-			position: [400, 0],
-			parameters: {
-				url: '={{ $json.body.url }}',
-				options: { response: { response: { responseFormat: 'file' } } },
-			},
-		};
 	} else {
+		const [type, typeVersion, parameters] =
+			way === 'HTTP Request (File)'
+				? [
+						'n8n-nodes-base.httpRequest',
+						4.2,
+						{ options: { response: { response: { responseFormat: 'file' } } } },
+					]
+				: ['CUSTOM.downloadProbe', 1, { way: way === 'plain stream in n8n' ? 'plain' : 'helpers' }];
 		node = {
 			id: 'n-download',
 			name: 'Download',
-			type: 'CUSTOM.downloadProbe',
-			typeVersion: 1,
+			type,
+			typeVersion,
 			position: [400, 0],
-			parameters: {
-				url: '={{ $json.body.url }}',
-				way: way === 'plain stream in n8n' ? 'plain' : 'helpers',
-			},
+			parameters: { url: '={{ $json.body.url }}', ...parameters },
 		};
 	}
 	return {
@@ -313,8 +301,131 @@ class Bench {
 			executionDataBytes: executionDataBytes(dbFile, execution.id),
 			rssGrowthBytes: Math.max(0, peak - base),
 			runData,
+			// Where the execution data comes from: each node's runs as plain JSON (n8n stores them
+			// flattened, with repeated values once, so these add up to more than the row).
+			jsonBytesByNode: Object.fromEntries(
+				Object.entries(runData).map(([node, runs]) => [node, JSON.stringify(runs).length]),
+			),
 		};
 	}
+}
+
+interface CpuProfile {
+	nodes: Array<{ id: number; callFrame: { url: string; functionName: string } }>;
+	samples: number[];
+	timeDeltas: number[];
+}
+
+/** Where a sampled function lives: its npm package, this package, Node's runtime, or V8. */
+function whereIn(url: string, fn: string): string {
+	if (fn === '(garbage collector)') return 'garbage collection';
+	if (fn === '(idle)') return 'idle (waiting for I/O)';
+	if (fn === '(program)' || fn === '(root)') return 'V8 / native';
+	if (url.startsWith('node:') || url === '') return 'Node.js runtime (streams, sockets, fs)';
+	const m = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+	return m ? m[1] : 'other';
+}
+
+/** One Chrome DevTools Protocol session on n8n's inspector (Node 24's global WebSocket). */
+async function inspector(port: number) {
+	const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{
+		webSocketDebuggerUrl: string;
+	}>;
+	const WS = (
+		globalThis as unknown as {
+			WebSocket: new (url: string) => {
+				onopen: () => void;
+				onmessage: (e: { data: string }) => void;
+				onerror: (e: unknown) => void;
+				send(data: string): void;
+				close(): void;
+			};
+		}
+	).WebSocket;
+	const ws = new WS(target.webSocketDebuggerUrl);
+	await new Promise<void>((resolve, reject) => {
+		ws.onopen = () => resolve();
+		ws.onerror = reject;
+	});
+	let seq = 0;
+	const pending = new Map<number, (result: unknown) => void>();
+	ws.onmessage = (e) => {
+		const msg = JSON.parse(e.data) as { id?: number; result?: unknown };
+		if (msg.id !== undefined) pending.get(msg.id)?.(msg.result);
+	};
+	return {
+		post<T = unknown>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+			const id = ++seq;
+			return new Promise<T>((resolve) => {
+				pending.set(id, resolve as (result: unknown) => void);
+				ws.send(JSON.stringify({ id, method, params }));
+			});
+		},
+		close: () => ws.close(),
+	};
+}
+
+/** The 1 GB download by the node and by HTTP Request, each under V8's sampling profiler. */
+async function profileDownloads(
+	bench: Bench,
+	sim: Simulator,
+	ways: Array<{ way: DownloadRun['way']; id: string; path: string }>,
+	port: number,
+	size: number,
+) {
+	const session = await inspector(port);
+	const url = await simFileUrl(sim, size);
+	const task = sim.tasks().find((t) => t.files.some((f) => f.url === url));
+	const out: Record<string, unknown> = {};
+	try {
+		await session.post('Profiler.enable');
+		await session.post('Profiler.setSamplingInterval', { interval: 500 });
+		for (const d of ways) {
+			await session.post('Profiler.start');
+			const m = await bench.measure(d.id, d.path, { url, taskId: task?.id }, 600_000);
+			const { profile } = await session.post<{ profile: CpuProfile }>('Profiler.stop');
+			const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+			const self = new Map<string, number>();
+			const ours = new Map<string, number>();
+			for (let i = 0; i < profile.samples.length; i++) {
+				const frame = byId.get(profile.samples[i])!.callFrame;
+				const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+				const where = whereIn(frame.url, frame.functionName);
+				self.set(where, (self.get(where) ?? 0) + dt);
+				if (where === 'n8n-nodes-media-generation') {
+					const key = `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*\/dist\//, '')}`;
+					ours.set(key, (ours.get(key) ?? 0) + dt);
+				}
+			}
+			const top = (m2: Map<string, number>, n: number) =>
+				Object.fromEntries(
+					[...m2]
+						.sort((a, b) => b[1] - a[1])
+						.slice(0, n)
+						.map(([k, v]) => [k, round(v, 0)]),
+				);
+			const nodeRun = m.runData.Download?.[0] as { executionTime?: number } | undefined;
+			out[d.way] = {
+				bytes: size,
+				nodeMs: nodeRun?.executionTime,
+				selfMs: top(self, 12),
+				thisPackageMs: top(ours, 10),
+			};
+			say(
+				`\nprofile, ${mb(size)} by ${d.way}: node run ${seconds(nodeRun?.executionTime ?? 0)}; self time by where the code lives (ms):`,
+			);
+			say(table([['where', 'self ms'], ...Object.entries(top(self, 12)).map(([k, v]) => [k, v])]));
+			if (ours.size)
+				say(
+					`hottest functions of this package: ${Object.entries(top(ours, 8))
+						.map(([k, v]) => `${k} ${v} ms`)
+						.join('; ')}`,
+				);
+		}
+	} finally {
+		session.close();
+	}
+	return out;
 }
 
 const rows = (n: number, tag: string, markers: string) =>
@@ -322,12 +433,17 @@ const rows = (n: number, tag: string, markers: string) =>
 
 export async function main(argv: string[]) {
 	const quick = argv.includes('--quick');
-	const out = path.join(__dirname, 'results', quick ? 'n8n-quick.json' : 'n8n.json');
+	const mode = argv.includes('--profile') ? '-profile' : argv.includes('--files') ? '-files' : '';
+	const name = `n8n${mode}${quick ? '-quick' : ''}`;
+	const out = path.join(__dirname, 'results', `${name}.json`);
 	const oneAtATimeItems = quick ? 2 : 3;
 	const taskMs = quick ? 10_000 : T;
 	const batchItems = quick ? 5 : 50;
 	const sizes = quick ? [30_000_000] : [BIG, GB];
 	const reps = quick ? 1 : 2;
+	const profile = argv.includes('--profile');
+	if (profile)
+		printed.push('(--profile: downloads under the CPU profiler; times are not comparable)');
 
 	say(
 		`# bench:n8n ${new Date().toISOString()}, load average before: ${uptime()}${quick ? ' (--quick: reduced sizes)' : ''}`,
@@ -385,10 +501,55 @@ export async function main(argv: string[]) {
 			),
 			...dl.map((d) => downloadWorkflow(d.id, d.path, d.way)),
 		]);
+		// --profile: n8n's main process under the inspector, for V8's sampling CPU profiler.
+		const inspectPort = profile ? await freePort() : undefined;
+		if (inspectPort) n8n.env.NODE_OPTIONS = `--inspect=127.0.0.1:${inspectPort}`;
 		await n8n.start();
 		const bench = new Bench(n8n, sim);
 		await bench.setUp([flows.node.id, flows.all.id, flows.one.id, ...dl.map((d) => d.id)]);
 		say(`n8n pid ${bench.pid}, RSS after start ${mb(procMemory(bench.pid).rss)}`);
+
+		// Warm-up: every workflow once, unmeasured, so that no figure carries n8n's first-run costs
+		// (modules loaded on first use, caches, the database's first pages).
+		const warmUrl = await simFileUrl(sim, 1_000_000);
+		const warmTask = sim.tasks().find((t) => t.files.some((f) => f.url === warmUrl));
+		for (const flow of [flows.node, flows.all, flows.one])
+			await bench.runOnce(
+				flow.id,
+				flow.path,
+				{ rows: rows(1, 'warm-up', '[sim:duration=1000]') },
+				120_000,
+			);
+		for (const d of dl)
+			await bench.runOnce(d.id, d.path, { url: warmUrl, taskId: warmTask?.id }, 120_000);
+		say(`after the warm-up: RSS ${mb(procMemory(bench.pid).rss)}`);
+		if (inspectPort) {
+			const m = await bench.measure(
+				flows.node.id,
+				flows.node.path,
+				{ rows: rows(batchItems, 'data', '[sim:duration=1000]') },
+				300_000,
+			);
+			results.executionDataByNode = {
+				rowBytes: m.executionDataBytes,
+				jsonBytesByNode: m.jsonBytesByNode,
+			};
+			say(
+				`execution data of the node's form, ${batchItems} items: row ${kb(m.executionDataBytes)}; JSON by node: ${Object.entries(
+					m.jsonBytesByNode,
+				)
+					.map(([k, v]) => `${k} ${kb(v)}`)
+					.join(', ')}`,
+			);
+			results.profiles = await profileDownloads(
+				bench,
+				sim,
+				dl.slice(0, 2),
+				inspectPort,
+				sizes[sizes.length - 1],
+			);
+			return finish(out, results);
+		}
 
 		const runs: Run[] = [];
 		const forms: Array<[Form, { id: string; path: string }]> = [
@@ -409,7 +570,8 @@ export async function main(argv: string[]) {
 				markers: `[sim:duration=10000] [sim:size=${sizes[0]}]`,
 			},
 		];
-		for (const c of cases) {
+		// --files: only the file case and the downloads (a second sample of the noisiest figures).
+		for (const c of argv.includes('--files') ? cases.slice(2) : cases) {
 			for (const [form, flow] of forms) {
 				// The one-at-a-time loop takes items × T: measured on a few items, scaled (said so).
 				const items =
@@ -449,12 +611,11 @@ export async function main(argv: string[]) {
 		const bare: Array<{ bytes: number; ms: number; growth: number }> = [];
 		for (const size of sizes) {
 			const url = await simFileUrl(sim, size);
-			const taskId = /\/([^/]+)\/[^/]*$/.exec(new URL(url).pathname)?.[1];
 			const task = sim.tasks().find((t) => t.files.some((f) => f.url === url));
 			for (let rep = 1; rep <= reps; rep++) {
 				for (const d of dl) {
 					const load = uptime();
-					const m = await bench.measure(d.id, d.path, { url, taskId: task?.id ?? taskId }, 600_000);
+					const m = await bench.measure(d.id, d.path, { url, taskId: task?.id }, 600_000);
 					const nodeRun = m.runData.Download?.[0] as
 						| { executionTime?: number; error?: { message?: string } }
 						| undefined;
@@ -491,6 +652,10 @@ export async function main(argv: string[]) {
 		await sim.close();
 		removeEmptyRunFolder();
 	}
+	finish(out, results);
+}
+
+function finish(out: string, results: Record<string, unknown>) {
 	say(`load average after: ${uptime()}`);
 	fs.writeFileSync(out, `${JSON.stringify(results, null, '\t')}\n`);
 	fs.writeFileSync(out.replace(/\.json$/, '.txt'), `${printed.join('\n')}\n`);
