@@ -80,7 +80,7 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
 const say = (...lines: string[]) => {
 	for (const line of lines) {
 		printed.push(line);
-		console.log(line);
+		process.stdout.write(`${line}\n`);
 	}
 };
 const printed: string[] = [];
@@ -105,9 +105,11 @@ function resetPeak(pid: number) {
 	fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
-/** Node's built-in SQLite (Node 22.5+), opened read-only beside the running n8n. */
+/** Node's built-in SQLite (Node 22.5+; `npm run bench:n8n` runs under Node 24), read-only beside n8n. */
 function executionDataBytes(dbFile: string, executionId: string): number {
-	const { DatabaseSync } = require('node:sqlite') as {
+	const { DatabaseSync } = (
+		process as unknown as { getBuiltinModule(id: string): unknown }
+	).getBuiltinModule('node:sqlite') as {
 		DatabaseSync: new (
 			file: string,
 			options: { readOnly: boolean },
@@ -742,11 +744,4 @@ function printSummary(
 			]);
 	}
 	say(table(rowsOut));
-}
-
-if (require.main === module) {
-	main(process.argv.slice(2)).catch((error) => {
-		console.error(error);
-		process.exitCode = 1;
-	});
 }
