@@ -235,7 +235,11 @@ export interface MemorySummary {
 
 /** Memory target of issue 14: peak RSS growth under 64 MB in every run. */
 export const MEMORY_TARGET_BYTES = 64 * 1024 * 1024;
-/** Throughput target of issue 14: the node's download at most 1.5 x the plain stream-to-disk. */
+/**
+ * Issue 14's ratio of the node's download to a plain stream-to-disk in a bare process: printed for
+ * information only since issue 22 (the target that counts is HTTP Request's File response in the
+ * same n8n, `npm run bench:n8n`).
+ */
 export const THROUGHPUT_TARGET_RATIO = 1.5;
 
 const growthOf = (r: MemoryRow) => r.growthHwm ?? r.growthSampled;
@@ -299,7 +303,8 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 			]),
 		]),
 	);
-	say(`targets: node peak growth < ${mb(MEMORY_TARGET_BYTES)} in every run (flat in the file size); node download <= ${THROUGHPUT_TARGET_RATIO} x plain.`);
+	say(`targets: node peak growth < ${mb(MEMORY_TARGET_BYTES)} in every run (flat in the file size). For information only, no`);
+	say(`longer a target (issue 22): node download vs ${THROUGHPUT_TARGET_RATIO} x plain; see npm run bench:n8n for HTTP Request's File response.`);
 	say('Growth = kernel peak RSS (VmHWM, reset after two warm-up downloads) minus the RSS then; one fresh process per');
 	say('download. Download = from the file request reaching the file host to the file complete on disk (node: stored by');
 	say("n8n with its metadata and the workflow run ended). Plain = Node's http.get piped into fs.createWriteStream.");
@@ -309,7 +314,7 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 	for (const s of big) {
 		const memoryOk = s.growthMax < MEMORY_TARGET_BYTES;
 		const speedOk = s.ratioMax !== undefined && s.ratioMax <= THROUGHPUT_TARGET_RATIO;
-		say(`${mb(s.sizeBytes)}: memory ${memoryOk ? 'met' : 'MISSED'} (max ${mb(s.growthMax)} over ${s.runs} runs); throughput ${s.ratioMax === undefined ? 'not measured' : speedOk ? 'met' : 'MISSED'} (node / plain ${s.ratioMedian !== undefined ? `${round(s.ratioMedian)} median, ${round(s.ratioMax!)} max` : '-'})`);
+		say(`${mb(s.sizeBytes)}: memory ${memoryOk ? 'met' : 'MISSED'} (max ${mb(s.growthMax)} over ${s.runs} runs); throughput, for information ${s.ratioMax === undefined ? 'not measured' : speedOk ? `within ${THROUGHPUT_TARGET_RATIO}x` : `over ${THROUGHPUT_TARGET_RATIO}x`} (node / plain ${s.ratioMedian !== undefined ? `${round(s.ratioMedian)} median, ${round(s.ratioMax!)} max` : '-'})`);
 	}
 	// Where the time (and memory) goes, for the sizes measured in every mode.
 	const modes: Array<[DownloadMode, string]> = [
