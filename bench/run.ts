@@ -5,6 +5,7 @@
 //   npm run bench                      all four benchmarks (about 7-8 minutes)
 //   npm run bench -- --only polling    a subset: batch, polling, memory, overhead (comma-separated)
 //   npm run bench -- --quick           smaller sizes, to check the benchmarks themselves run
+//   npm run bench:n8n                  the node against users' HTTP Request loops in a real n8n (bench/n8n.ts)
 //   npm run bench -- --out FILE        write the JSON elsewhere (default bench/results/latest.json;
 //                                      the printed tables go beside it, .txt)
 //   npm run bench -- --only memory --gc-every 50
@@ -162,7 +163,8 @@ function printLearning(rows: LearningRow[], check?: BatchCheckRow) {
 	say('targets: ratio <= 0.33 at 60 s and 300 s (<= 1.0 at 10 s), lag / duration <= 10%. "batch, first run": batches of');
 	say('50 tasks of one kind, 50 in flight, nothing known before (the first finishes teach the rest); "next run, alone":');
 	say('one task in a later execution, starting from the durations the batch left in node static data;');
-	say('"alone, nothing learnt": one task of a kind never seen (no schedule can know its duration).');
+	say('"alone, nothing learnt": one task of a kind never seen, model unknown (Task operations);');
+	say('"alone, video prior": the same, of a video model, starting from its typical duration (120 s) as the first prior.');
 	if (check) {
 		say(`\nvalidation: a batch of ${check.tasks} tasks of ${seconds(check.taskMs)}, ${check.inFlight} in flight, progress ${check.mode}, for real (engine, HTTP) vs simulated`);
 		say(
@@ -233,7 +235,11 @@ export interface MemorySummary {
 
 /** Memory target of issue 14: peak RSS growth under 64 MB in every run. */
 export const MEMORY_TARGET_BYTES = 64 * 1024 * 1024;
-/** Throughput target of issue 14: the node's download at most 1.5 x the plain stream-to-disk. */
+/**
+ * Issue 14's ratio of the node's download to a plain stream-to-disk in a bare process: printed for
+ * information only since issue 22 (the target that counts is HTTP Request's File response in the
+ * same n8n, `npm run bench:n8n`).
+ */
 export const THROUGHPUT_TARGET_RATIO = 1.5;
 
 const growthOf = (r: MemoryRow) => r.growthHwm ?? r.growthSampled;
@@ -297,7 +303,8 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 			]),
 		]),
 	);
-	say(`targets: node peak growth < ${mb(MEMORY_TARGET_BYTES)} in every run (flat in the file size); node download <= ${THROUGHPUT_TARGET_RATIO} x plain.`);
+	say(`targets: node peak growth < ${mb(MEMORY_TARGET_BYTES)} in every run (flat in the file size). For information only, no`);
+	say(`longer a target (issue 22): node download vs ${THROUGHPUT_TARGET_RATIO} x plain; see npm run bench:n8n for HTTP Request's File response.`);
 	say('Growth = kernel peak RSS (VmHWM, reset after two warm-up downloads) minus the RSS then; one fresh process per');
 	say('download. Download = from the file request reaching the file host to the file complete on disk (node: stored by');
 	say("n8n with its metadata and the workflow run ended). Plain = Node's http.get piped into fs.createWriteStream.");
@@ -307,7 +314,7 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 	for (const s of big) {
 		const memoryOk = s.growthMax < MEMORY_TARGET_BYTES;
 		const speedOk = s.ratioMax !== undefined && s.ratioMax <= THROUGHPUT_TARGET_RATIO;
-		say(`${mb(s.sizeBytes)}: memory ${memoryOk ? 'met' : 'MISSED'} (max ${mb(s.growthMax)} over ${s.runs} runs); throughput ${s.ratioMax === undefined ? 'not measured' : speedOk ? 'met' : 'MISSED'} (node / plain ${s.ratioMedian !== undefined ? `${round(s.ratioMedian)} median, ${round(s.ratioMax!)} max` : '-'})`);
+		say(`${mb(s.sizeBytes)}: memory ${memoryOk ? 'met' : 'MISSED'} (max ${mb(s.growthMax)} over ${s.runs} runs); throughput, for information ${s.ratioMax === undefined ? 'not measured' : speedOk ? `within ${THROUGHPUT_TARGET_RATIO}x` : `over ${THROUGHPUT_TARGET_RATIO}x`} (node / plain ${s.ratioMedian !== undefined ? `${round(s.ratioMedian)} median, ${round(s.ratioMax!)} max` : '-'})`);
 	}
 	// Where the time (and memory) goes, for the sizes measured in every mode.
 	const modes: Array<[DownloadMode, string]> = [
@@ -426,7 +433,11 @@ async function main() {
 	say(`\nresults written to ${path.relative(process.cwd(), out)} and ${path.relative(process.cwd(), text)}`);
 }
 
-main().catch((error) => {
+// `npm run bench:n8n` (bench --n8n): the comparison in a real n8n, a benchmark of its own (bench/n8n.ts).
+const run = process.argv.includes('--n8n')
+	? import('./n8n').then((m) => m.main(process.argv.slice(2).filter((a) => a !== '--n8n')))
+	: main();
+run.catch((error) => {
 	process.stderr.write(`bench: ${error?.stack ?? error}\n`);
 	process.exit(1);
 });

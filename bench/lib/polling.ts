@@ -15,10 +15,14 @@ import {
 	nextPollDelay,
 	type PollObservation,
 } from '../../nodes/MediaGeneration/polling/schedule';
+import { vidmodel15Pro } from '../../nodes/MediaGeneration/models/vidmodel15Pro';
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { median, quantile, seeded } from './stats';
 
 export type Schedule = (now: number, observations: PollObservation[]) => number;
+
+/** The typical duration the video models declare: the first prior of a lone video task. */
+export const VIDEO_TYPICAL_MS = vidmodel15Pro.typicalDuration.ms;
 
 /** The node's schedule, called the way the node's wait loop calls it. */
 export const adaptiveSchedule: Schedule = (now, observations) =>
@@ -181,7 +185,14 @@ interface Waiter {
 export async function simulateBatch(
 	sim: Simulator,
 	durations: number[],
-	options: { limit: number; mode: ProgressMode; policy: Policy; learner?: DurationLearner },
+	options: {
+		limit: number;
+		mode: ProgressMode;
+		policy: Policy;
+		learner?: DurationLearner;
+		/** The model's typical duration (ModelDefinition.typicalDuration), as the node passes it. */
+		typicalMs?: number;
+	},
 ): Promise<PollRun[]> {
 	const { limit, mode, policy } = options;
 	const learner = options.learner ?? new DurationLearner();
@@ -205,6 +216,7 @@ export async function simulateBatch(
 						originKnown: true,
 						prior: w.shared?.prior(),
 						role: w.shared?.role(),
+						typicalMs: w.shared?.typicalMs(),
 					});
 		const generation = ++w.generation;
 		events.push({ at: now + delay, waiter: w, generation });
@@ -230,7 +242,7 @@ export async function simulateBatch(
 			observations: [],
 			reads: 0,
 			generation: 0,
-			shared: policy === 'node' ? learner.join('bench') : undefined,
+			shared: policy === 'node' ? learner.join('bench', options.typicalMs) : undefined,
 		};
 		plan(w);
 	};
@@ -274,7 +286,11 @@ export async function simulateBatch(
 	return results;
 }
 
-export type Scenario = 'alone, nothing learnt' | 'batch, first run' | 'next run, alone';
+export type Scenario =
+	| 'alone, nothing learnt'
+	| 'alone, video prior'
+	| 'batch, first run'
+	| 'next run, alone';
 
 export interface LearningRow {
 	scenario: Scenario;
@@ -335,6 +351,24 @@ export async function learningBenchmark(
 				}
 				rows.push(row('alone, nothing learnt', alone, aloneFixed));
 
+				// The same lone tasks as the node waits for them when it knows the model: a video
+				// model's typical duration (models/*.ts) is its first prior.
+				const primed: PollRun[] = [];
+				const primedFixed: PollRun[] = [];
+				for (let i = 0; i < samples; i++) {
+					const d = draw();
+					const one = { limit: 1, mode: progress } as const;
+					primed.push(
+						...(await simulateBatch(sim, [d], {
+							...one,
+							policy: 'node',
+							typicalMs: VIDEO_TYPICAL_MS,
+						})),
+					);
+					primedFixed.push(...(await simulateBatch(sim, [d], { ...one, policy: 'fixed2s' })));
+				}
+				rows.push(row('alone, video prior', primed, primedFixed));
+
 				const batch: PollRun[] = [];
 				const batchFixed: PollRun[] = [];
 				let saved: unknown;
@@ -347,6 +381,7 @@ export async function learningBenchmark(
 							mode: progress,
 							policy: 'node',
 							learner,
+							typicalMs: VIDEO_TYPICAL_MS,
 						})),
 					);
 					batchFixed.push(
@@ -372,6 +407,7 @@ export async function learningBenchmark(
 							mode: progress,
 							policy: 'node',
 							learner,
+							typicalMs: VIDEO_TYPICAL_MS,
 						})),
 					);
 					laterFixed.push(

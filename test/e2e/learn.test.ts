@@ -27,11 +27,12 @@ beforeAll(async () => {
 				[
 					manualTrigger(),
 					mediaNode('Generate', {
-						resource: 'music',
+						resource: 'image',
 						operation: 'generate',
-						model: 'generate-music',
-						// 16 s: long enough for learning to save reads (see test/engine/polling-learn.test.ts).
-						prompt: 'a short tune [sim:duration=16000] [sim:progress=none]',
+						modelId: sim.imageModelId,
+						// 16 s: long enough for learning to save reads, of a model whose typical duration
+						// (seconds) changes nothing before (see test/engine/polling-learn.test.ts).
+						prompt: 'a slow image [sim:duration=16000] [sim:progress=none]',
 						options: { downloadFiles: false },
 					}),
 				],
@@ -68,7 +69,7 @@ test('the second execution reads around the duration the first one learnt and n8
 			{ taskDurations?: Record<string, unknown> }
 		>;
 		expect(Object.keys(staticData['node:Generate'].taskDurations ?? {})).toEqual([
-			'generate-music',
+			sim.imageModelId,
 		]);
 		// Learnt: early reads, then around 16 s (about 5).
 		const warm = await runOnce();

@@ -9,11 +9,13 @@ import { NODE, mediaWorkflow, run, simTaskOf, useSimulator } from './support';
 const sim = useSimulator();
 jest.setTimeout(90_000);
 
-function musicParams(options: IDataObject = {}): IDataObject {
+// Images: a model whose typical duration (seconds) changes nothing before the first finish, so
+// the first tasks read as when nothing at all is known and what is learnt shows.
+function imageParams(options: IDataObject = {}): IDataObject {
 	return {
-		resource: 'music',
+		resource: 'image',
 		operation: 'generate',
-		model: 'generate-music',
+		modelId: 'image-1',
 		prompt: '={{ $json.prompt }}',
 		options: { downloadFiles: false, ...options },
 	};
@@ -36,7 +38,7 @@ describe('durations learnt within a batch and across executions', () => {
 	it("a batch's later tasks are polled fewer times once earlier ones of the same kind finished", async () => {
 		// Two in flight: items 0-1 run first and know nothing; items 2-3 start after them.
 		const items = Array.from({ length: 4 }, (_, i) => ({ prompt: prompt(i) }));
-		const result = await run(sim(), mediaWorkflow(musicParams({ maxConcurrentTasks: 2 })), {
+		const result = await run(sim(), mediaWorkflow(imageParams({ maxConcurrentTasks: 2 })), {
 			items,
 		});
 		const out = result.outputOf(NODE);
@@ -67,11 +69,11 @@ describe('durations learnt within a batch and across executions', () => {
 		const { staticData, coldReads: cold } = left!;
 		// n8n saves node static data after production runs; the harness hands it on as n8n would.
 		const saved = staticData[`node:${NODE}`] as IDataObject;
-		expect(Object.keys(saved.taskDurations as IDataObject)).toEqual(['generate-music']);
+		expect(Object.keys(saved.taskDurations as IDataObject)).toEqual(['image-1']);
 
 		const again = await run(
 			sim(),
-			{ ...mediaWorkflow(musicParams()), staticData },
+			{ ...mediaWorkflow(imageParams()), staticData },
 			{
 				items: [{ prompt: prompt(1) }],
 			},

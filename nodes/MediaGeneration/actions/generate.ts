@@ -10,7 +10,7 @@ import { getApiCredentials, submitTask } from '../../shared/transport/api';
 import { maskCallbackUrl, signCallbackUrl } from '../../shared/callbackUrl';
 import { taskOutputJson } from '../../shared/output';
 import type { SubmittedTask } from '../../shared/task';
-import { buildSubmission, checkReferenceImages, generateProperties } from '../models';
+import { buildSubmission, checkReferenceImages, generateProperties, getModel } from '../models';
 import type { MediaKind } from '../models/types';
 import {
 	finishBatch,
@@ -163,7 +163,7 @@ async function runItem(
 	progress: ProgressReporter,
 	durations?: DurationLearner,
 ): Promise<ItemOutcome> {
-	const { model, input, run } = prepared;
+	const { model, modelKey, input, run } = prepared;
 	// Items still queued behind Max Tasks in Flight when the user cancels are never sent.
 	if (ctx.getExecutionCancelSignal()?.aborted) {
 		return { ok: false, ...cancelled(ctx, itemIndex, { model }) };
@@ -271,6 +271,10 @@ async function runItem(
 		wait: true,
 		run,
 		progress,
-		durations: durations && { learner: durations, key: durationKey(model, input) },
+		durations: durations && {
+			learner: durations,
+			key: durationKey(model, input),
+			typicalMs: getModel(modelKey).typicalDuration.ms,
+		},
 	});
 }

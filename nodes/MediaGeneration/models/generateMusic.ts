@@ -9,6 +9,11 @@ export const generateMusic: ModelDefinition = {
 	displayName: 'Generate Music',
 	description: 'Music generated from a prompt',
 	modelId: 'generate-music',
+	typicalDuration: {
+		ms: 120_000,
+		source:
+			'Not in the spec (it documents no generation time): an assumed order of magnitude for hosted music generation, minutes per track',
+	},
 	properties: [
 		{
 			displayName: 'Prompt',

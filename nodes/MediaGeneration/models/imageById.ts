@@ -9,6 +9,11 @@ export const imageById: ModelDefinition = {
 	kind: 'image',
 	displayName: 'Image Model (by ID)',
 	description: 'Text-to-image with a model identifier you enter',
+	typicalDuration: {
+		ms: 10_000,
+		source:
+			'Not in the spec (it documents no generation time): an assumed order of magnitude for hosted text-to-image, seconds',
+	},
 	properties: [
 		{
 			displayName: 'Prompt',

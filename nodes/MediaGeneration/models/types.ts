@@ -47,4 +47,11 @@ export interface ModelDefinition {
 	referenceImages?: { types: readonly string[]; maxBytes: number };
 	/** Hint under this model's "Additional Input Fields". */
 	additionalFieldsHint?: string;
+	/**
+	 * How long a task of this model typically takes from submission to finish, and where that
+	 * figure comes from (listed in docs/models.md). The duration learner's first prior: until a
+	 * task of the kind has finished, a task waited for alone without usable progress reads no
+	 * more often than a share of it (polling/schedule.ts), instead of every 2 s.
+	 */
+	typicalDuration: { ms: number; source: string };
 }

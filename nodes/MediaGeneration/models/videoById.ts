@@ -9,6 +9,11 @@ export const videoById: ModelDefinition = {
 	kind: 'video',
 	displayName: 'Other Video Model (by ID)',
 	description: 'Text-to-video with a model identifier you enter',
+	typicalDuration: {
+		ms: 120_000,
+		source:
+			'Not in the spec (it documents no generation time): an assumed order of magnitude for hosted text-to-video, minutes',
+	},
 	properties: [
 		{
 			displayName: 'Prompt',

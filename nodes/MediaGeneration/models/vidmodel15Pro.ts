@@ -31,6 +31,11 @@ export const vidmodel15Pro: ModelDefinition = {
 	displayName: 'Vidmodel 1.5 Pro',
 	description: 'Text-to-video, or image-to-video with up to 2 reference images',
 	modelId: MODEL_ID,
+	typicalDuration: {
+		ms: 120_000,
+		source:
+			'Not in the spec (it documents no generation time): an assumed order of magnitude, as hosted text-to-video takes minutes for a clip of 4-12 s',
+	},
 	properties: [
 		{
 			displayName: 'Prompt',

@@ -26,6 +26,11 @@ export const vidmodel20FastImageToVideo: ModelDefinition = {
 	displayName: 'Vidmodel 2.0 Fast (Image to Video)',
 	description: 'Image-to-video from a start frame and an optional end frame',
 	modelId: MODEL_ID,
+	typicalDuration: {
+		ms: 120_000,
+		source:
+			'Not in the spec (it documents no generation time): an assumed order of magnitude, as hosted image-to-video takes minutes for a clip of 4-15 s',
+	},
 	properties: [
 		{
 			displayName: 'Prompt',

@@ -76,6 +76,8 @@ export function durationKey(model: string, input: Record<string, unknown> | unde
 
 interface Kind {
 	samples: DurationSample[];
+	/** The model's typical duration (ms): the first prior, until a sample is learnt. */
+	typicalMs?: number;
 	/** Whether a new sample makes the saved ones worth rewriting (see RESAVE_AFTER_MS). */
 	worthSaving: boolean;
 	/** Waits of this kind in progress, in the order they joined (the first are the scouts). */
@@ -96,6 +98,11 @@ export class DurationWait {
 	/** What is known about this kind of task, if anything. */
 	prior(): DurationPrior | undefined {
 		return this.learner.priorOf(this.kind);
+	}
+
+	/** The model's typical duration (ms), while nothing is learnt about the kind. */
+	typicalMs(): number | undefined {
+		return this.prior() ? undefined : this.kind.typicalMs;
 	}
 
 	/**
@@ -176,9 +183,11 @@ export class DurationLearner {
 		}
 	}
 
-	/** Starts one task's wait on tasks of kind `key`. */
-	join(key: string): DurationWait {
+	/** Starts one task's wait on tasks of kind `key`, whose model typically takes `typicalMs`. */
+	join(key: string, typicalMs?: number): DurationWait {
 		const kind = this.kindOf(key);
+		if (typicalMs !== undefined && Number.isFinite(typicalMs) && typicalMs > 0)
+			kind.typicalMs ??= typicalMs;
 		const wait = new DurationWait(this, kind);
 		kind.active.add(wait);
 		return wait;

@@ -30,7 +30,7 @@ export interface WaitOptions {
 	 * The batch's duration learner and this task's kind (see durations.ts): the wait reads
 	 * around what earlier tasks of the kind took, and teaches it when it finishes.
 	 */
-	durations?: { learner: DurationLearner; key: string };
+	durations?: { learner: DurationLearner; key: string; typicalMs?: number };
 	/** Called after every successful status read. */
 	onUpdate?: (task: Task, polls: number) => void;
 	/** Called when a read fails even after its retries (the wait goes on). */
@@ -69,7 +69,10 @@ export async function waitForTask(
 	taskId: string,
 	options: WaitOptions,
 ): Promise<WaitResult> {
-	const shared = options.durations?.learner.join(options.durations.key);
+	const shared = options.durations?.learner.join(
+		options.durations.key,
+		options.durations.typicalMs,
+	);
 	const own = taskSignal(options.signal ?? cancelSignalOf(ctx));
 	try {
 		return await pollTask(ctx, taskId, { ...options, signal: own.signal }, shared);
@@ -146,6 +149,7 @@ async function pollTask(
 							retryAfterMs,
 							prior: shared?.prior(),
 							role: shared?.role(),
+							typicalMs: shared?.typicalMs(),
 						},
 						schedule,
 					);

@@ -14,7 +14,10 @@
  *    durations.ts), and progress says nothing better, the reads are spent around that duration:
  *    one at half of it, then steps of a few percent through the learnt range, then back-off;
  *  - while nothing is known, a batch's first tasks of a kind ("scouts") poll closely and the
- *    others ("followers") double their wait: the scouts' first finish wakes them with a prior.
+ *    others ("followers") double their wait: the scouts' first finish wakes them with a prior;
+ *  - a task alone with nothing learnt and no usable progress spreads its reads quickly up to a
+ *    share of its model's typical duration (a video of minutes is not read every 2 s at first);
+ *    a follower of such a model reads only as a safety net until its scouts' first finish.
  */
 
 export interface PollObservation {
@@ -75,6 +78,15 @@ export interface PollScheduleOptions {
 	priorMinStepMs: number;
 	/** Past the learnt range, back off by this fraction of the time elapsed. */
 	overdueRatio: number;
+	/**
+	 * A lone task with nothing learnt and no usable progress, whose model's typical duration is
+	 * known (`PollState.typicalMs`), lets its wait grow by this fraction of the time elapsed...
+	 */
+	typicalGrowthRatio: number;
+	/** ...up to this fraction of the typical duration. */
+	typicalFloorRatio: number;
+	/** A follower of a model of known typical duration reads this fraction of it apart. */
+	followerTypicalRatio: number;
 }
 
 export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
@@ -93,6 +105,9 @@ export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	priorStepRatio: 0.04,
 	priorMinStepMs: 500,
 	overdueRatio: 0.1,
+	typicalGrowthRatio: 0.75,
+	typicalFloorRatio: 0.1,
+	followerTypicalRatio: 0.25,
 };
 
 /** What earlier tasks of the same kind taught: their finish, in ms from the submission. */
@@ -118,6 +133,8 @@ export interface PollState {
 	prior?: DurationPrior;
 	/** This task's part while nothing is known: alone, scouting for others, or following. */
 	role?: 'solo' | 'scout' | 'follower';
+	/** How long a task of this model typically takes (ms): the prior before anything is learnt. */
+	typicalMs?: number;
 }
 
 export interface Prediction {
@@ -202,6 +219,13 @@ export function nextPollDelay(
 		return clamp(first - now);
 	}
 
+	if (state.role === 'follower' && state.typicalMs && !prior) {
+		// A follower of a known model leaves the reading, progress included, to its scouts: their
+		// first finish wakes it. Until then it reads only as a safety net, far apart.
+		return clamp(
+			Math.max(now * options.followerBackoffRatio, state.typicalMs * options.followerTypicalRatio),
+		);
+	}
 	const prediction = predictFinish(observations, state.originKnown ?? true, options);
 	if (prior && !prediction?.confident) {
 		// Woken (or first planned) inside the learnt range with no read there yet: read now.
@@ -223,7 +247,16 @@ export function nextPollDelay(
 	if (state.role === 'scout') ratio = Math.min(ratio, options.scoutBackoffRatio);
 	if (state.role === 'follower') ratio = Math.max(ratio, options.followerBackoffRatio);
 	const backoff = now * ratio;
-	if (!prediction) return clamp(backoff);
+	if (!prediction) {
+		// Nothing to aim at: a lone task of a model that typically takes minutes spreads its reads
+		// fast up to a tenth of that (a short task of it is still seen soon); scouts keep reading
+		// closely for their batch.
+		const typicalFloor =
+			alone && state.typicalMs
+				? Math.min(state.typicalMs * options.typicalFloorRatio, now * options.typicalGrowthRatio)
+				: 0;
+		return clamp(Math.max(backoff, typicalFloor));
+	}
 
 	const target = prediction.finishAt * (1 + options.marginRatio);
 	const untilTarget = target - now;

@@ -74,6 +74,25 @@ describe('docs/models.md', () => {
 		},
 	);
 
+	it("lists every model's typical duration as the registry declares it, with its source", () => {
+		const start = doc.indexOf('## How long each model typically takes');
+		expect(start).toBeGreaterThan(0);
+		const rows = doc
+			.slice(start)
+			.split('\n')
+			.filter((line) => line.startsWith('| ') && !line.startsWith('| Model |'))
+			.map((line) => line.split('|').map((cell) => cell.trim()));
+		const documented = Object.fromEntries(rows.map((cells) => [cells[1], cells[2]]));
+		const expected = Object.fromEntries(
+			MODELS.map((m) => [
+				m.modelId ? `\`${m.modelId}\`` : m.displayName,
+				`${m.typicalDuration.ms / 1000} s`,
+			]),
+		);
+		expect(documented).toEqual(expected);
+		for (const model of MODELS) expect(model.typicalDuration.source).toMatch(/spec/);
+	});
+
 	it('has no table for a model the registry does not have', () => {
 		const headings = [...doc.matchAll(/^### (Image|Video|Music): (.+)$/gm)].map((m) => m[2]);
 		expect(headings.sort()).toEqual(MODELS.map((m) => m.displayName).sort());

@@ -82,6 +82,23 @@ describe('duration learner', () => {
 		expect(woken).toEqual([2]);
 	});
 
+	it("holds the model's typical duration as the kind's first prior until a duration is learnt", () => {
+		const learner = new DurationLearner();
+		const first = learner.join('video-1', 120_000);
+		// The first figure given for a kind stays; absent or nonsense figures change nothing.
+		const second = learner.join('video-1', 30_000);
+		expect(learner.join('video-1').typicalMs()).toBe(120_000);
+		expect(learner.join('other', 0).typicalMs()).toBeUndefined();
+		expect(learner.join('other', Number.NaN).typicalMs()).toBeUndefined();
+		expect(second.typicalMs()).toBe(120_000);
+		first.finished(58_000, 61_000, now);
+		// Learnt: the kind's own duration replaces the model's figure for every wait of the kind.
+		expect(second.prior()).toBeDefined();
+		expect(second.typicalMs()).toBeUndefined();
+		// Never saved: static data keeps only what was seen.
+		expect(learner.toSaved()).toEqual({ 'video-1': [[58_000, 61_000, sec(now)]] });
+	});
+
 	it('keeps samples through static data (JSON), newest last, at most MAX_SAMPLES per kind', () => {
 		const learner = new DurationLearner();
 		const wait = learner.join('m');

@@ -23,17 +23,18 @@ function replay(
 	durationMs: number,
 	progress: Progress,
 	retryAfterMs?: number,
-	extra: Pick<PollState, 'prior' | 'role'> = {},
+	extra: Pick<PollState, 'prior' | 'role' | 'typicalMs'> & { status?: string } = {},
 ) {
+	const { status, ...state } = extra;
 	const observations: PollObservation[] = [];
 	const delays: number[] = [];
 	let now = 0;
 	for (let reads = 1; reads < 10_000; reads++) {
-		const delay = nextPollDelay({ now, observations, retryAfterMs, ...extra });
+		const delay = nextPollDelay({ now, observations, retryAfterMs, ...state });
 		delays.push(delay);
 		now += delay;
 		if (now >= durationMs) return { reads, lagMs: now - durationMs, delays };
-		observations.push({ at: now, progress: progress(now, durationMs) });
+		observations.push({ at: now, progress: progress(now, durationMs), status });
 	}
 	throw new Error('never noticed the finish');
 }
@@ -246,6 +247,84 @@ describe('poll schedule', () => {
 				prior,
 			});
 			expect(delay).toBe(0);
+		});
+	});
+
+	describe("with the model's typical duration as the first prior (nothing learnt yet)", () => {
+		// The video and music models' figure (models/*.ts): minutes.
+		const typicalMs = 120_000;
+		const floor = typicalMs * DEFAULT_POLL_SCHEDULE.typicalFloorRatio;
+		const fixed2s = (d: number) => Math.ceil(d / 2_000);
+		// No progress field, or a field stuck at 0 while the service says it is processing.
+		const silent: Array<[Progress, string | undefined]> = [
+			[noProgress, undefined],
+			[() => 0, 'processing'],
+		];
+
+		it.each([60_000, 300_000])(
+			'a lone %i ms task (± 5 %%) without usable progress reads at most a third of fixed 2 s polling, lag bounded',
+			(D) => {
+				for (const [progress, status] of silent) {
+					for (const d of [0.95 * D, D, 1.05 * D]) {
+						const { reads, lagMs } = replay(d, progress, undefined, { typicalMs, status });
+						expect(reads).toBeLessThanOrEqual(fixed2s(d) / 3);
+						expect(lagMs).toBeLessThanOrEqual(
+							Math.max(floor, d * DEFAULT_POLL_SCHEDULE.backoffRatio * 1.3),
+						);
+					}
+				}
+			},
+		);
+
+		it('without it the same lone 60 s task reads half as often as fixed polling (the case the prior is for)', () => {
+			expect(replay(60_000, noProgress).reads).toBeGreaterThan(fixed2s(60_000) / 3);
+		});
+
+		it('a task much shorter than its model typically takes reads no more than fixed polling and is seen within a tenth of that', () => {
+			for (const d of [3_000, 10_000, 30_000]) {
+				const { reads, lagMs } = replay(d, noProgress, undefined, { typicalMs });
+				expect(reads).toBeLessThanOrEqual(fixed2s(d));
+				expect(lagMs).toBeLessThanOrEqual(Math.min(floor, d));
+			}
+		});
+
+		it('a model of seconds (images) is read as when nothing at all is known', () => {
+			for (const d of [3_000, 10_000, 60_000]) {
+				expect(replay(d, noProgress, undefined, { typicalMs: 10_000 }).delays).toEqual(
+					replay(d, noProgress).delays,
+				);
+			}
+		});
+
+		it("a follower leaves the reading, progress included, to its batch's scouts: a safety net only", () => {
+			for (const progress of [noProgress, queuedThenLinear]) {
+				const { reads, delays } = replay(60_000, progress, undefined, {
+					role: 'follower',
+					typicalMs,
+				});
+				// 2 s, then a quarter of the typical duration (capped) apart, until the scouts wake it.
+				expect(reads).toBeLessThanOrEqual(3);
+				expect(delays.slice(1).every((d) => d >= Math.min(typicalMs / 4, 30_000))).toBe(true);
+			}
+			// Without the model's figure, followers keep aiming at their own progress.
+			expect(
+				replay(60_000, queuedThenLinear, undefined, { role: 'follower' }).reads,
+			).toBeGreaterThan(3);
+		});
+
+		it('is left aside by a learnt duration, by scouts, and by rising progress once it predicts', () => {
+			const prior: DurationPrior = { lowMs: 55_000, highMs: 65_000, samples: 3 };
+			expect(replay(60_000, noProgress, undefined, { prior, typicalMs }).delays).toEqual(
+				replay(60_000, noProgress, undefined, { prior }).delays,
+			);
+			expect(replay(60_000, noProgress, undefined, { role: 'scout', typicalMs }).delays).toEqual(
+				replay(60_000, noProgress, undefined, { role: 'scout' }).delays,
+			);
+			for (const D of [60_000, 300_000]) {
+				const withTypical = replay(D, queuedThenLinear, undefined, { typicalMs });
+				expect(withTypical.reads).toBeLessThanOrEqual(replay(D, queuedThenLinear).reads);
+				expect(withTypical.lagMs).toBeLessThanOrEqual(0.1 * D);
+			}
 		});
 	});
 

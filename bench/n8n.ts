@@ -1,0 +1,747 @@
+// `npm run bench:n8n`: the node side by side with what users build without it, in ONE real n8n
+// 2.41.1 process (n8n start, this package installed as a community package, SQLite) against the
+// simulator, in one run:
+//   node        Webhook → Split Out → Media Generation (video, waits, downloads)
+//   loop, all   the HTTP Request polling loop of examples/http-request-loop-all-together.json
+//   loop, one   the same with Loop Over Items of batch size 1 (examples/http-request-loop-one-at-a-time.json)
+// on 1 task of T = 60 s, 50 tasks of T = 60 s (one execution of 50 items; the one-at-a-time
+// loop on a few items, extrapolated: it takes 50 × T), and one task with a 300 MB file. Then
+// downloads of one 300 MB and one 1 GB file: the node (Task → Download Files), HTTP Request's
+// File response, and a plain Node stream run inside the same n8n process (the floor).
+//
+// Per run: wall time (n8n's own startedAt → stoppedAt), status reads the simulator answered,
+// executions and node runs, the bytes of the execution's `execution_data` row in n8n's SQLite
+// database, and the peak RSS growth of the n8n process (its peak counter reset before the run).
+// The examples are the very files users import: only their trigger, service URL and credential
+// are swapped for the simulator's. Figures only: nothing here passes or fails.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { startSimulator, type Simulator } from '../test/simulator';
+import { createApiKey, newOwner } from '../test/e2e/executions-api';
+import {
+	CREDENTIAL_TYPE,
+	N8nInstance,
+	freePort,
+	ROOT,
+	removeEmptyRunFolder,
+	type ExecutionJson,
+} from '../test/e2e/n8n';
+import { plainDownload, simFileUrl } from '../test/e2e/plain-download';
+import {
+	CREDENTIAL,
+	mediaNode,
+	splitRows,
+	webhookNode,
+	type Connections,
+	type WorkflowNode,
+} from '../test/e2e/workflows';
+import { videoParams } from '../test/queue/workflows';
+import { mb, round, seconds, table } from './lib/stats';
+
+const SERVICE_PLACEHOLDER = 'https://media-generation.example.com';
+const HEADER_CREDENTIAL = { id: 'benchHeader00001', name: 'Media Generation API key (header)' };
+const T = 60_000;
+const BIG = 300_000_000;
+const GB = 1_000_000_000;
+
+type Form = 'node' | 'loop, all together' | 'loop, one at a time';
+
+interface Run {
+	form: Form;
+	case: string;
+	items: number;
+	wallMs: number;
+	statusReads: number;
+	submits: number;
+	fileRequests: number;
+	executions: number;
+	nodeRuns: number;
+	executionDataBytes: number;
+	rssGrowthBytes: number;
+	/** Measured on fewer items than the case names, and scaled linearly (see `measuredItems`). */
+	extrapolated?: boolean;
+	measuredItems?: number;
+	status: string;
+}
+
+interface DownloadRun {
+	way: 'node' | 'HTTP Request (File)' | 'plain stream in n8n' | 'n8n helpers (no node code)';
+	bytes: number;
+	rep: number;
+	/** The downloading node's own run time (n8n's executionTime). */
+	nodeMs: number;
+	rssGrowthBytes: number;
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
+const say = (...lines: string[]) => {
+	for (const line of lines) {
+		printed.push(line);
+		process.stdout.write(`${line}\n`);
+	}
+};
+const printed: string[] = [];
+
+function uptime(): string {
+	return os
+		.loadavg()
+		.map((l) => l.toFixed(2))
+		.join(' ');
+}
+
+/** Reads a process's VmRSS / VmHWM in bytes. */
+function procMemory(pid: number): { rss: number; hwm: number } {
+	const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+	const kb = (key: string) =>
+		Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0) * 1024;
+	return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+/** Resets the kernel's peak-RSS counter of a process to its current RSS (clear_refs 5). */
+function resetPeak(pid: number) {
+	fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** Node's built-in SQLite (Node 22.5+; `npm run bench:n8n` runs under Node 24), read-only beside n8n. */
+function executionDataBytes(dbFile: string, executionId: string): number {
+	const { DatabaseSync } = (
+		process as unknown as { getBuiltinModule(id: string): unknown }
+	).getBuiltinModule('node:sqlite') as {
+		DatabaseSync: new (
+			file: string,
+			options: { readOnly: boolean },
+		) => {
+			prepare(sql: string): { get(...params: unknown[]): Record<string, number> | undefined };
+			close(): void;
+		};
+	};
+	const db = new DatabaseSync(dbFile, { readOnly: true });
+	try {
+		const row = db
+			.prepare(
+				'SELECT length(CAST(data AS BLOB)) + length(CAST(workflowData AS BLOB)) AS bytes FROM execution_data WHERE executionId = ?',
+			)
+			.get(Number(executionId));
+		return row?.bytes ?? 0;
+	} finally {
+		db.close();
+	}
+}
+
+/** A shipped example as the bench runs it: a webhook with rows instead of the manual trigger. */
+function exampleForBench(file: string, id: string, serviceUrl: string, webhookPath: string) {
+	const text = fs
+		.readFileSync(path.join(ROOT, 'examples', file), 'utf8')
+		.split(SERVICE_PLACEHOLDER)
+		.join(serviceUrl);
+	const wf = JSON.parse(text) as { nodes: WorkflowNode[]; connections: Connections };
+	wf.nodes = wf.nodes.filter((n) => n.name !== 'Start' && n.name !== 'Prompts');
+	for (const node of wf.nodes) {
+		if (node.credentials?.httpHeaderAuth) node.credentials.httpHeaderAuth = HEADER_CREDENTIAL;
+		if (node.name === 'Split Out') node.parameters.fieldToSplitOut = 'body.rows';
+	}
+	wf.nodes.push(webhookNode(webhookPath));
+	delete wf.connections.Start;
+	delete wf.connections.Prompts;
+	wf.connections.Webhook = { main: [[{ node: 'Split Out', type: 'main', index: 0 }]] };
+	return { ...wf, id, name: `bench ${file}`, active: false, settings: { executionOrder: 'v1' } };
+}
+
+function nodeWorkflow(id: string, webhookPath: string) {
+	const nodes: WorkflowNode[] = [
+		webhookNode(webhookPath),
+		splitRows(),
+		mediaNode('Generate Video', videoParams()),
+	];
+	return {
+		id,
+		name: 'bench node',
+		active: false,
+		nodes,
+		connections: {
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Generate Video', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/** Webhook → one downloading node, reading the URL (or task id) from the body. */
+function downloadWorkflow(id: string, webhookPath: string, way: DownloadRun['way']) {
+	let node: WorkflowNode;
+	if (way === 'node') {
+		node = mediaNode('Download', {
+			resource: 'task',
+			operation: 'downloadFiles',
+			taskId: '={{ $json.body.taskId }}',
+		});
+	} else {
+		const [type, typeVersion, parameters] =
+			way === 'HTTP Request (File)'
+				? [
+						'n8n-nodes-base.httpRequest',
+						4.2,
+						{ options: { response: { response: { responseFormat: 'file' } } } },
+					]
+				: ['CUSTOM.downloadProbe', 1, { way: way === 'plain stream in n8n' ? 'plain' : 'helpers' }];
+		node = {
+			id: 'n-download',
+			name: 'Download',
+			type,
+			typeVersion,
+			position: [400, 0],
+			parameters: { url: '={{ $json.body.url }}', ...parameters },
+		};
+	}
+	return {
+		id,
+		name: `bench download ${way}`,
+		active: false,
+		nodes: [webhookNode(webhookPath), node],
+		connections: { Webhook: { main: [[{ node: 'Download', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+interface ExecutionRecord {
+	id: string;
+	status: string;
+	startedAt?: string;
+	stoppedAt?: string;
+	data?: ExecutionJson['data'];
+}
+
+class Bench {
+	private apiKey = '';
+	private seen = new Set<string>();
+
+	constructor(
+		readonly n8n: N8nInstance,
+		readonly sim: Simulator,
+	) {}
+
+	get pid(): number {
+		return this.n8n.serverPid!;
+	}
+
+	async setUp(workflowIds: string[]) {
+		this.apiKey = (await createApiKey(this.n8n, newOwner())).key;
+		for (const id of workflowIds) {
+			const res = await fetch(`${this.n8n.baseUrl}/api/v1/workflows/${id}/activate`, {
+				method: 'POST',
+				headers: { 'X-N8N-API-KEY': this.apiKey },
+			});
+			if (!res.ok)
+				throw new Error(`activate ${id}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+		}
+	}
+
+	private async api<T>(pathname: string): Promise<T> {
+		const res = await fetch(`${this.n8n.baseUrl}/api/v1${pathname}`, {
+			headers: { 'X-N8N-API-KEY': this.apiKey },
+		});
+		if (!res.ok)
+			throw new Error(`GET ${pathname}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+		return (await res.json()) as T;
+	}
+
+	/** Starts the workflow through its production webhook; resolves with its ended execution. */
+	async runOnce(workflowId: string, webhookPath: string, body: unknown, timeoutMs: number) {
+		const deadline = Date.now() + 30_000;
+		for (;;) {
+			const res = await fetch(`${this.n8n.baseUrl}/webhook/${webhookPath}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+			await res.text();
+			if (res.ok) break;
+			// Right after start-up n8n may not have registered every webhook yet.
+			if (res.status !== 404 || Date.now() > deadline)
+				throw new Error(`webhook ${webhookPath}: HTTP ${res.status}`);
+			await new Promise((r) => setTimeout(r, 500));
+		}
+		const end = Date.now() + timeoutMs;
+		for (;;) {
+			const list = await this.api<{ data: ExecutionRecord[] }>(
+				`/executions?workflowId=${workflowId}&includeData=false&limit=20`,
+			);
+			const fresh = list.data.filter((e) => !this.seen.has(e.id));
+			const ended = fresh.find((e) => !['running', 'new', 'waiting'].includes(e.status));
+			if (ended) {
+				for (const e of fresh) this.seen.add(e.id);
+				const full = await this.api<ExecutionRecord>(`/executions/${ended.id}?includeData=true`);
+				return { execution: full, executions: fresh.length };
+			}
+			if (Date.now() > end)
+				throw new Error(`no execution of ${workflowId} ended within ${timeoutMs} ms`);
+			await new Promise((r) => setTimeout(r, 1_000));
+		}
+	}
+
+	/** One measured run: the RSS peak is reset first, the simulator's log marked. */
+	async measure(workflowId: string, webhookPath: string, body: unknown, timeoutMs: number) {
+		const mark = this.sim.requests.length;
+		const base = procMemory(this.pid).rss;
+		resetPeak(this.pid);
+		const { execution, executions } = await this.runOnce(workflowId, webhookPath, body, timeoutMs);
+		const peak = procMemory(this.pid).hwm;
+		const requests = this.sim.requests.slice(mark);
+		const runData = execution.data?.resultData.runData ?? {};
+		const dbFile = path.join(this.n8n.userFolder, '.n8n', 'database.sqlite');
+		return {
+			execution,
+			executions,
+			wallMs: Date.parse(execution.stoppedAt ?? '') - Date.parse(execution.startedAt ?? ''),
+			statusReads: requests.filter((r) => r.endpoint === 'status').length,
+			submits: requests.filter((r) => r.endpoint === 'submit').length,
+			fileRequests: requests.filter((r) => r.endpoint === 'file').length,
+			nodeRuns: Object.values(runData).reduce((sum, runs) => sum + runs.length, 0),
+			executionDataBytes: executionDataBytes(dbFile, execution.id),
+			rssGrowthBytes: Math.max(0, peak - base),
+			runData,
+			// Where the execution data comes from: each node's runs as plain JSON (n8n stores them
+			// flattened, with repeated values once, so these add up to more than the row).
+			jsonBytesByNode: Object.fromEntries(
+				Object.entries(runData).map(([node, runs]) => [node, JSON.stringify(runs).length]),
+			),
+		};
+	}
+}
+
+interface CpuProfile {
+	nodes: Array<{ id: number; callFrame: { url: string; functionName: string } }>;
+	samples: number[];
+	timeDeltas: number[];
+}
+
+/** Where a sampled function lives: its npm package, this package, Node's runtime, or V8. */
+function whereIn(url: string, fn: string): string {
+	if (fn === '(garbage collector)') return 'garbage collection';
+	if (fn === '(idle)') return 'idle (waiting for I/O)';
+	if (fn === '(program)' || fn === '(root)') return 'V8 / native';
+	if (url.startsWith('node:') || url === '') return 'Node.js runtime (streams, sockets, fs)';
+	const m = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+	return m ? m[1] : 'other';
+}
+
+/** One Chrome DevTools Protocol session on n8n's inspector (Node 24's global WebSocket). */
+async function inspector(port: number) {
+	const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{
+		webSocketDebuggerUrl: string;
+	}>;
+	const WS = (
+		globalThis as unknown as {
+			WebSocket: new (url: string) => {
+				onopen: () => void;
+				onmessage: (e: { data: string }) => void;
+				onerror: (e: unknown) => void;
+				send(data: string): void;
+				close(): void;
+			};
+		}
+	).WebSocket;
+	const ws = new WS(target.webSocketDebuggerUrl);
+	await new Promise<void>((resolve, reject) => {
+		ws.onopen = () => resolve();
+		ws.onerror = reject;
+	});
+	let seq = 0;
+	const pending = new Map<number, (result: unknown) => void>();
+	ws.onmessage = (e) => {
+		const msg = JSON.parse(e.data) as { id?: number; result?: unknown };
+		if (msg.id !== undefined) pending.get(msg.id)?.(msg.result);
+	};
+	return {
+		post<T = unknown>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+			const id = ++seq;
+			return new Promise<T>((resolve) => {
+				pending.set(id, resolve as (result: unknown) => void);
+				ws.send(JSON.stringify({ id, method, params }));
+			});
+		},
+		close: () => ws.close(),
+	};
+}
+
+/** The 1 GB download by the node and by HTTP Request, each under V8's sampling profiler. */
+async function profileDownloads(
+	bench: Bench,
+	sim: Simulator,
+	ways: Array<{ way: DownloadRun['way']; id: string; path: string }>,
+	port: number,
+	size: number,
+) {
+	const session = await inspector(port);
+	const url = await simFileUrl(sim, size);
+	const task = sim.tasks().find((t) => t.files.some((f) => f.url === url));
+	const out: Record<string, unknown> = {};
+	try {
+		await session.post('Profiler.enable');
+		await session.post('Profiler.setSamplingInterval', { interval: 500 });
+		for (const d of ways) {
+			await session.post('Profiler.start');
+			const m = await bench.measure(d.id, d.path, { url, taskId: task?.id }, 600_000);
+			const { profile } = await session.post<{ profile: CpuProfile }>('Profiler.stop');
+			const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+			const self = new Map<string, number>();
+			const ours = new Map<string, number>();
+			for (let i = 0; i < profile.samples.length; i++) {
+				const frame = byId.get(profile.samples[i])!.callFrame;
+				const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+				const where = whereIn(frame.url, frame.functionName);
+				self.set(where, (self.get(where) ?? 0) + dt);
+				if (where === 'n8n-nodes-media-generation') {
+					const key = `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*\/dist\//, '')}`;
+					ours.set(key, (ours.get(key) ?? 0) + dt);
+				}
+			}
+			const top = (m2: Map<string, number>, n: number) =>
+				Object.fromEntries(
+					[...m2]
+						.sort((a, b) => b[1] - a[1])
+						.slice(0, n)
+						.map(([k, v]) => [k, round(v, 0)]),
+				);
+			const nodeRun = m.runData.Download?.[0] as { executionTime?: number } | undefined;
+			out[d.way] = {
+				bytes: size,
+				nodeMs: nodeRun?.executionTime,
+				selfMs: top(self, 12),
+				thisPackageMs: top(ours, 10),
+			};
+			say(
+				`\nprofile, ${mb(size)} by ${d.way}: node run ${seconds(nodeRun?.executionTime ?? 0)}; self time by where the code lives (ms):`,
+			);
+			say(table([['where', 'self ms'], ...Object.entries(top(self, 12)).map(([k, v]) => [k, v])]));
+			if (ours.size)
+				say(
+					`hottest functions of this package: ${Object.entries(top(ours, 8))
+						.map(([k, v]) => `${k} ${v} ms`)
+						.join('; ')}`,
+				);
+		}
+	} finally {
+		session.close();
+	}
+	return out;
+}
+
+const rows = (n: number, tag: string, markers: string) =>
+	Array.from({ length: n }, (_, i) => ({ prompt: `${tag} ${i} ${markers}` }));
+
+export async function main(argv: string[]) {
+	const quick = argv.includes('--quick');
+	const mode = argv.includes('--profile') ? '-profile' : argv.includes('--files') ? '-files' : '';
+	const name = `n8n${mode}${quick ? '-quick' : ''}`;
+	const out = path.join(__dirname, 'results', `${name}.json`);
+	const oneAtATimeItems = quick ? 2 : 3;
+	const taskMs = quick ? 10_000 : T;
+	const batchItems = quick ? 5 : 50;
+	const sizes = quick ? [30_000_000] : [BIG, GB];
+	const reps = quick ? 1 : 2;
+	const profile = argv.includes('--profile');
+	if (profile)
+		printed.push('(--profile: downloads under the CPU profiler; times are not comparable)');
+
+	say(
+		`# bench:n8n ${new Date().toISOString()}, load average before: ${uptime()}${quick ? ' (--quick: reduced sizes)' : ''}`,
+	);
+	const sim = await startSimulator({ apiKey: `bench-n8n-${process.pid}-secret`, seed: 22 });
+	const n8n = await N8nInstance.create('bench-n8n');
+	const results: Record<string, unknown> = {
+		date: new Date().toISOString(),
+		quick,
+		loadBefore: os.loadavg(),
+	};
+	try {
+		n8n.installCustomNode(path.join(ROOT, 'test', 'fixtures', 'DownloadProbe.node.js'));
+		await n8n.importCredentials([
+			{
+				...CREDENTIAL,
+				type: CREDENTIAL_TYPE,
+				data: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+			},
+			{
+				...HEADER_CREDENTIAL,
+				type: 'httpHeaderAuth',
+				data: { name: 'Authorization', value: `Bearer ${sim.apiKey}` },
+			},
+		]);
+		const flows = {
+			node: { id: 'benchNode000001', path: `bench-node-${process.pid}` },
+			all: { id: 'benchLoopAll001', path: `bench-loop-all-${process.pid}` },
+			one: { id: 'benchLoopOne001', path: `bench-loop-one-${process.pid}` },
+		};
+		const ways: DownloadRun['way'][] = [
+			'node',
+			'HTTP Request (File)',
+			'plain stream in n8n',
+			'n8n helpers (no node code)',
+		];
+		const dl = ways.map((way, i) => ({
+			way,
+			id: `benchDownload00${i}`,
+			path: `bench-dl-${i}-${process.pid}`,
+		}));
+		await n8n.importWorkflows([
+			nodeWorkflow(flows.node.id, flows.node.path),
+			exampleForBench(
+				'http-request-loop-all-together.json',
+				flows.all.id,
+				sim.baseUrl,
+				flows.all.path,
+			),
+			exampleForBench(
+				'http-request-loop-one-at-a-time.json',
+				flows.one.id,
+				sim.baseUrl,
+				flows.one.path,
+			),
+			...dl.map((d) => downloadWorkflow(d.id, d.path, d.way)),
+		]);
+		// --profile: n8n's main process under the inspector, for V8's sampling CPU profiler.
+		const inspectPort = profile ? await freePort() : undefined;
+		if (inspectPort) n8n.env.NODE_OPTIONS = `--inspect=127.0.0.1:${inspectPort}`;
+		await n8n.start();
+		const bench = new Bench(n8n, sim);
+		await bench.setUp([flows.node.id, flows.all.id, flows.one.id, ...dl.map((d) => d.id)]);
+		say(`n8n pid ${bench.pid}, RSS after start ${mb(procMemory(bench.pid).rss)}`);
+
+		// Warm-up: every workflow once, unmeasured, so that no figure carries n8n's first-run costs
+		// (modules loaded on first use, caches, the database's first pages).
+		const warmUrl = await simFileUrl(sim, 1_000_000);
+		const warmTask = sim.tasks().find((t) => t.files.some((f) => f.url === warmUrl));
+		for (const flow of [flows.node, flows.all, flows.one])
+			await bench.runOnce(
+				flow.id,
+				flow.path,
+				{ rows: rows(1, 'warm-up', '[sim:duration=1000]') },
+				120_000,
+			);
+		for (const d of dl)
+			await bench.runOnce(d.id, d.path, { url: warmUrl, taskId: warmTask?.id }, 120_000);
+		say(`after the warm-up: RSS ${mb(procMemory(bench.pid).rss)}`);
+		if (inspectPort) {
+			const m = await bench.measure(
+				flows.node.id,
+				flows.node.path,
+				{ rows: rows(batchItems, 'data', '[sim:duration=1000]') },
+				300_000,
+			);
+			results.executionDataByNode = {
+				rowBytes: m.executionDataBytes,
+				jsonBytesByNode: m.jsonBytesByNode,
+			};
+			say(
+				`execution data of the node's form, ${batchItems} items: row ${kb(m.executionDataBytes)}; JSON by node: ${Object.entries(
+					m.jsonBytesByNode,
+				)
+					.map(([k, v]) => `${k} ${kb(v)}`)
+					.join(', ')}`,
+			);
+			results.profiles = await profileDownloads(
+				bench,
+				sim,
+				dl.slice(0, 2),
+				inspectPort,
+				sizes[sizes.length - 1],
+			);
+			return finish(out, results);
+		}
+
+		const runs: Run[] = [];
+		const forms: Array<[Form, { id: string; path: string }]> = [
+			['node', flows.node],
+			['loop, all together', flows.all],
+			['loop, one at a time', flows.one],
+		];
+		const cases: Array<{ name: string; items: number; markers: string }> = [
+			{ name: `1 × ${seconds(taskMs)}`, items: 1, markers: `[sim:duration=${taskMs}]` },
+			{
+				name: `${batchItems} × ${seconds(taskMs)}`,
+				items: batchItems,
+				markers: `[sim:duration=${taskMs}]`,
+			},
+			{
+				name: `1 × ${mb(sizes[0])} file`,
+				items: 1,
+				markers: `[sim:duration=10000] [sim:size=${sizes[0]}]`,
+			},
+		];
+		// --files: only the file case and the downloads (a second sample of the noisiest figures).
+		for (const c of argv.includes('--files') ? cases.slice(2) : cases) {
+			for (const [form, flow] of forms) {
+				// The one-at-a-time loop takes items × T: measured on a few items, scaled (said so).
+				const items =
+					form === 'loop, one at a time' && c.items > oneAtATimeItems ? oneAtATimeItems : c.items;
+				const load = uptime();
+				const m = await bench.measure(
+					flow.id,
+					flow.path,
+					{ rows: rows(items, `${form} ${c.name}`, c.markers) },
+					items * (taskMs + 60_000) + 300_000,
+				);
+				const scale = c.items / items;
+				const run: Run = {
+					form,
+					case: c.name,
+					items: c.items,
+					wallMs: m.wallMs * scale,
+					statusReads: Math.round(m.statusReads * scale),
+					submits: Math.round(m.submits * scale),
+					fileRequests: Math.round(m.fileRequests * scale),
+					executions: m.executions,
+					nodeRuns: Math.round(m.nodeRuns * scale),
+					executionDataBytes: Math.round(m.executionDataBytes * scale),
+					rssGrowthBytes: m.rssGrowthBytes,
+					status: m.execution.status,
+					...(scale !== 1 ? { extrapolated: true, measuredItems: items } : {}),
+				};
+				runs.push(run);
+				say(
+					`${c.name} · ${form}${scale !== 1 ? ` (measured on ${items}, ×${scale})` : ''}: ${seconds(run.wallMs)}, ${run.statusReads} status reads, ${run.nodeRuns} node runs, ${kb(run.executionDataBytes)} execution data, RSS +${mb(run.rssGrowthBytes)}, ${run.status} (load ${load} → ${uptime()})`,
+				);
+			}
+		}
+		results.loops = runs;
+
+		const downloads: DownloadRun[] = [];
+		const bare: Array<{ bytes: number; ms: number; growth: number }> = [];
+		for (const size of sizes) {
+			const url = await simFileUrl(sim, size);
+			const task = sim.tasks().find((t) => t.files.some((f) => f.url === url));
+			for (let rep = 1; rep <= reps; rep++) {
+				for (const d of dl) {
+					const load = uptime();
+					const m = await bench.measure(d.id, d.path, { url, taskId: task?.id }, 600_000);
+					const nodeRun = m.runData.Download?.[0] as
+						| { executionTime?: number; error?: { message?: string } }
+						| undefined;
+					if (m.execution.status !== 'success')
+						throw new Error(
+							`${d.way} download: ${m.execution.status} ${nodeRun?.error?.message ?? ''}`,
+						);
+					const run: DownloadRun = {
+						way: d.way,
+						bytes: size,
+						rep,
+						nodeMs: nodeRun?.executionTime ?? m.wallMs,
+						rssGrowthBytes: m.rssGrowthBytes,
+					};
+					downloads.push(run);
+					say(
+						`download ${mb(size)} · ${d.way} #${rep}: ${seconds(run.nodeMs)}, RSS +${mb(run.rssGrowthBytes)} (load ${load} → ${uptime()})`,
+					);
+				}
+			}
+			// For information only: the plain stream in a small process of its own.
+			const b = await plainDownload(url);
+			bare.push({ bytes: size, ...b });
+			say(
+				`download ${mb(size)} · plain stream, bare process (information): ${seconds(b.ms)}, RSS +${mb(b.growth)}`,
+			);
+		}
+		results.downloads = downloads;
+		results.bareProcess = bare;
+		results.loadAfter = os.loadavg();
+		printSummary(runs, downloads, bare);
+	} finally {
+		await n8n.dispose();
+		await sim.close();
+		removeEmptyRunFolder();
+	}
+	finish(out, results);
+}
+
+function finish(out: string, results: Record<string, unknown>) {
+	say(`load average after: ${uptime()}`);
+	fs.writeFileSync(out, `${JSON.stringify(results, null, '\t')}\n`);
+	fs.writeFileSync(out.replace(/\.json$/, '.txt'), `${printed.join('\n')}\n`);
+	say(`results written to ${path.relative(process.cwd(), out)} and its .txt`);
+}
+
+function printSummary(
+	runs: Run[],
+	downloads: DownloadRun[],
+	bare: Array<{ bytes: number; ms: number; growth: number }>,
+) {
+	say("\n## The node against the users' HTTP Request loops (one n8n process)");
+	say(
+		table([
+			[
+				'case',
+				'form',
+				'wall time',
+				'status reads',
+				'executions',
+				'node runs',
+				'execution data',
+				'RSS growth',
+			],
+			...runs.map((r) => [
+				r.case,
+				r.form + (r.extrapolated ? ` (${r.measuredItems} items, scaled)` : ''),
+				seconds(r.wallMs),
+				r.statusReads,
+				r.executions,
+				r.nodeRuns,
+				kb(r.executionDataBytes),
+				mb(r.rssGrowthBytes),
+			]),
+		]),
+	);
+	const ratios: Array<Array<string | number>> = [
+		['case', 'vs', 'wall time', 'status reads', 'node runs', 'execution data', 'RSS growth'],
+	];
+	for (const c of [...new Set(runs.map((r) => r.case))]) {
+		const node = runs.find((r) => r.case === c && r.form === 'node');
+		if (!node) continue;
+		for (const other of runs.filter((r) => r.case === c && r.form !== 'node')) {
+			const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 3) : '-');
+			ratios.push([
+				c,
+				other.form,
+				ratio(node.wallMs, other.wallMs),
+				ratio(node.statusReads, other.statusReads),
+				ratio(node.nodeRuns, other.nodeRuns),
+				ratio(node.executionDataBytes, other.executionDataBytes),
+				ratio(node.rssGrowthBytes, other.rssGrowthBytes),
+			]);
+		}
+	}
+	say('\nratios: the node / the loop (below 1: the node uses less)');
+	say(table(ratios));
+	say('\n## Downloads in the same n8n: time of the downloading node, RSS growth of n8n');
+	const sizes = [...new Set(downloads.map((d) => d.bytes))];
+	const rowsOut: Array<Array<string | number>> = [
+		['file', 'way', 'times', 'RSS growth', 'best time vs HTTP Request'],
+	];
+	for (const size of sizes) {
+		const best = (way: DownloadRun['way']) =>
+			Math.min(...downloads.filter((d) => d.bytes === size && d.way === way).map((d) => d.nodeMs));
+		for (const way of [...new Set(downloads.map((d) => d.way))]) {
+			const mine = downloads.filter((d) => d.bytes === size && d.way === way);
+			rowsOut.push([
+				mb(size),
+				way,
+				mine.map((d) => seconds(d.nodeMs)).join(' / '),
+				mine.map((d) => mb(d.rssGrowthBytes)).join(' / '),
+				round(best(way) / best('HTTP Request (File)'), 2),
+			]);
+		}
+		const b = bare.find((x) => x.bytes === size);
+		if (b)
+			rowsOut.push([
+				mb(size),
+				'plain stream, bare process (information only)',
+				seconds(b.ms),
+				mb(b.growth),
+				round(b.ms / best('HTTP Request (File)'), 2),
+			]);
+	}
+	say(table(rowsOut));
+}
