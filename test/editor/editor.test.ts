@@ -392,7 +392,8 @@ describe('credential', () => {
 				await n8n.rest('PATCH', `/credentials/${credentialId}`, {
 					name: CREDENTIAL_NAME,
 					type: 'mediaGenerationApi',
-					data: { apiKey: API_KEY, baseUrl: sim.baseUrl },
+					// The execution below downloads from the simulator on 127.0.0.1 (see beforeAll).
+					data: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
 				});
 			}
 		}));
