@@ -8,7 +8,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
-import { plainDownload, simFileUrl } from './plain-download';
 import {
 	N8nInstance,
 	outputItems,
@@ -17,7 +16,6 @@ import {
 	type ItemJson,
 } from './n8n';
 import {
-	chain,
 	credentialImport,
 	exampleWorkflow,
 	manualTrigger,
@@ -41,7 +39,6 @@ const WF = {
 	batch: 'mgenBatch000001',
 	bigBaseline: 'mgenBigBase0001',
 	big: 'mgenBigFile0001',
-	probe: 'mgenBigProbe001',
 	gzipCut: 'mgenGzipCut0001',
 	tooLarge: 'mgenTooLarge001',
 };
@@ -180,35 +177,9 @@ function expectNoKeyLeaks(text: string) {
 	}
 }
 
-/**
- * The same 1 GB downloaded inside the n8n process without any code of this package: first by
- * n8n's own helpers (httpRequest as a stream into prepareBinaryData), then by a plain Node stream
- * (test/fixtures/DownloadProbe.node.js).
- */
-async function probeWorkflow() {
-	const probe = (name: string, way: string, url: string, x: number): WorkflowNode => ({
-		id: `n-${name.replace(/\W+/g, '-')}`,
-		name,
-		type: 'CUSTOM.downloadProbe',
-		typeVersion: 1,
-		position: [x, 0],
-		parameters: { url, way },
-	});
-	return workflow(
-		WF.probe,
-		[
-			manualTrigger(),
-			probe('n8n helpers', 'helpers', await simFileUrl(sim, GB), 220),
-			probe('plain stream', 'plain', await simFileUrl(sim, GB), 440),
-		],
-		chain('Start', 'n8n helpers', 'plain stream'),
-	);
-}
-
 beforeAll(async () => {
 	sim = await startSimulator({ apiKey: `e2e-polling-${process.pid}-secret` });
 	n8n = await N8nInstance.create('polling');
-	n8n.installCustomNode(path.join(__dirname, '..', 'fixtures', 'DownloadProbe.node.js'));
 	await n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
 		await n8n.importWorkflows([
@@ -217,7 +188,6 @@ beforeAll(async () => {
 			batchWorkflow(),
 			largeFileWorkflow(WF.bigBaseline, 1 * MB),
 			largeFileWorkflow(WF.big, 1 * GB),
-			await probeWorkflow(),
 			gzipCutWorkflow(),
 			gzipCutWorkflow(WF.tooLarge, 'database-limit [sim:size=2000000] [sim:duration=0]'),
 		]);
@@ -322,72 +292,27 @@ describe('error output and batches', () => {
 });
 
 describe('a 1 GB result in filesystem binary mode', () => {
-	// Issue 14: peak RSS growth under 64 MB in every one of 3 runs, and the node's download at most
-	// 1.5 x a plain Node stream-to-disk of the same size from the same server, measured here, in
-	// the same run. Figures printed (speed is never asserted by a timed test; memory is bounded
-	// loosely here, the target is printed next to the figure).
-	test('is streamed to disk: n8n\'s memory grows far less than the file size; time vs a plain Node download', () =>
+	// One run: the file arrives byte for byte and n8n's memory stays far below its size. How fast
+	// the node downloads, next to n8n's HTTP Request (File response) and a plain stream inside the
+	// same n8n, is measured by `npm run bench:n8n` (docs/performance.md), not here: speed is
+	// never asserted by a timed test, and three runs of 1 GB cost the suite a minute.
+	test("is streamed to disk: n8n's memory grows far less than the file size", () =>
 		n8n.explain(async () => {
-			const MEMORY_TARGET = 64 * MB;
-			const runs: Array<{ growth: number; treeGrowth: number; downloadMs: number; plainMs: number; plainGrowth: number; seconds: number }> = [];
 			const { memory: base } = await n8n.execute(WF.bigBaseline, { memory: true, timeoutMs: 240_000 });
-			for (let i = 0; i < 3; i++) {
-				const started = Date.now();
-				const { run, memory } = await n8n.execute(WF.big, { memory: true, timeoutMs: 240_000 });
-				const seconds = (Date.now() - started) / 1000;
-				const [item] = outputItems(run, 'Generate');
-				expect(item.json.status).toBe('finished');
-				const nodeRun = run.data.resultData.runData.Generate[0] as { startTime?: number; executionTime?: number };
-				const nodeEnd = (nodeRun.startTime ?? Number.NaN) + (nodeRun.executionTime ?? Number.NaN);
-				const taskId = String(item.json.task_id);
-				const request = sim.requests.filter((r) => r.endpoint === 'file' && r.taskId === taskId).pop();
-				expect(request).toBeDefined();
-				await expectFilesAsServed(item);
-				// The plain baseline right after, same size, same file host.
-				const plain = await plainDownload(await simFileUrl(sim, GB));
-				expect(plain.size).toBe(GB);
-				runs.push({
-					growth: memory!.mainPeak - base!.mainPeak,
-					treeGrowth: memory!.treePeak - base!.treePeak,
-					downloadMs: nodeEnd - request!.at,
-					plainMs: plain.ms,
-					plainGrowth: plain.growth,
-					seconds,
-				});
-			}
-			// Where the time goes: the same size inside n8n without the node (one run), next to a
-			// plain download in a process of its own.
-			const { run: probeRun } = await n8n.execute(WF.probe, { timeoutMs: 240_000 });
-			const probed = (name: string) => {
-				const [item] = outputItems(probeRun, name);
-				expect(item.json.bytes).toBe(GB);
-				return Number(item.json.ms);
-			};
-			const helpersMs = probed('n8n helpers');
-			const plainInN8nMs = probed('plain stream');
-			const plainAfter = await plainDownload(await simFileUrl(sim, GB));
-			const nodeMedianMs = runs.map((r) => r.downloadMs).sort((a, b) => a - b)[1];
+			const started = Date.now();
+			const { run, memory } = await n8n.execute(WF.big, { memory: true, timeoutMs: 240_000 });
+			const seconds = (Date.now() - started) / 1000;
+			const [item] = outputItems(run, 'Generate');
+			expect(item.json.status).toBe('finished');
+			await expectFilesAsServed(item);
+			const growth = memory!.mainPeak - base!.mainPeak;
+			const treeGrowth = memory!.treePeak - base!.treePeak;
 			const mb = (n: number) => `${(n / MB).toFixed(0)} MB`;
-			const ratios = runs.map((r) => r.downloadMs / r.plainMs);
-			const worst = Math.max(...runs.map((r) => r.growth));
 			process.stdout.write(
-				`[e2e] 1 GB result in a real n8n (n8n execute), 3 runs; growth = peak RSS (VmHWM) of the n8n process minus that of a 1 MB run:\n` +
-					runs
-						.map(
-							(r, i) =>
-								`[e2e]   run ${i + 1}: growth ${mb(r.growth)} (process tree ${mb(r.treeGrowth)}); node download ${(r.downloadMs / 1000).toFixed(2)} s vs plain Node stream-to-disk ${(r.plainMs / 1000).toFixed(2)} s = ${(r.downloadMs / r.plainMs).toFixed(2)} x (plain's own growth ${mb(r.plainGrowth)}); n8n execute ${r.seconds.toFixed(1)} s\n`,
-						)
-						.join('') +
-					`[e2e]   memory target < 64 MB in every run: ${worst < MEMORY_TARGET ? 'met' : 'MISSED'} (max ${mb(worst)}); ` +
-					`throughput target <= 1.5 x: ${Math.max(...ratios) <= 1.5 ? 'met' : 'MISSED'} (median ${ratios.sort((a, b) => a - b)[1].toFixed(2)} x, max ${Math.max(...ratios).toFixed(2)} x)\n` +
-					`[e2e] the same 1 GB inside n8n without the node (one run): n8n's httpRequest (stream) into prepareBinaryData ${(helpersMs / 1000).toFixed(2)} s, ` +
-					`the plain Node stream-to-disk code run inside the n8n process ${(plainInN8nMs / 1000).toFixed(2)} s; a plain download in a process of its own right after: ${(plainAfter.ms / 1000).toFixed(2)} s. ` +
-					`Node download (median ${(nodeMedianMs / 1000).toFixed(2)} s) / the plain stream inside n8n: ${(nodeMedianMs / plainInN8nMs).toFixed(2)} x\n`,
+				`[e2e] 1 GB result in a real n8n (n8n execute ${seconds.toFixed(1)} s): peak RSS (VmHWM) growth over a 1 MB run ${mb(growth)} (process tree ${mb(treeGrowth)})\n`,
 			);
-			for (const r of runs) {
-				expect(r.growth).toBeLessThan(300 * MB);
-				expect(r.treeGrowth).toBeLessThan(300 * MB);
-			}
+			expect(growth).toBeLessThan(300 * MB);
+			expect(treeGrowth).toBeLessThan(300 * MB);
 		}),
 	);
 });
