@@ -211,21 +211,23 @@ function queueLayer(node) {
  */
 const LAYER_JEST_ARGS = { engine: ['--maxWorkers=2'] };
 
+/** n8n in the cache: the tested version, or another (the compat layer's oldest supported). */
+function n8n(node, version) {
+	return require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node), version });
+}
+
 /** What a layer installs into the cache before it runs (each step is a no-op once cached). */
 const LAYER_PREPARE = {
-	e2e: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
-	agent: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
+	e2e: (node) => n8n(node),
+	agent: (node) => n8n(node),
 	// n8n, and Verdaccio: the registry the release rehearsal publishes to.
 	release: (node) => {
-		require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) });
+		n8n(node);
 		require('./ensure-verdaccio').ensureVerdaccio({ log, env: { ...process.env, ...node24Env(node) } });
 	},
-	editor: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
-	queue: (node) => require('./ensure-n8n').ensureN8n(node, { log, env: node24Env(node) }),
-	compat: (node) => {
-		const { ensureN8n, N8N_OLDEST_VERSION } = require('./ensure-n8n');
-		ensureN8n(node, { log, env: node24Env(node), version: N8N_OLDEST_VERSION });
-	},
+	editor: (node) => n8n(node),
+	queue: (node) => n8n(node),
+	compat: (node) => n8n(node, require('./ensure-n8n').N8N_OLDEST_VERSION),
 };
 
 function prepareLayer(node, layer) {
@@ -286,7 +288,13 @@ const background = {
 	/** Resolves once `layer` is prepared in the background, or the background has ended. */
 	async settled(layer) {
 		if (!this.done) return;
-		const ready = () => tailOf(this.logFile, 1e6).includes(`${PREPARED} ${layer}\n`);
+		const ready = () => {
+			try {
+				return fs.readFileSync(this.logFile, 'utf8').includes(`${PREPARED} ${layer}\n`);
+			} catch {
+				return false;
+			}
+		};
 		let ended = false;
 		this.done.then(() => (ended = true));
 		let said = false;
