@@ -12,9 +12,12 @@ import type {
 // an authentication error. No task is created and nothing is charged.
 const PROBE_TASK_ID = 'n8n-credential-test';
 
-/** The Base URL is http:// to a host other than this machine (localhost, 127.x.x.x, ::1). */
+/**
+ * The Base URL is http:// to a host other than this machine: isLocalHost (transport/api.ts), which
+ * the nodes apply, written as the n8n expression the credential test evaluates (it cannot import).
+ */
 const CLEAR_TEXT =
-	'/^http:\\/\\/(?!(localhost|[^/:]+\\.localhost|127\\.[\\d.]+|\\[::1\\])(:\\d+)?(\\/|$))/i.test(String($credentials.baseUrl).trim())';
+	'/^http:\\/\\/(?!(localhost|[^/:]+\\.localhost|127\\.[\\d.]+|0\\.0\\.0\\.0|\\[::1?\\])(:\\d+)?(\\/|$))/i.test(String($credentials.baseUrl).trim())';
 
 const rejectedKey =
 	'The service rejected the API key. Check that it is copied completely from the service console and has not been revoked.';

@@ -203,4 +203,13 @@ describe('the nodes with a Base URL of http:// to another host', () => {
 		);
 		expect(sim.requests).toHaveLength(0);
 	});
+
+	it('refuse a name that only starts like a loopback address (127.0.0.1.example.invalid), as the credential test does', async () => {
+		const result = await runWorkflow(
+			mediaWorkflow({ resource: 'task', operation: 'getStatus', taskId: 'task_1234567890' }),
+			{ credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: 'http://127.0.0.1.example.invalid' } } },
+		);
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toMatch(/uses http:\/\/ for a host that is not this machine.*nothing was sent/);
+	});
 });

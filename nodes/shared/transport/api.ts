@@ -39,7 +39,6 @@ export interface ApiCredentials {
 	allowPrivateFileHosts: boolean;
 }
 
-/** Trims and drops trailing slashes; rejects anything that is not an http(s) address. */
 /** This machine by name or address (localhost, *.localhost, 127.x.x.x, ::1, or the any-address). */
 export function isLocalHost(host: string): boolean {
 	const h = host.replace(/^\[|\]$/g, '').toLowerCase();
@@ -49,10 +48,15 @@ export function isLocalHost(host: string): boolean {
 		h === '0.0.0.0' ||
 		h === '::1' ||
 		h === '::' ||
-		/^127\./.test(h)
+		// An IPv4 literal only: a name such as 127.0.0.1.example.com is anyone's host.
+		/^127(\.\d{1,3}){3}$/.test(h)
 	);
 }
 
+/**
+ * Trims and drops trailing slashes; rejects anything that is not an http(s) address, and http://
+ * to a host that is not this machine.
+ */
 export function normaliseBaseUrl(raw: unknown): string {
 	const text = typeof raw === 'string' ? raw.trim().replace(/\/+$/, '') : '';
 	if (!/^https?:\/\/[^\s/]+/i.test(text)) {
