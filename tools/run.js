@@ -24,6 +24,9 @@ const ROOT = path.resolve(__dirname, '..');
 // script as npm_config_ignore_scripts. The installs made below for n8n (`npm rebuild` of sqlite3)
 // and `npx n8n` need their scripts: they follow their own flags, not the repository's.
 delete process.env.npm_config_ignore_scripts;
+// The same for .npmrc's publish guard (a dist-tag no install may use): the n8n installs resolve
+// their dependencies by npm's default tag.
+delete process.env.npm_config_tag;
 const NODE24_VERSION = '24.21.0';
 const CACHE_DIR =
 	process.env.MGEN_CACHE_DIR || path.join(os.homedir(), '.cache', 'n8n-nodes-media-generation');

@@ -2,9 +2,10 @@
 // there into a real n8n 2.41.1 the way the README tells self-hosters, then is upgraded in place
 // and uninstalled, with saved workflows and a parked execution in between.
 //
-//   N     published by `npm publish` with RELEASE_MODE=true, what `n8n-node release` runs under
-//         GitHub Actions (there also with NPM_CONFIG_PROVENANCE=true, which needs GitHub's OIDC
-//         token: the only part not rehearsed here), from the repository itself;
+//   N     published by `npm publish` in the environment of publish.yml's Release step plus
+//         RELEASE_MODE=true, what `n8n-node release` runs under GitHub Actions (there also with
+//         NPM_CONFIG_PROVENANCE=true, which needs GitHub's OIDC token: the only part not
+//         rehearsed here), from the repository itself (releasePath.ts);
 //         `npm install n8n-nodes-media-generation` in <user folder>/.n8n/nodes from that registry;
 //         the examples run, are saved, and one execution parks with Park Until Callbacks.
 //   N+1   a copy of the package with the next patch version and a changed node description,
@@ -41,6 +42,7 @@ import {
 import { rest, setupOwner, type RestSession } from '../e2e/rest';
 import { CREDENTIAL, exampleWorkflow, type WorkflowNode } from '../e2e/workflows';
 import { Registry } from './registry';
+import { releasePublishEnv } from './releasePath';
 
 jest.setTimeout(600_000);
 
@@ -186,7 +188,7 @@ afterAll(async () => {
 test('version N: published through the release path, installed with npm from the registry, the examples run, are saved, and one execution parks', () =>
 	n8n.explain(async () => {
 		versionN = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-		await timed('publish N', () => registry.npm(['publish'], ROOT, { RELEASE_MODE: 'true' }));
+		await timed('publish N', () => registry.npm(['publish'], ROOT, releasePublishEnv()));
 		expect(await registry.versions(PACKAGE_NAME)).toEqual({ versions: [versionN], latest: versionN });
 
 		fs.mkdirSync(nodesDir(), { recursive: true });
@@ -277,7 +279,7 @@ test('version N+1 installed in place and n8n restarted: the parked execution com
 		expect(described).not.toBeNull();
 		fs.writeFileSync(nodeFile, js.replace(described![0], `description: '${NEXT_MARK} ${described![1]}',`));
 
-		await timed('publish N+1', () => registry.npm(['publish'], next, { RELEASE_MODE: 'true' }));
+		await timed('publish N+1', () => registry.npm(['publish'], next, releasePublishEnv()));
 		expect(await registry.versions(PACKAGE_NAME)).toEqual({ versions: [versionN, versionNext], latest: versionNext });
 		await timed('npm install N+1 in place', () => registry.npm(['install', `${PACKAGE_NAME}@latest`], nodesDir()));
 		expect(installedVersion()).toBe(versionNext);
