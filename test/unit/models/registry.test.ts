@@ -16,6 +16,19 @@ const KINDS: MediaKind[] = ['image', 'video', 'music'];
 const allProperties = [...frame, ...KINDS.flatMap((k) => generateProperties(k))];
 const description = { properties: allProperties } as INodeTypeDescription;
 
+/** A model's dropdowns (`options` fields), top-level and inside its optional-fields collection. */
+function dropdownsOf(model: (typeof MODELS)[number]) {
+	const collection = model.properties.find((p) => p.type === 'collection');
+	return [
+		...model.properties
+			.filter((p) => p.type === 'options')
+			.map((p) => ({ p, inCollection: false })),
+		...((collection?.options ?? []) as INodeProperties[])
+			.filter((p) => p.type === 'options')
+			.map((p) => ({ p, inCollection: true })),
+	];
+}
+
 /** What the editor stores for a fresh node with this model selected (defaults included). */
 function freshNode(kind: MediaKind, model: string) {
 	return NodeHelpers.getNodeParameters(
@@ -81,23 +94,26 @@ describe('model registry', () => {
 		expect(modelsOf('music').map((m) => m.key)).toEqual(['generate-music']);
 	});
 
-	it.each(KINDS)('lists every %s model in that resource’s Model dropdown, if it has several', (kind) => {
-		const dropdown = generateProperties(kind).filter((p) => p.name === 'model');
-		// A dropdown with one entry is noise: a resource with one model shows none.
-		if (modelsOf(kind).length === 1) {
-			expect(dropdown).toHaveLength(0);
-			return;
-		}
-		expect(dropdown).toHaveLength(1);
-		expect(dropdown[0].type).toBe('options');
-		expect(dropdown[0].displayOptions).toEqual({
-			show: { resource: [kind], operation: ['generate'] },
-		});
-		expect(dropdown[0].options!.map((o) => (o as { value: string }).value)).toEqual(
-			modelsOf(kind).map((m) => m.key),
-		);
-		expect(dropdown[0].default).toBe(modelsOf(kind)[0].key);
-	});
+	it.each(KINDS)(
+		'lists every %s model in that resource’s Model dropdown, if it has several',
+		(kind) => {
+			const dropdown = generateProperties(kind).filter((p) => p.name === 'model');
+			// A dropdown with one entry is noise: a resource with one model shows none.
+			if (modelsOf(kind).length === 1) {
+				expect(dropdown).toHaveLength(0);
+				return;
+			}
+			expect(dropdown).toHaveLength(1);
+			expect(dropdown[0].type).toBe('options');
+			expect(dropdown[0].displayOptions).toEqual({
+				show: { resource: [kind], operation: ['generate'] },
+			});
+			expect(dropdown[0].options!.map((o) => (o as { value: string }).value)).toEqual(
+				modelsOf(kind).map((m) => m.key),
+			);
+			expect(dropdown[0].default).toBe(modelsOf(kind)[0].key);
+		},
+	);
 
 	it.each(KINDS)('shows every %s field only for its own model, resource and operation', (kind) => {
 		const keys = modelsOf(kind).map((m) => m.key);
@@ -105,7 +121,8 @@ describe('model registry', () => {
 			const show = property.displayOptions?.show;
 			expect(show?.resource).toEqual([kind]);
 			expect(show?.operation).toEqual(['generate']);
-			if (keys.length > 1) expect((show?.model as string[]).every((k) => keys.includes(k))).toBe(true);
+			if (keys.length > 1)
+				expect((show?.model as string[]).every((k) => keys.includes(k))).toBe(true);
 			else expect(show?.model).toBeUndefined();
 		}
 	});
@@ -172,27 +189,42 @@ describe('model registry', () => {
 			if (!filled.ok) throw new Error(filled.errors.join('\n'));
 			expect(filled.input).toEqual(fixture.sends);
 		});
+	});
 
+	// Models whose panel has no dropdown (no `options` field, top-level or in the collection):
+	// named here, so that the test below covers every other model, and a dropdown added to one
+	// of these moves it there.
+	const WITHOUT_DROPDOWNS = ['video-by-id', 'image-by-id', 'generate-music'];
+
+	it('has no dropdown exactly in the models named as such', () => {
+		expect(MODELS.filter((m) => dropdownsOf(m).length === 0).map((m) => m.key)).toEqual(
+			WITHOUT_DROPDOWNS,
+		);
+	});
+
+	describe.each(
+		MODELS.filter((m) => !WITHOUT_DROPDOWNS.includes(m.key)).map((m) => [m.key, m] as const),
+	)('%s in the editor', (key, model) => {
 		it('accepts every value its dropdowns offer', () => {
+			const dropdowns = dropdownsOf(model);
+			expect(dropdowns.length).toBeGreaterThan(0);
 			const collection = model.properties.find((p) => p.type === 'collection')!;
-			const dropdowns = [
-				...model.properties
-					.filter((p) => p.type === 'options')
-					.map((p) => ({ p, inCollection: false })),
-				...(collection.options as INodeProperties[])
-					.filter((p) => p.type === 'options')
-					.map((p) => ({ p, inCollection: true })),
-			];
+			const refused: string[] = [];
+			let tried = 0;
 			for (const { p, inCollection } of dropdowns) {
-				for (const option of p.options as Array<{ value: string | number }>) {
+				const options = p.options as Array<{ value: string | number }>;
+				expect(options.length).toBeGreaterThan(0);
+				for (const option of options) {
 					const params = inCollection
 						? { ...REQUIRED[key], [collection.name]: { [p.name]: option.value } }
 						: { ...REQUIRED[key], [p.name]: option.value };
 					const result = validateSubmission(key, params);
-					if (!result.ok)
-						throw new Error(`${p.name} = ${option.value}: ${result.errors.join('\n')}`);
+					tried++;
+					if (!result.ok) refused.push(`${p.name} = ${option.value}: ${result.errors.join('; ')}`);
 				}
 			}
+			expect(refused).toEqual([]);
+			expect(tried).toBe(dropdowns.reduce((n, { p }) => n + (p.options as unknown[]).length, 0));
 		});
 	});
 
