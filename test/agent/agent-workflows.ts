@@ -55,6 +55,30 @@ export function exampleAgentWorkflow(file: string, id: string) {
 	return prepare({ ...wf, id });
 }
 
+/** The MCP Server Trigger's Bearer Auth credential of the MCP example. */
+export const MCP_BEARER_CREDENTIAL = { id: 'mgenMcpBearer01', name: 'MCP bearer token (test)' };
+
+export function mcpBearerCredentialImport(token: string) {
+	return { ...MCP_BEARER_CREDENTIAL, type: 'httpBearerAuth', data: { token } };
+}
+
+/**
+ * examples/<file> with an MCP Server Trigger, as a user imports it: our credential and the
+ * trigger's Bearer Auth credential picked. Returns the workflow and the trigger's path.
+ */
+export function exampleMcpWorkflow(file: string, id: string) {
+	const wf = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as Workflow;
+	const trigger = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.mcpTrigger');
+	if (!trigger) throw new Error(`${file}: no MCP Server Trigger`);
+	for (const node of wf.nodes) {
+		const creds = node.credentials as Record<string, unknown> | undefined;
+		if (creds?.[CREDENTIAL_TYPE]) creds[CREDENTIAL_TYPE] = CREDENTIAL;
+		if (creds?.httpBearerAuth) creds.httpBearerAuth = MCP_BEARER_CREDENTIAL;
+	}
+	const mcpPath = String((trigger.parameters as Record<string, unknown>).path);
+	return { workflow: { ...wf, id, active: false }, mcpPath };
+}
+
 /** Chat Trigger → AI Agent with the OpenAI Chat Model and the given tools. */
 export function agentWorkflow(id: string, tools: AnyNode[], systemMessage = 'You make media with the tools.') {
 	const nodes: AnyNode[] = [

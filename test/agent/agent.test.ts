@@ -11,7 +11,18 @@ import { N8nInstance, ROOT, removeEmptyRunFolder } from '../e2e/n8n';
 import { rest, setupOwner } from '../e2e/rest';
 import { credentialImport } from '../e2e/workflows';
 import { startFakeOpenAi, toolResults, type FakeOpenAi, type JsonSchema, type OfferedTool } from './fake-openai';
-import { agentWorkflow, chat, exampleAgentWorkflow, openAiCredentialImport, toolName, toolNode } from './agent-workflows';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+	agentWorkflow,
+	chat,
+	exampleAgentWorkflow,
+	exampleMcpWorkflow,
+	mcpBearerCredentialImport,
+	openAiCredentialImport,
+	toolName,
+	toolNode,
+} from './agent-workflows';
 
 jest.setTimeout(240_000);
 
@@ -29,6 +40,8 @@ const { TOOL_DESCRIPTIONS } = require(path.join(ROOT, 'dist/nodes/MediaGeneratio
 
 const EXAMPLE = 'mgenAgentExampl';
 const TOOLS = 'mgenAgentTools1';
+const MCP = 'mgenMcpExample1';
+const MCP_TOKEN = 'mcp-test-token-0123456789abcdef';
 const ALLOWED = {
 	aspect_ratio: vid15.ASPECT_RATIOS.map(String),
 	duration: vid15.DURATIONS.map(String),
@@ -78,6 +91,7 @@ let sim: Simulator;
 let fake: FakeOpenAi;
 let n8n: N8nInstance;
 const webhooks: Record<string, string> = {};
+let mcpPath: string;
 
 beforeAll(async () => {
 	sim = await startSimulator({ defaultDurationMs: 1000, videoModelId: VIDEO_MODEL_ID });
@@ -89,16 +103,19 @@ beforeAll(async () => {
 			// The simulator's files are on 127.0.0.1.
 			{ ...media, data: { ...media.data, allowPrivateFileHosts: true } },
 			openAiCredentialImport(fake.url, fake.apiKey),
+			mcpBearerCredentialImport(MCP_TOKEN),
 		]);
 		const example = exampleAgentWorkflow('agent-media-generation.json', EXAMPLE);
 		const test = agentWorkflow(TOOLS, tools);
+		const mcp = exampleMcpWorkflow('mcp-media-generation.json', MCP);
 		webhooks[EXAMPLE] = example.webhookId;
 		webhooks[TOOLS] = test.webhookId;
-		await n8n.importWorkflows([example, test]);
+		mcpPath = mcp.mcpPath;
+		await n8n.importWorkflows([example, test, mcp.workflow]);
 		await n8n.start();
 		// Published as the editor does it (no `n8n publish:workflow` process per workflow).
 		const session = await setupOwner(n8n);
-		for (const id of [EXAMPLE, TOOLS]) {
+		for (const id of [EXAMPLE, TOOLS, MCP]) {
 			const { data } = await rest<{ versionId: string }>(n8n, `/workflows/${id}`, { session });
 			await rest(n8n, `/workflows/${id}/activate`, { method: 'POST', session, body: { versionId: data.versionId } });
 		}
@@ -323,6 +340,99 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 				expect(video[key].description).toContain(oneOf(ALLOWED[key]));
 			const byId = byName[toolName('Generate Video By Model ID')].parameters!.properties!;
 			expect(byId.model.description).toContain(VIDEO_MODEL_IDS.join(', '));
+		});
+	});
+});
+
+describe("the node behind n8n's MCP Server Trigger (examples/mcp-media-generation.json), called with the official MCP client SDK", () => {
+	const mcpUrl = () => new URL(`${n8n.baseUrl}/mcp/${mcpPath}`);
+	/** The text of a tool result (n8n answers the output items' JSON as one text content). */
+	const textOf = (result: Awaited<ReturnType<Client['callTool']>>) =>
+		(result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
+
+	/** Connects as Claude Desktop or Cursor would over streamable HTTP; n8n may take a moment to register the published webhook. */
+	async function connect(): Promise<Client> {
+		const deadline = Date.now() + 30_000;
+		for (;;) {
+			const client = new Client({ name: 'mgen-agent-layer', version: '1.0.0' });
+			const transport = new StreamableHTTPClientTransport(mcpUrl(), {
+				requestInit: { headers: { Authorization: `Bearer ${MCP_TOKEN}` } },
+			});
+			try {
+				await client.connect(transport);
+				return client;
+			} catch (error) {
+				await client.close().catch(() => undefined);
+				if (Date.now() > deadline || !/404|not registered/i.test(String(error))) throw error;
+				await new Promise((r) => setTimeout(r, 250));
+			}
+		}
+	}
+
+	test('the trigger refuses a client without its bearer token; with it: tools listed with their descriptions and schemas, one call submits once, a wrong duration is refused before anything is sent, Get Video Status finishes the job', async () => {
+		await n8n.explain(async () => {
+			const client = await connect();
+			try {
+				// Authentication on the trigger: the same request without the token, or with another, is refused (n8n answers 403).
+				for (const authorization of [undefined, 'Bearer not-the-token']) {
+					const res = await fetch(mcpUrl(), {
+						method: 'POST',
+						headers: {
+							'content-type': 'application/json',
+							accept: 'application/json, text/event-stream',
+							...(authorization ? { authorization } : {}),
+						},
+						body: JSON.stringify({
+							jsonrpc: '2.0',
+							id: 1,
+							method: 'initialize',
+							params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'anonymous', version: '1' } },
+						}),
+					});
+					expect([authorization, res.status]).toEqual([authorization, 403]);
+				}
+
+				const { tools: listed } = await client.listTools();
+				expect(listed.map((t) => t.name).sort()).toEqual([toolName('Get Video Status'), toolName('Start Video')].sort());
+				const byName = Object.fromEntries(listed.map((t) => [t.name, t]));
+				const start = byName[toolName('Start Video')];
+				expect(start.description).toBe(TOOL_DESCRIPTIONS.video.generate);
+				expect(byName[toolName('Get Video Status')].description).toBe(TOOL_DESCRIPTIONS.task.getStatus);
+				const props = start.inputSchema.properties as Record<string, { type?: string; description?: string }>;
+				expect(Object.keys(props).sort()).toEqual(['aspect_ratio', 'duration', 'prompt', 'resolution']);
+				expect(props.duration.type).toBe('number');
+				expect(props.duration.description).toContain(oneOf(ALLOWED.duration));
+
+				// A wrong duration: an error naming the allowed values, and nothing sent.
+				const args = { prompt: 'A kite over a beach at noon [sim:duration=600000]', aspect_ratio: '16:9', resolution: '720p' };
+				const refused = await client.callTool({ name: start.name, arguments: { ...args, duration: 5 } });
+				expect(refused.isError).toBe(true);
+				expect(textOf(refused)).toMatch(/duration/);
+				expect(textOf(refused)).toContain(ALLOWED.duration.join(', '));
+				expect(textOf(refused)).not.toContain(sim.apiKey);
+				expect(submits()).toHaveLength(0);
+
+				// One call, one submit: the task_id comes back at once, the video goes on rendering.
+				const started = await client.callTool({ name: start.name, arguments: { ...args, duration: 8 } });
+				expect(started.isError).toBeFalsy();
+				expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: { ...args, duration: 8 } }]);
+				const item = firstItem(parse(textOf(started)));
+				const taskId = String(item.task_id);
+				expect(sim.task(taskId)).toBeDefined();
+				expect(['not_started', 'queued', 'processing']).toContain(item.status);
+
+				// The long-generation pattern over MCP: a status read later, no new generation.
+				sim.clock.advance(600_000);
+				const checked = await client.callTool({ name: toolName('Get Video Status'), arguments: { task_id: taskId } });
+				expect(checked.isError).toBeFalsy();
+				const done = firstItem(parse(textOf(checked)));
+				const task = sim.task(taskId)!;
+				expect(done).toMatchObject({ task_id: taskId, status: 'finished' });
+				expect((done.files as Array<{ url: string }>).map((f) => f.url)).toEqual(task.files.map((f) => f.url));
+				expect(submits()).toHaveLength(1);
+			} finally {
+				await client.close();
+			}
 		});
 	});
 });
