@@ -1,6 +1,6 @@
 // The oldest n8n the package supports (tools/ensure-n8n.js N8N_OLDEST_VERSION; why that one:
-// docs/compatibility.md): every example and saved-workflow fixture runs on it, one park-mode run
-// included, exactly as the e2e layer runs them on n8n 2.41.1.
+// docs/compatibility.md): the saved-workflow fixtures run on it, one park-mode run included,
+// exactly as the e2e layer runs them on n8n 2.41.1; the ones neither runs are NOT_RUN_HERE.
 import { N8N_OLDEST_VERSION } from '../../tools/ensure-n8n';
 import { savedWorkflowsSuite } from '../e2e/savedWorkflows';
 

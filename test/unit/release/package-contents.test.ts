@@ -114,6 +114,18 @@ test('every file n8n loads is packed: the listed nodes and credentials, their co
 	expect(paths.filter((p) => p.startsWith('dist/') && p.endsWith('.js'))).toEqual(compiled);
 });
 
+test('the packed package.json declares MIT and no runtime dependency, and LICENSE is the MIT licence (n8n verification)', () => {
+	const packedPkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<
+		string,
+		unknown
+	>;
+	expect(paths).toContain('package.json');
+	expect(paths).toContain('LICENSE');
+	expect(packedPkg.license).toBe('MIT');
+	expect(packedPkg.dependencies ?? {}).toEqual({});
+	expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+});
+
 test(`the tarball stays small: at most ${MAX_PACKED} B packed, ${MAX_UNPACKED} B unpacked`, () => {
 	expect(packed.size).toBeLessThanOrEqual(MAX_PACKED);
 	expect(packed.unpackedSize).toBeLessThanOrEqual(MAX_UNPACKED);
