@@ -36,7 +36,7 @@ export const toolNode = (name: string, parameters: Record<string, unknown>): Any
  * Makes a workflow reachable from the test as a user's embedded chat reaches it: the Chat
  * Trigger public, in webhook mode, answering with the agent's output; both credentials picked.
  */
-function prepare(wf: Workflow): Workflow & { webhookId: string } {
+export function prepare(wf: Workflow): Workflow & { webhookId: string } {
 	const trigger = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger');
 	if (!trigger) throw new Error(`${wf.id}: no Chat Trigger`);
 	trigger.webhookId ??= randomUUID();

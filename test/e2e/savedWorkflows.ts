@@ -29,6 +29,8 @@ import {
 	type ItemJson,
 } from './n8n';
 import { CREDENTIAL, credentialImport, webhookNode, type WorkflowNode } from './workflows';
+import { chat, openAiCredentialImport, prepare, toolName } from '../agent/agent-workflows';
+import { startFakeOpenAi, toolResults, type FakeOpenAi } from '../agent/fake-openai';
 
 interface SavedWorkflow {
 	name: string;
@@ -149,14 +151,16 @@ const LOCAL_NODES = new Set(
  * to this list, so that no fixture drops out unnoticed.
  */
 export const NOT_RUN_HERE: Record<string, string> = {
-	'example-agent-media-generation.json':
-		'AI Agent with an OpenAI chat model; the agent layer runs the example itself, with a scripted model, on n8n 2.41.1 only',
 	'example-mcp-media-generation.json':
 		'MCP Server Trigger; the agent layer runs the example itself, with the MCP client SDK, on n8n 2.41.1 only',
 	'example-big-video-by-url.json': 'HTTP Request to a storage service outside this machine',
 	'example-http-request-loop-all-together.json': 'HTTP Request to an address outside this machine',
 	'example-http-request-loop-one-at-a-time.json': 'HTTP Request to an address outside this machine',
 };
+
+/** The AI Agent example's saves: run on their own, with the agent layer's scripted chat model. */
+const AGENT_FIXTURE = 'example-agent-media-generation.json';
+const isAgentFixture = (f: Fixture) => path.basename(f.label) === AGENT_FIXTURE;
 
 const runsHere = (f: Fixture) =>
 	f.workflow.nodes.every(
@@ -172,6 +176,8 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 	let apiKey = '';
 	let fixtures: Fixture[] = [];
 	let notRun: string[] = [];
+	let agentFixtures: Array<Fixture & { webhookId: string }> = [];
+	let fake: FakeOpenAi;
 	let origin: ReturnType<typeof mergedManualWorkflow>['origin'];
 	const webhookPath = `saved-workflows-${process.pid}`;
 
@@ -233,7 +239,12 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		});
 		const all = loadFixtures(sim.fileBaseUrl, n8n.baseUrl);
 		fixtures = all.filter(runsHere);
-		notRun = all.filter((f) => !runsHere(f)).map((f) => f.label);
+		agentFixtures = all.filter(isAgentFixture).map((f) => {
+			const wf = prepare(f.workflow as unknown as Parameters<typeof prepare>[0]);
+			return { ...f, workflow: wf as unknown as SavedWorkflow, webhookId: wf.webhookId };
+		});
+		notRun = all.filter((f) => !runsHere(f) && !isAgentFixture(f)).map((f) => f.label);
+		fake = await startFakeOpenAi();
 		const merged = mergedManualWorkflow(fixtures.filter(isManual), webhookPath);
 		origin = merged.origin;
 		const started = fixtures.filter((f) => !isManual(f));
@@ -241,16 +252,17 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			const credential = credentialImport(sim.baseUrl, sim.apiKey);
 			await n8n.importCredentials([
 				{ ...credential, data: { ...credential.data, allowPrivateFileHosts: true } },
+				openAiCredentialImport(fake.url, fake.apiKey),
 			]);
 			await n8n.importWorkflows([
 				merged.workflow,
-				...started.map((f) => ({ ...f.workflow, id: f.id, active: false })),
+				...[...started, ...agentFixtures].map((f) => ({ ...f.workflow, id: f.id, active: false })),
 			]);
 			await n8n.start();
 			apiKey = await createOwnerApiKey(n8n);
 			// Activated through the public API: one request each, where `n8n publish:workflow`
 			// costs an n8n start-up each.
-			for (const id of [MERGED_ID, ...started.map((f) => f.id)]) {
+			for (const id of [MERGED_ID, ...[...started, ...agentFixtures].map((f) => f.id)]) {
 				const res = await fetch(`${n8n.baseUrl}/api/v1/workflows/${id}/activate`, {
 					method: 'POST',
 					headers: { 'X-N8N-API-KEY': apiKey },
@@ -265,9 +277,53 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 
 	afterAll(async () => {
 		await n8n?.dispose();
+		await fake?.close();
 		await sim?.close();
 		removeEmptyRunFolder();
 	});
+
+	test('the saved AI Agent example (AI Agent 3.1, OpenAI Chat Model 1.3, a scripted model): Start Video submits once and answers at once, Get Video Status returns the files', () =>
+		n8n.explain(async () => {
+			expect(agentFixtures.map((f) => f.label)).toEqual([`0.1.0/${AGENT_FIXTURE}`]);
+			const [agent] = agentFixtures;
+			sim.reset();
+			const args = {
+				prompt: 'A paper lantern rising over a lake',
+				aspect_ratio: '16:9',
+				duration: 8,
+				resolution: '720p',
+			};
+			const firstJson = (text: string) => {
+				const parsed = JSON.parse(text) as unknown;
+				return (Array.isArray(parsed) ? parsed[0] : parsed) as Record<string, unknown>;
+			};
+			fake.script([
+				{ toolCalls: [{ name: toolName('Start Video'), args }] },
+				(request) => ({
+					content: `Started ${String(firstJson(toolResults(request)[0].content).task_id)}`,
+				}),
+			]);
+			const first = await chat(n8n, agent.webhookId, 'A lantern video please');
+			expect(fake.problems).toEqual([]);
+			const submits = () => sim.requests.filter((r) => r.endpoint === 'submit');
+			expect(submits().map((r) => r.body)).toEqual([{ model: 'vidmodel-1.5-pro', input: args }]);
+			const [task] = sim.tasks();
+			expect(first.output).toBe(`Started ${task.id}`);
+
+			await new Promise((r) => setTimeout(r, 1500)); // the simulator's 800 ms task
+			fake.script([
+				{ toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: task.id } }] },
+				(request) => {
+					const status = firstJson(toolResults(request)[0].content);
+					const files = status.files as Array<{ url: string }> | undefined;
+					return { content: `${String(status.status)} ${files?.[0]?.url ?? ''}` };
+				},
+			]);
+			const later = await chat(n8n, agent.webhookId, 'Is it ready?');
+			expect(fake.problems).toEqual([]);
+			expect(later.output).toBe(`finished ${sim.task(task.id)!.files[0].url}`);
+			expect(submits()).toHaveLength(1);
+		}));
 
 	test('every fixture runs but the ones named in NOT_RUN_HERE (nodes that reach beyond this n8n), which the unit test checks', () => {
 		const names = [...new Set(notRun.map((label) => path.basename(label)))].sort();
