@@ -26,6 +26,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+// Not 2.41.3, the newest on the npm registry: it needs @n8n/agents 0.26.2, which the registry copy
+// these machines reach lacks (docs/compatibility.md). Move it when `npm view @n8n/agents@0.26.2` answers.
 const N8N_VERSION = '2.41.1';
 // The oldest n8n the package supports (docs/compatibility.md says why), which the compat layer
 // (test/compat) runs next to N8N_VERSION.
