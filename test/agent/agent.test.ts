@@ -3,7 +3,11 @@
 // against the simulator. ONE started n8n serves every case; each case sends chat messages to a
 // published workflow and scripts the model's turns. Checked from both ends: what the service
 // received (the simulator's log) and what the model was offered and got back (the fake's log).
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+// The MCP SDK's subpaths come from its exports map ("./*"), which the import linter's resolver
+// does not follow; jest and tsc resolve them.
+/* eslint-disable import-x/no-unresolved */
+import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 
 import { startSimulator, type Simulator } from '../simulator';
@@ -41,7 +45,8 @@ const { TOOL_DESCRIPTIONS } = require(path.join(ROOT, 'dist/nodes/MediaGeneratio
 const EXAMPLE = 'mgenAgentExampl';
 const TOOLS = 'mgenAgentTools1';
 const MCP = 'mgenMcpExample1';
-const MCP_TOKEN = 'mcp-test-token-0123456789abcdef';
+/** The MCP Server Trigger's bearer token, new on every run. */
+const MCP_TOKEN = randomBytes(16).toString('hex');
 const ALLOWED = {
 	aspect_ratio: vid15.ASPECT_RATIOS.map(String),
 	duration: vid15.DURATIONS.map(String),

@@ -4,7 +4,7 @@
 // parse or name unknown contexts all fail. Mutated copies prove the linter catches each of them,
 // so that a green run means something. Then what the release needs of the files, which no linter
 // knows: triggers, permissions, pinned actions and the order of the publish steps.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: runs under plain Node, never inside n8n (the package ships dist/ only) */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
