@@ -57,7 +57,12 @@ const ours = (n: WorkflowNode) => n.type === NODE_TYPE || n.type === TRIGGER_TYP
  * Every fixture of every version, as imported: placeholders pointed at this set-up, webhook ids
  * made unique per version folder (two versions save the same example with the same id).
  */
-function loadFixtures(fileHost: string, n8nOrigin: string): Fixture[] {
+/** The service's address in the HTTP Request loop examples, as users import them. */
+const SERVICE_PLACEHOLDER = 'https://media-generation.example.com';
+/** The loop examples' Header Auth credential (Authorization: Bearer <API key>). */
+const HEADER_CREDENTIAL = { id: 'mgenHdrAuth0001', name: 'Media Generation API key (header)' };
+
+function loadFixtures(fileHost: string, n8nOrigin: string, serviceUrl: string): Fixture[] {
 	const versions = fs
 		.readdirSync(FIXTURES_DIR)
 		.filter((v) => fs.statSync(path.join(FIXTURES_DIR, v)).isDirectory())
@@ -79,13 +84,21 @@ function loadFixtures(fileHost: string, n8nOrigin: string): Fixture[] {
 			texts.flatMap((t) => [...t.matchAll(/"webhookId":\s*"([^"]+)"/g)].map((m) => m[1])),
 		);
 		return files.map((file, i) => {
-			let text = texts[i].split(FILE_HOST).join(fileHost).split(N8N_ORIGIN).join(n8nOrigin);
+			let text = texts[i]
+				.split(FILE_HOST)
+				.join(fileHost)
+				.split(N8N_ORIGIN)
+				.join(n8nOrigin)
+				.split(SERVICE_PLACEHOLDER)
+				.join(serviceUrl);
 			if (v > 0)
 				for (const id of webhookIds)
 					text = text.split(id).join(`${id.slice(0, -4)}${String(v).padStart(4, '0')}`);
 			const workflow = JSON.parse(text) as SavedWorkflow;
-			for (const node of workflow.nodes)
+			for (const node of workflow.nodes) {
 				if (node.credentials?.[CREDENTIAL_TYPE]) node.credentials[CREDENTIAL_TYPE] = CREDENTIAL;
+				if (node.credentials?.httpHeaderAuth) node.credentials.httpHeaderAuth = HEADER_CREDENTIAL;
+			}
 			const id = `mgenSv${createHash('sha256').update(`${version}/${file}`).digest('hex').slice(0, 9)}`;
 			return { label: `${version}/${file}`, id, workflow };
 		});
@@ -143,6 +156,10 @@ const LOCAL_NODES = new Set(
 		'if',
 		'merge',
 		'respondToWebhook',
+		// The HTTP Request loop examples, their service address pointed at the simulator.
+		'httpRequest',
+		'wait',
+		'splitInBatches',
 	].map((n) => `n8n-nodes-base.${n}`),
 );
 /**
@@ -154,15 +171,21 @@ export const NOT_RUN_HERE: Record<string, string> = {
 	'example-mcp-media-generation.json':
 		'MCP Server Trigger; the agent layer runs the example itself, with the MCP client SDK, on n8n 2.41.1 only',
 	'example-big-video-by-url.json': 'HTTP Request to a storage service outside this machine',
-	'example-http-request-loop-all-together.json': 'HTTP Request to an address outside this machine',
-	'example-http-request-loop-one-at-a-time.json': 'HTTP Request to an address outside this machine',
 };
+
+/** The HTTP Request polling loops (no node of this package): what the node replaces. */
+const LOOP_FIXTURES = [
+	'example-http-request-loop-all-together.json',
+	'example-http-request-loop-one-at-a-time.json',
+];
+const isLoop = (f: Fixture) => LOOP_FIXTURES.includes(path.basename(f.label));
 
 /** The AI Agent example's saves: run on their own, with the agent layer's scripted chat model. */
 const AGENT_FIXTURE = 'example-agent-media-generation.json';
 const isAgentFixture = (f: Fixture) => path.basename(f.label) === AGENT_FIXTURE;
 
 const runsHere = (f: Fixture) =>
+	!NOT_RUN_HERE[path.basename(f.label)] &&
 	f.workflow.nodes.every(
 		(n) => n.type.startsWith('n8n-nodes-media-generation.') || LOCAL_NODES.has(n.type),
 	);
@@ -237,7 +260,7 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		n8n = await N8nInstance.create(`saved-workflows-${options.name}`, {
 			n8nVersion: options.n8nVersion,
 		});
-		const all = loadFixtures(sim.fileBaseUrl, n8n.baseUrl);
+		const all = loadFixtures(sim.fileBaseUrl, n8n.baseUrl, sim.baseUrl);
 		fixtures = all.filter(runsHere);
 		agentFixtures = all.filter(isAgentFixture).map((f) => {
 			const wf = prepare(f.workflow as unknown as Parameters<typeof prepare>[0]);
@@ -253,6 +276,11 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			await n8n.importCredentials([
 				{ ...credential, data: { ...credential.data, allowPrivateFileHosts: true } },
 				openAiCredentialImport(fake.url, fake.apiKey),
+				{
+					...HEADER_CREDENTIAL,
+					type: 'httpHeaderAuth',
+					data: { name: 'Authorization', value: `Bearer ${sim.apiKey}` },
+				},
 			]);
 			await n8n.importWorkflows([
 				merged.workflow,
@@ -374,6 +402,24 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 						for (const f of files) expect(fileSize(f)).toBeGreaterThan(0);
 					}
 				}
+			}
+			// The HTTP Request loops: every prompt's file downloaded by their last node.
+			const loops = fixtures.filter(isLoop);
+			expect(loops.map((f) => path.basename(f.label)).sort()).toEqual([...LOOP_FIXTURES].sort());
+			for (const f of loops) {
+				const runs = runData[`${f.label}: Download File`] ?? [];
+				const items = runs.flatMap((r) => r.data?.main[0] ?? []);
+				expect({
+					fixture: f.label,
+					files: items.length,
+					errors: runs.map((r) => r.error?.message).filter(Boolean),
+				}).toEqual({
+					fixture: f.label,
+					files: 3,
+					errors: [],
+				});
+				for (const item of items)
+					expect(binaries(item).map(fileSize)).toEqual([expect.any(Number)]);
 			}
 			// Each submission with a Callback URL started its Trigger fixture once, with the files.
 			for (const f of fixtures.filter((x) =>
