@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // `npm run bench` (docs/performance.md) must keep running: its entry runs here in quick mode
 // (tiny sizes and counts), as tools/run.js starts it (tsx, the build in dist/), and every
 // benchmark must print its table with figures. Nothing here checks a time: speed targets are
