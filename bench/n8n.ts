@@ -9,7 +9,9 @@
 // downloads of one 300 MB and one 1 GB file: the node (Task → Download Files), HTTP Request's
 // File response, and a plain Node stream run inside the same n8n process (the floor).
 // `--generate`: only the Generate path of a 300 MB file, phase by phase, against Task → Download
-// Files of the same file (issue 30).
+// Files of the same file (issue 30). `--quick`: every form above (the comparison on one case, the
+// downloads, the Generate path, the profile) at tiny sizes in one n8n, to prove it runs; `--out
+// FILE` writes the results elsewhere.
 //
 // Per run: wall time (n8n's own startedAt → stoppedAt), status reads the simulator answered,
 // executions and node runs, the bytes of the execution's `execution_data` row in n8n's SQLite
@@ -352,8 +354,8 @@ async function generatePath(
 	download: { id: string; path: string },
 	reps: number,
 	bytes: number,
+	taskMs = 10_000,
 ): Promise<GenerateRun[]> {
-	const taskMs = 10_000;
 	const out: GenerateRun[] = [];
 	say(`\n## The Generate path of a ${mb(bytes)} file (T = ${seconds(taskMs)}), phase by phase`);
 	for (let rep = 1; rep <= reps; rep++) {
@@ -540,14 +542,20 @@ export async function main(argv: string[]) {
 			: argv.includes('--files')
 				? '-files'
 				: '';
-	const name = `n8n${mode}${quick ? '-quick' : ''}`;
-	const out = path.join(__dirname, 'results', `${name}.json`);
-	const oneAtATimeItems = quick ? 2 : 3;
-	const taskMs = quick ? 10_000 : T;
-	const batchItems = quick ? 5 : 50;
-	const sizes = quick ? [30_000_000] : [BIG, GB];
+	const name = quick ? 'n8n-quick' : `n8n${mode}`;
+	const outArg = argv.indexOf('--out');
+	const out =
+		outArg >= 0 && argv[outArg + 1]
+			? path.resolve(argv[outArg + 1])
+			: path.join(__dirname, 'results', `${name}.json`);
+	// --quick: every form of the benchmark (the comparison, the downloads, the Generate path and
+	// the profile) at tiny sizes in one n8n, to check that it runs (the e2e layer runs it).
+	const oneAtATimeItems = quick ? 1 : 3;
+	const taskMs = quick ? 2_000 : T;
+	const batchItems = quick ? 3 : 50;
+	const sizes = quick ? [2_000_000] : [BIG, GB];
 	const reps = quick ? 1 : 2;
-	const profile = argv.includes('--profile');
+	const profile = argv.includes('--profile') || quick;
 	if (profile)
 		printed.push('(--profile: downloads under the CPU profiler; times are not comparable)');
 
@@ -616,31 +624,34 @@ export async function main(argv: string[]) {
 		say(`n8n pid ${bench.pid}, RSS after start ${mb(procMemory(bench.pid).rss)}`);
 
 		// Warm-up: every workflow once, unmeasured, so that no figure carries n8n's first-run costs
-		// (modules loaded on first use, caches, the database's first pages).
-		const warmUrl = await simFileUrl(sim, 1_000_000);
-		const warmTask = sim.tasks().find((t) => t.files.some((f) => f.url === warmUrl));
-		for (const flow of [flows.node, flows.all, flows.one])
-			await bench.runOnce(
-				flow.id,
-				flow.path,
-				{ rows: rows(1, 'warm-up', '[sim:duration=1000]') },
-				120_000,
-			);
-		for (const d of dl)
-			await bench.runOnce(d.id, d.path, { url: warmUrl, taskId: warmTask?.id }, 120_000);
-		say(`after the warm-up: RSS ${mb(procMemory(bench.pid).rss)}`);
-		if (argv.includes('--generate')) {
+		// (modules loaded on first use, caches, the database's first pages). Not in --quick, whose
+		// figures are not comparable anyway.
+		if (!quick) {
+			const warmUrl = await simFileUrl(sim, 1_000_000);
+			const warmTask = sim.tasks().find((t) => t.files.some((f) => f.url === warmUrl));
+			for (const flow of [flows.node, flows.all, flows.one])
+				await bench.runOnce(
+					flow.id,
+					flow.path,
+					{ rows: rows(1, 'warm-up', '[sim:duration=1000]') },
+					120_000,
+				);
+			for (const d of dl)
+				await bench.runOnce(d.id, d.path, { url: warmUrl, taskId: warmTask?.id }, 120_000);
+			say(`after the warm-up: RSS ${mb(procMemory(bench.pid).rss)}`);
+		}
+		const generate = async () => {
 			results.generatePath = await generatePath(
 				bench,
 				sim,
 				flows.node,
 				dl[0],
 				quick ? 1 : 3,
-				quick ? 30_000_000 : BIG,
+				quick ? sizes[0] : BIG,
+				quick ? taskMs : 10_000,
 			);
-			return finish(out, results);
-		}
-		if (inspectPort) {
+		};
+		const profileRun = async (port: number) => {
 			const m = await bench.measure(
 				flows.node.id,
 				flows.node.path,
@@ -662,9 +673,16 @@ export async function main(argv: string[]) {
 				bench,
 				sim,
 				dl.slice(0, 2),
-				inspectPort,
+				port,
 				sizes[sizes.length - 1],
 			);
+		};
+		if (!quick && argv.includes('--generate')) {
+			await generate();
+			return finish(out, results);
+		}
+		if (!quick && inspectPort) {
+			await profileRun(inspectPort);
 			return finish(out, results);
 		}
 
@@ -684,11 +702,13 @@ export async function main(argv: string[]) {
 			{
 				name: `1 × ${mb(sizes[0])} file`,
 				items: 1,
-				markers: `[sim:duration=10000] [sim:size=${sizes[0]}]`,
+				markers: `[sim:duration=${quick ? taskMs : 10_000}] [sim:size=${sizes[0]}]`,
 			},
 		];
 		// --files: only the file case and the downloads (a second sample of the noisiest figures).
-		for (const c of argv.includes('--files') ? cases.slice(2) : cases) {
+		// --quick: one case (the others differ only in their figures).
+		const measured = quick ? cases.slice(0, 1) : argv.includes('--files') ? cases.slice(2) : cases;
+		for (const c of measured) {
 			for (const [form, flow] of forms) {
 				// The one-at-a-time loop takes items × T: measured on a few items, scaled (said so).
 				const items =
@@ -764,6 +784,10 @@ export async function main(argv: string[]) {
 		results.bareProcess = bare;
 		results.loadAfter = os.loadavg();
 		printSummary(runs, downloads, bare);
+		if (quick) {
+			await generate();
+			if (inspectPort) await profileRun(inspectPort);
+		}
 	} finally {
 		await n8n.dispose();
 		await sim.close();
