@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { WAIT_MODE_PARK, waitModeOption } from './durableWait';
+import { waitModeOption } from './durableWait';
 import {
 	DEFAULT_MAX_CONCURRENT,
 	DEFAULT_MAX_POLL_INTERVAL_SECONDS,
@@ -36,17 +36,6 @@ const triggerNotice: INodeProperties = {
 	type: 'notice',
 	default: '',
 	displayOptions: { show: { waitForCompletion: [false] } },
-};
-
-// Issue 30: while the node polls, the setting that sees a result soonest for no status reads.
-// The editor cannot tell whether this n8n's WEBHOOK_URL is public (a notice's text is static and
-// a node hint's condition sees no $execution), so the notice says when it applies.
-const parkNotice: INodeProperties = {
-	displayName:
-		'If the service can reach this n8n (a public WEBHOOK_URL), Options → Wait Mode → Park Until Callbacks sees each result as soon as the service calls back, with no status reads and no execution running while it waits',
-	name: 'parkNotice',
-	type: 'notice',
-	default: '',
 };
 
 const timeoutOption: INodeProperties = {
@@ -157,14 +146,6 @@ export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeP
 			placeholder: 'Add Option',
 			default: {},
 			options,
-		},
-		{
-			...parkNotice,
-			name: `${kind}ParkNotice`,
-			displayOptions: {
-				show: { waitForCompletion: [true] },
-				hide: { '/options.waitMode': [WAIT_MODE_PARK] },
-			},
 		},
 		{
 			...filesNotice,

@@ -56,23 +56,3 @@ test('the files notice shows exactly when the node waits and Download Files is o
 	expect(shown({ waitForCompletion: true, options: {} })).toBe(false);
 	expect(shown({ waitForCompletion: false, options: { downloadFiles: false } })).toBe(false);
 });
-
-test('while the node polls, a notice leads to Park Until Callbacks (issue 30); gone once parked or not waiting', () => {
-	const description: INodeTypeDescription = new MediaGeneration().description;
-	for (const kind of ['image', 'video', 'music']) {
-		const notice = description.properties.find((p) => p.name === `${kind}ParkNotice`)!;
-		expect(notice.type).toBe('notice');
-		expect(notice.displayName).toMatch(/Wait Mode → Park Until Callbacks/);
-		const shown = (values: Record<string, unknown>) =>
-			NodeHelpers.displayParameter(
-				{ resource: kind, operation: 'generate', ...values } as never,
-				notice,
-				{ typeVersion: 1 },
-				description,
-			);
-		expect(shown({ waitForCompletion: true, options: {} })).toBe(true);
-		expect(shown({ waitForCompletion: true, options: { waitMode: 'poll' } })).toBe(true);
-		expect(shown({ waitForCompletion: true, options: { waitMode: 'park' } })).toBe(false);
-		expect(shown({ waitForCompletion: false, options: {} })).toBe(false);
-	}
-});
