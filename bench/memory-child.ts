@@ -21,7 +21,8 @@ import { PerformanceObserver, constants as perf } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 
 const status = () => fs.readFileSync('/proc/self/status', 'utf8');
-const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status())?.[1] ?? NaN) * 1024;
+const kb = (field: string) =>
+	Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status())?.[1] ?? NaN) * 1024;
 
 interface Sim {
 	baseUrl: string;
@@ -33,12 +34,21 @@ const sim = JSON.parse(process.env.BENCH_SIM!) as Sim;
 
 async function nodeDownload(size: number) {
 	const { runWorkflow } = await import('../test/harness');
-	const { GENERATION_NODE, generationWorkflow } = await import('./lib/workflow');
-	const result = await runWorkflow(generationWorkflow(), {
-		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-		credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
-		items: [{ prompt: `memory ${size} [sim:duration=0] [sim:files=1] [sim:size=${size}]` }],
-	});
+	const { GENERATION_NODE, generationWorkflow, maxFileSizeMbFor } = await import('./lib/workflow');
+	const result = await runWorkflow(
+		generationWorkflow({ options: { maxFileSizeMb: maxFileSizeMbFor(size) } }),
+		{
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			credentials: {
+				mediaGenerationApi: {
+					apiKey: sim.apiKey,
+					baseUrl: sim.baseUrl,
+					allowPrivateFileHosts: true,
+				},
+			},
+			items: [{ prompt: `memory ${size} [sim:duration=0] [sim:files=1] [sim:size=${size}]` }],
+		},
+	);
 	const endedAt = Date.now();
 	const item = result.outputOf(GENERATION_NODE)[0];
 	const file = item && result.binaryPath(item, 'data');
@@ -62,7 +72,10 @@ async function helpersDownload(url: string) {
 		harness.registerNodeType(new DownloadProbe(), 'bench.downloadProbe');
 	}
 	const result = await harness.runWorkflow(
-		harness.chain({ name: 'Start', type: harness.MANUAL_TRIGGER_TYPE }, { name: 'Probe', type: 'bench.downloadProbe', parameters: { url, way: 'helpers' } }),
+		harness.chain(
+			{ name: 'Start', type: harness.MANUAL_TRIGGER_TYPE },
+			{ name: 'Probe', type: 'bench.downloadProbe', parameters: { url, way: 'helpers' } },
+		),
 		{},
 	);
 	const endedAt = Date.now();

@@ -8,6 +8,10 @@
 // loop on a few items, extrapolated: it takes 50 × T), and one task with a 300 MB file. Then
 // downloads of one 300 MB and one 1 GB file: the node (Task → Download Files), HTTP Request's
 // File response, and a plain Node stream run inside the same n8n process (the floor).
+// `--generate`: only the Generate path of a 300 MB file, phase by phase, against Task → Download
+// Files of the same file (issue 30). `--quick`: every form above (the comparison on one case, the
+// downloads, the Generate path, the profile) at tiny sizes in one n8n, to prove it runs; `--out
+// FILE` writes the results elsewhere.
 //
 // Per run: wall time (n8n's own startedAt → stoppedAt), status reads the simulator answered,
 // executions and node runs, the bytes of the execution's `execution_data` row in n8n's SQLite
@@ -312,6 +316,102 @@ class Bench {
 	}
 }
 
+interface GenerateRun {
+	rep: number;
+	bytes: number;
+	taskMs: number;
+	/** Generate: the execution's wall time, and the node's own run time. */
+	generateWallMs: number;
+	generateNodeMs: number;
+	/** Milliseconds from the execution's start: submission, each status read, the file request, the end. */
+	timeline: {
+		submitMs: number;
+		readsMs: number[];
+		taskEndMs: number;
+		fileRequestMs: number;
+		endMs: number;
+	};
+	/** From the task's end to the read that saw it. */
+	lagMs: number;
+	/** From the file request to the end of the execution (the download and the store). */
+	downloadAndStoreMs: number;
+	/** Task → Download Files of the same task, in the same n8n, right after: its node's run time. */
+	downloadFilesMs: number;
+	/** Generate / (task duration + Task → Download Files): target <= 1.1. */
+	ratio: number;
+}
+
+/**
+ * The Generate path of one big file, phase by phase (issue 30): Generate (video, T = 10 s) of a
+ * file of `bytes`, its timeline from n8n's execution and the simulator's request log, then Task →
+ * Download Files of the same task in the same n8n, for the target Generate <= 1.1 × (T + Download
+ * Files).
+ */
+async function generatePath(
+	bench: Bench,
+	sim: Simulator,
+	flow: { id: string; path: string },
+	download: { id: string; path: string },
+	reps: number,
+	bytes: number,
+	taskMs = 10_000,
+): Promise<GenerateRun[]> {
+	const out: GenerateRun[] = [];
+	say(`\n## The Generate path of a ${mb(bytes)} file (T = ${seconds(taskMs)}), phase by phase`);
+	for (let rep = 1; rep <= reps; rep++) {
+		const load = uptime();
+		const mark = sim.requests.length;
+		const m = await bench.measure(
+			flow.id,
+			flow.path,
+			{ rows: rows(1, `generate path ${rep}`, `[sim:duration=${taskMs}] [sim:size=${bytes}]`) },
+			600_000,
+		);
+		if (m.execution.status !== 'success') throw new Error(`generate: ${m.execution.status}`);
+		const requests = sim.requests.slice(mark);
+		const submit = requests.find((r) => r.endpoint === 'submit');
+		const taskId = submit?.taskId ?? requests.find((r) => r.taskId)?.taskId;
+		const task = taskId ? sim.task(taskId) : undefined;
+		if (!task) throw new Error('generate: no task in the simulator log');
+		const started = Date.parse(m.execution.startedAt ?? '');
+		const ended = Date.parse(m.execution.stoppedAt ?? '');
+		const reads = requests.filter((r) => r.endpoint === 'status' && r.taskId === task.id);
+		const file = requests.find((r) => r.endpoint === 'file' && r.taskId === task.id);
+		const taskEnd = task.createdAt + task.durationMs;
+		const seen = reads.find((r) => r.at >= taskEnd);
+		const nodeRun = m.runData['Generate Video']?.[0] as { executionTime?: number } | undefined;
+		const d = await bench.measure(download.id, download.path, { taskId: task.id }, 600_000);
+		const dlRun = d.runData.Download?.[0] as { executionTime?: number } | undefined;
+		if (d.execution.status !== 'success') throw new Error(`download files: ${d.execution.status}`);
+		const run: GenerateRun = {
+			rep,
+			bytes,
+			taskMs: task.durationMs,
+			generateWallMs: ended - started,
+			generateNodeMs: nodeRun?.executionTime ?? Number.NaN,
+			timeline: {
+				submitMs: (submit?.at ?? Number.NaN) - started,
+				readsMs: reads.map((r) => r.at - started),
+				taskEndMs: taskEnd - started,
+				fileRequestMs: (file?.at ?? Number.NaN) - started,
+				endMs: ended - started,
+			},
+			lagMs: seen ? seen.at - taskEnd : Number.NaN,
+			downloadAndStoreMs: ended - (file?.at ?? Number.NaN),
+			downloadFilesMs: dlRun?.executionTime ?? d.wallMs,
+			ratio: 0,
+		};
+		run.ratio = run.generateWallMs / (run.taskMs + run.downloadFilesMs);
+		out.push(run);
+		const t = run.timeline;
+		say(
+			`#${rep}: Generate ${seconds(run.generateWallMs)} (node run ${seconds(run.generateNodeMs)}); Task → Download Files ${seconds(run.downloadFilesMs)}; ratio Generate / (T + Download Files) ${round(run.ratio, 2)} (target <= 1.1); RSS +${mb(m.rssGrowthBytes)} (load ${load} → ${uptime()})`,
+			`    timeline from the execution's start: submit +${seconds(t.submitMs)}; status reads ${t.readsMs.map((x) => `+${seconds(x)}`).join(', ')}; task ended +${seconds(t.taskEndMs)} (seen ${seconds(run.lagMs)} later); file request +${seconds(t.fileRequestMs)}; stored, execution ended +${seconds(t.endMs)} (download and store ${seconds(run.downloadAndStoreMs)})`,
+		);
+	}
+	return out;
+}
+
 interface CpuProfile {
 	nodes: Array<{ id: number; callFrame: { url: string; functionName: string } }>;
 	samples: number[];
@@ -435,15 +535,27 @@ const rows = (n: number, tag: string, markers: string) =>
 
 export async function main(argv: string[]) {
 	const quick = argv.includes('--quick');
-	const mode = argv.includes('--profile') ? '-profile' : argv.includes('--files') ? '-files' : '';
-	const name = `n8n${mode}${quick ? '-quick' : ''}`;
-	const out = path.join(__dirname, 'results', `${name}.json`);
-	const oneAtATimeItems = quick ? 2 : 3;
-	const taskMs = quick ? 10_000 : T;
-	const batchItems = quick ? 5 : 50;
-	const sizes = quick ? [30_000_000] : [BIG, GB];
+	const mode = argv.includes('--generate')
+		? '-generate'
+		: argv.includes('--profile')
+			? '-profile'
+			: argv.includes('--files')
+				? '-files'
+				: '';
+	const name = quick ? 'n8n-quick' : `n8n${mode}`;
+	const outArg = argv.indexOf('--out');
+	const out =
+		outArg >= 0 && argv[outArg + 1]
+			? path.resolve(argv[outArg + 1])
+			: path.join(__dirname, 'results', `${name}.json`);
+	// --quick: every form of the benchmark (the comparison, the downloads, the Generate path and
+	// the profile) at tiny sizes in one n8n, to check that it runs (the e2e layer runs it).
+	const oneAtATimeItems = quick ? 1 : 3;
+	const taskMs = quick ? 2_000 : T;
+	const batchItems = quick ? 3 : 50;
+	const sizes = quick ? [2_000_000] : [BIG, GB];
 	const reps = quick ? 1 : 2;
-	const profile = argv.includes('--profile');
+	const profile = argv.includes('--profile') || quick;
 	if (profile)
 		printed.push('(--profile: downloads under the CPU profiler; times are not comparable)');
 
@@ -512,20 +624,34 @@ export async function main(argv: string[]) {
 		say(`n8n pid ${bench.pid}, RSS after start ${mb(procMemory(bench.pid).rss)}`);
 
 		// Warm-up: every workflow once, unmeasured, so that no figure carries n8n's first-run costs
-		// (modules loaded on first use, caches, the database's first pages).
-		const warmUrl = await simFileUrl(sim, 1_000_000);
-		const warmTask = sim.tasks().find((t) => t.files.some((f) => f.url === warmUrl));
-		for (const flow of [flows.node, flows.all, flows.one])
-			await bench.runOnce(
-				flow.id,
-				flow.path,
-				{ rows: rows(1, 'warm-up', '[sim:duration=1000]') },
-				120_000,
+		// (modules loaded on first use, caches, the database's first pages). Not in --quick, whose
+		// figures are not comparable anyway.
+		if (!quick) {
+			const warmUrl = await simFileUrl(sim, 1_000_000);
+			const warmTask = sim.tasks().find((t) => t.files.some((f) => f.url === warmUrl));
+			for (const flow of [flows.node, flows.all, flows.one])
+				await bench.runOnce(
+					flow.id,
+					flow.path,
+					{ rows: rows(1, 'warm-up', '[sim:duration=1000]') },
+					120_000,
+				);
+			for (const d of dl)
+				await bench.runOnce(d.id, d.path, { url: warmUrl, taskId: warmTask?.id }, 120_000);
+			say(`after the warm-up: RSS ${mb(procMemory(bench.pid).rss)}`);
+		}
+		const generate = async () => {
+			results.generatePath = await generatePath(
+				bench,
+				sim,
+				flows.node,
+				dl[0],
+				quick ? 1 : 3,
+				quick ? sizes[0] : BIG,
+				quick ? taskMs : 10_000,
 			);
-		for (const d of dl)
-			await bench.runOnce(d.id, d.path, { url: warmUrl, taskId: warmTask?.id }, 120_000);
-		say(`after the warm-up: RSS ${mb(procMemory(bench.pid).rss)}`);
-		if (inspectPort) {
+		};
+		const profileRun = async (port: number) => {
 			const m = await bench.measure(
 				flows.node.id,
 				flows.node.path,
@@ -547,9 +673,16 @@ export async function main(argv: string[]) {
 				bench,
 				sim,
 				dl.slice(0, 2),
-				inspectPort,
+				port,
 				sizes[sizes.length - 1],
 			);
+		};
+		if (!quick && argv.includes('--generate')) {
+			await generate();
+			return finish(out, results);
+		}
+		if (!quick && inspectPort) {
+			await profileRun(inspectPort);
 			return finish(out, results);
 		}
 
@@ -569,11 +702,13 @@ export async function main(argv: string[]) {
 			{
 				name: `1 × ${mb(sizes[0])} file`,
 				items: 1,
-				markers: `[sim:duration=10000] [sim:size=${sizes[0]}]`,
+				markers: `[sim:duration=${quick ? taskMs : 10_000}] [sim:size=${sizes[0]}]`,
 			},
 		];
 		// --files: only the file case and the downloads (a second sample of the noisiest figures).
-		for (const c of argv.includes('--files') ? cases.slice(2) : cases) {
+		// --quick: one case (the others differ only in their figures).
+		const measured = quick ? cases.slice(0, 1) : argv.includes('--files') ? cases.slice(2) : cases;
+		for (const c of measured) {
 			for (const [form, flow] of forms) {
 				// The one-at-a-time loop takes items × T: measured on a few items, scaled (said so).
 				const items =
@@ -649,6 +784,10 @@ export async function main(argv: string[]) {
 		results.bareProcess = bare;
 		results.loadAfter = os.loadavg();
 		printSummary(runs, downloads, bare);
+		if (quick) {
+			await generate();
+			if (inspectPort) await profileRun(inspectPort);
+		}
 	} finally {
 		await n8n.dispose();
 		await sim.close();

@@ -44,6 +44,31 @@ export interface MemoryPlanEntry {
 	modes?: DownloadMode[];
 }
 
+const ALL_MODES: DownloadMode[] = [
+	'node',
+	'plain',
+	'plain-in-n8n',
+	'plain-big-heap',
+	'n8n-helpers',
+];
+
+/**
+ * What `npm run bench -- --only memory` downloads. Full: 1 GB three times (the target is "every
+ * one of 3 runs"), 5 GB once, to show the growth is flat in the size without a quarter of an hour
+ * of downloads; at 1 GB also where the time goes: the same plain stream inside a process with n8n
+ * loaded, next to a heap as large as n8n's, and n8n's own helpers without the node. Quick: one
+ * small file through the node, the plain stream and n8n's helpers, to prove the benchmark runs (figures not comparable).
+ */
+export function memoryPlan(quick: boolean): MemoryPlanEntry[] {
+	if (quick) return [{ size: 2e6, repeats: 1, modes: ['node', 'plain', 'n8n-helpers'] }];
+	return [
+		{ size: 10e6, repeats: 3 },
+		{ size: 100e6, repeats: 3 },
+		{ size: 1e9, repeats: 3, modes: ALL_MODES },
+		{ size: 5e9, repeats: 1 },
+	];
+}
+
 /** File URL of a finished task of `size` bytes, made through the service's API. */
 async function fileUrl(sim: Simulator, size: number): Promise<{ url: string; taskId: string }> {
 	const res = await fetch(`${sim.baseUrl}/api/generate/submit`, {
@@ -68,13 +93,20 @@ async function measure(
 	gcEveryMs: number,
 	heapBytes = 0,
 ): Promise<MemoryRow> {
-	const plain = mode !== 'node' ? await Promise.all([1024 * 1024, 4 * 1024 * 1024, size].map((s) => fileUrl(sim, s))) : [];
+	const plain =
+		mode !== 'node'
+			? await Promise.all([1024 * 1024, 4 * 1024 * 1024, size].map((s) => fileUrl(sim, s)))
+			: [];
 	const child = startChild('memory-child.ts', {
 		BENCH_MODE: mode,
 		BENCH_SIZE: String(Math.round(size)),
 		BENCH_GC_EVERY_MS: String(gcEveryMs),
 		BENCH_HEAP_BYTES: String(heapBytes),
-		BENCH_SIM: JSON.stringify({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, urls: plain.map((p) => p.url) }),
+		BENCH_SIM: JSON.stringify({
+			baseUrl: sim.baseUrl,
+			apiKey: sim.apiKey,
+			urls: plain.map((p) => p.url),
+		}),
 		MGEN_HARNESS_SOURCE: process.env.MGEN_HARNESS_SOURCE ?? 'dist',
 	});
 	const m = await Promise.race([

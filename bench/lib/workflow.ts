@@ -58,3 +58,12 @@ export function pairedIndex(item: { pairedItem?: unknown }): number | undefined 
 	}
 	return undefined;
 }
+
+/**
+ * The node's Max File Size (MB of 1,048,576 bytes) for a download of `size` bytes: the file's own
+ * size, rounded up, as a user who downloads such files sets it. Without it the 5 GB download
+ * fails: the default in filesystem mode is 2048 MB.
+ */
+export function maxFileSizeMbFor(size: number): number {
+	return Math.ceil(size / (1024 * 1024));
+}

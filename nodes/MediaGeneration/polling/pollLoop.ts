@@ -9,6 +9,7 @@ import {
 	type PollScheduleOptions,
 } from './schedule';
 import type { DurationLearner, DurationWait } from './durations';
+import { hintParking } from './parkHint';
 import { isTerminal, type Task } from '../../shared/task';
 
 export interface WaitOptions {
@@ -74,6 +75,7 @@ export async function waitForTask(
 		options.durations.typicalMs,
 	);
 	const own = taskSignal(options.signal ?? cancelSignalOf(ctx));
+	hintParking(ctx);
 	try {
 		return await pollTask(ctx, taskId, { ...options, signal: own.signal }, shared);
 	} finally {

@@ -15,9 +15,12 @@
  *    one at half of it, then steps of a few percent through the learnt range, then back-off;
  *  - while nothing is known, a batch's first tasks of a kind ("scouts") poll closely and the
  *    others ("followers") double their wait: the scouts' first finish wakes them with a prior;
- *  - a task alone with nothing learnt and no usable progress spreads its reads quickly up to a
- *    share of its model's typical duration (a video of minutes is not read every 2 s at first);
- *    a follower of such a model reads only as a safety net until its scouts' first finish.
+ *  - a task alone with nothing learnt and no usable progress may end at any moment: its reads
+ *    are `coldMinDelayMs` apart, then `backoffRatio` of the time waited, so that it is seen within
+ *    max(2.5 s, 5 %) of its end at the median and max(2.5 s, 10 %) at worst, whatever its length
+ *    (the trade-off against reads: docs/performance.md, section 2). Its model's typical duration
+ *    does not space them out: a model's figure says nothing about this task's length. A follower
+ *    of such a model reads only as a safety net until its scouts' first finish.
  */
 
 export interface PollObservation {
@@ -47,15 +50,18 @@ export interface PollScheduleOptions {
 	minDelayMs: number;
 	/**
 	 * A task waited for alone (no scouts, nothing learnt) reads no more often than this: with
-	 * nothing to aim at, closer reads only buy lag on short tasks at the price of more requests
-	 * than plain fixed-interval polling (see docs/performance.md).
+	 * nothing to aim at, closer reads buy a lag below 2.5 s on short tasks at the price of more
+	 * requests than fixed 2 s polling (see docs/performance.md).
 	 */
 	coldMinDelayMs: number;
 	/** Shortest wait for a read aimed at a confidently predicted finish that is close. */
 	minAimDelayMs: number;
 	/** Never wait longer than this between reads. */
 	maxDelayMs: number;
-	/** Without progress information, wait this fraction of the time elapsed so far. */
+	/**
+	 * Without progress information, wait this fraction of the time elapsed so far: the lag after
+	 * the finish is at most this share of the task's duration, about half of it at the median.
+	 */
 	backoffRatio: number;
 	/**
 	 * While progress is 0 (queued, not started), wait this fraction instead: a task
@@ -78,13 +84,6 @@ export interface PollScheduleOptions {
 	priorMinStepMs: number;
 	/** Past the learnt range, back off by this fraction of the time elapsed. */
 	overdueRatio: number;
-	/**
-	 * A lone task with nothing learnt and no usable progress, whose model's typical duration is
-	 * known (`PollState.typicalMs`), lets its wait grow by this fraction of the time elapsed...
-	 */
-	typicalGrowthRatio: number;
-	/** ...up to this fraction of the typical duration. */
-	typicalFloorRatio: number;
 	/** A follower of a model of known typical duration reads this fraction of it apart. */
 	followerTypicalRatio: number;
 }
@@ -92,21 +91,19 @@ export interface PollScheduleOptions {
 export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	firstDelayMs: 1_000,
 	minDelayMs: 1_000,
-	coldMinDelayMs: 2_000,
+	coldMinDelayMs: 2_500,
 	minAimDelayMs: 250,
 	maxDelayMs: 30_000,
-	backoffRatio: 0.2,
+	backoffRatio: 0.08,
 	zeroProgressRatio: 0.5,
 	marginRatio: 0.02,
 	confidentProgress: 10,
 	probeRatio: 0.2,
-	scoutBackoffRatio: 0.1,
+	scoutBackoffRatio: 0.05,
 	followerBackoffRatio: 1,
 	priorStepRatio: 0.04,
 	priorMinStepMs: 500,
 	overdueRatio: 0.1,
-	typicalGrowthRatio: 0.75,
-	typicalFloorRatio: 0.1,
 	followerTypicalRatio: 0.25,
 };
 
@@ -247,16 +244,7 @@ export function nextPollDelay(
 	if (state.role === 'scout') ratio = Math.min(ratio, options.scoutBackoffRatio);
 	if (state.role === 'follower') ratio = Math.max(ratio, options.followerBackoffRatio);
 	const backoff = now * ratio;
-	if (!prediction) {
-		// Nothing to aim at: a lone task of a model that typically takes minutes spreads its reads
-		// fast up to a tenth of that (a short task of it is still seen soon); scouts keep reading
-		// closely for their batch.
-		const typicalFloor =
-			alone && state.typicalMs
-				? Math.min(state.typicalMs * options.typicalFloorRatio, now * options.typicalGrowthRatio)
-				: 0;
-		return clamp(Math.max(backoff, typicalFloor));
-	}
+	if (!prediction) return clamp(backoff);
 
 	const target = prediction.finishAt * (1 + options.marginRatio);
 	const untilTarget = target - now;
@@ -274,8 +262,10 @@ export function nextPollDelay(
 		);
 	}
 	// Not yet trustworthy (an upper bound): read again after a share of the time left, enough
-	// for progress to move about `probeRatio` of what remains, which yields a rate.
-	return clamp(Math.min(untilTarget / 2, untilTarget * options.probeRatio));
+	// for progress to move about `probeRatio` of what remains, which yields a rate. The task may
+	// end any moment before that bound (a first read at 2 % bounds nothing useful), so never
+	// later than the back-off without progress would read.
+	return clamp(Math.min(untilTarget / 2, untilTarget * options.probeRatio, backoff));
 }
 
 /**

@@ -85,9 +85,9 @@ describe('poll schedule', () => {
 	});
 
 	it('without progress, backs off in proportion to the time already waited', () => {
-		const early = nextPollDelay({ now: 10_000, observations: [{ at: 10_000 }] });
+		const early = nextPollDelay({ now: 50_000, observations: [{ at: 50_000 }] });
 		const late = nextPollDelay({ now: 100_000, observations: [{ at: 100_000 }] });
-		expect(early).toBe(10_000 * DEFAULT_POLL_SCHEDULE.backoffRatio);
+		expect(early).toBe(50_000 * DEFAULT_POLL_SCHEDULE.backoffRatio);
 		expect(late).toBe(
 			Math.min(DEFAULT_POLL_SCHEDULE.maxDelayMs, 100_000 * DEFAULT_POLL_SCHEDULE.backoffRatio),
 		);
@@ -101,11 +101,16 @@ describe('poll schedule', () => {
 
 	it('takes 0 % as "not started" only while the status says so', () => {
 		const read = (status: string) =>
-			nextPollDelay({ now: 20_000, observations: [{ at: 20_000, progress: 0, status }] });
+			nextPollDelay({ now: 50_000, observations: [{ at: 50_000, progress: 0, status }] });
 		for (const waiting of ['not_started', 'queued', 'pending'])
-			expect(read(waiting)).toBe(20_000 * DEFAULT_POLL_SCHEDULE.zeroProgressRatio);
+			expect(read(waiting)).toBe(
+				Math.min(
+					DEFAULT_POLL_SCHEDULE.maxDelayMs,
+					50_000 * DEFAULT_POLL_SCHEDULE.zeroProgressRatio,
+				),
+			);
 		// A service that leaves progress at 0 while it renders: the lag must stay a small share.
-		expect(read('processing')).toBe(20_000 * DEFAULT_POLL_SCHEDULE.backoffRatio);
+		expect(read('processing')).toBe(50_000 * DEFAULT_POLL_SCHEDULE.backoffRatio);
 	});
 
 	it('aims just after the finish extrapolated from steadily rising progress', () => {
@@ -174,8 +179,10 @@ describe('poll schedule', () => {
 		it.each([10_000, 60_000, 300_000])(
 			'a %i ms task with linear progress: few reads, small lag',
 			(duration) => {
+				// Until two samples span enough progress to trust a rate, the first one is only an
+				// upper bound and the task is read as one without progress: a fifth of fixed polling.
 				const { reads, lagMs } = replay(duration, linearFloor);
-				expect(reads).toBeLessThanOrEqual(Math.max(4, Math.ceil(duration / 2_000 / 10)));
+				expect(reads).toBeLessThanOrEqual(Math.max(4, Math.ceil(duration / 2_000 / 5)));
 				expect(lagMs).toBeLessThanOrEqual(duration * 0.05);
 			},
 		);
@@ -253,38 +260,19 @@ describe('poll schedule', () => {
 	describe("with the model's typical duration as the first prior (nothing learnt yet)", () => {
 		// The video and music models' figure (models/*.ts): minutes.
 		const typicalMs = 120_000;
-		const floor = typicalMs * DEFAULT_POLL_SCHEDULE.typicalFloorRatio;
-		const fixed2s = (d: number) => Math.ceil(d / 2_000);
 		// No progress field, or a field stuck at 0 while the service says it is processing.
 		const silent: Array<[Progress, string | undefined]> = [
 			[noProgress, undefined],
 			[() => 0, 'processing'],
 		];
 
-		it.each([60_000, 300_000])(
-			'a lone %i ms task (± 5 %%) without usable progress reads at most a third of fixed 2 s polling, lag bounded',
-			(D) => {
-				for (const [progress, status] of silent) {
-					for (const d of [0.95 * D, D, 1.05 * D]) {
-						const { reads, lagMs } = replay(d, progress, undefined, { typicalMs, status });
-						expect(reads).toBeLessThanOrEqual(fixed2s(d) / 3);
-						expect(lagMs).toBeLessThanOrEqual(
-							Math.max(floor, d * DEFAULT_POLL_SCHEDULE.backoffRatio * 1.3),
-						);
-					}
+		it("does not space out a lone task's reads: the model's figure says nothing about this task's length", () => {
+			for (const [progress, status] of silent) {
+				for (const d of [3_000, 10_000, 60_000, 300_000]) {
+					expect(replay(d, progress, undefined, { typicalMs, status }).delays).toEqual(
+						replay(d, progress, undefined, { status }).delays,
+					);
 				}
-			},
-		);
-
-		it('without it the same lone 60 s task reads half as often as fixed polling (the case the prior is for)', () => {
-			expect(replay(60_000, noProgress).reads).toBeGreaterThan(fixed2s(60_000) / 3);
-		});
-
-		it('a task much shorter than its model typically takes reads no more than fixed polling and is seen within a tenth of that', () => {
-			for (const d of [3_000, 10_000, 30_000]) {
-				const { reads, lagMs } = replay(d, noProgress, undefined, { typicalMs });
-				expect(reads).toBeLessThanOrEqual(fixed2s(d));
-				expect(lagMs).toBeLessThanOrEqual(Math.min(floor, d));
 			}
 		});
 
@@ -325,6 +313,75 @@ describe('poll schedule', () => {
 				expect(withTypical.reads).toBeLessThanOrEqual(replay(D, queuedThenLinear).reads);
 				expect(withTypical.lagMs).toBeLessThanOrEqual(0.1 * D);
 			}
+		});
+	});
+
+	describe('a lone task with nothing to aim at is not seen late, whatever its length', () => {
+		// The lag targets: median ≤ max(2.5 s, 5 %) and p90 ≤ max(2.5 s, 10 %) of the task's
+		// duration. Without progress nor anything learnt the task may end at any moment, so they
+		// must hold for every length, not only where a benchmark happens to look.
+		const medianBound = (d: number) => Math.max(2_500, 0.05 * d);
+		const p90Bound = (d: number) => Math.max(2_500, 0.1 * d);
+		/** Lengths from 1 s to 1 h, log-spaced and dense, so no read pattern hides between them. */
+		const lengths = Array.from({ length: 600 }, (_, i) => Math.round(1_000 * 3_600 ** (i / 599)));
+		const silent: Array<[Progress, string | undefined]> = [
+			[noProgress, undefined],
+			[() => 0, 'processing'],
+		];
+
+		it('every task is seen within max(2.5 s, 10 %) of its end', () => {
+			for (const [progress, status] of silent) {
+				const late = lengths.filter(
+					(d) => replay(d, progress, undefined, { status }).lagMs > p90Bound(d),
+				);
+				expect(late).toEqual([]);
+			}
+		});
+
+		it('at least half of them within max(2.5 s, 5 %)', () => {
+			for (const [progress, status] of silent) {
+				const late = lengths.filter(
+					(d) => replay(d, progress, undefined, { status }).lagMs > medianBound(d),
+				);
+				expect(late.length / lengths.length).toBeLessThanOrEqual(0.5);
+			}
+		});
+
+		it('a first read at low progress (an upper bound far off) does not delay the next read beyond the back-off', () => {
+			// 2 % after 2.5 s bounds the finish at about 2 minutes, but a task that queued first may
+			// end in seconds: it is read as one without progress until a rate can be trusted.
+			const delay = nextPollDelay({ now: 2_500, observations: [{ at: 2_500, progress: 2 }] });
+			expect(delay).toBeLessThanOrEqual(p90Bound(2_500));
+			const later = nextPollDelay({ now: 40_000, observations: [{ at: 40_000, progress: 2 }] });
+			expect(later).toBeLessThanOrEqual(0.1 * 40_000);
+		});
+
+		it('the 300 MB Generate of issue 30: a lone 10 s video whose first read comes 0.6 s late, at low progress, is still seen within 2.5 s', () => {
+			// The simulator's curve (queued for the first quarter, then linear); each read lands
+			// 0.6 s after the planned moment, as under load. Before issue 30 the first read's upper
+			// bound (minutes away) made the next read wait 30 s: 2 reads, seen 23 s late.
+			const d = 10_000;
+			const observations: PollObservation[] = [];
+			let now = 0;
+			let reads = 0;
+			for (;;) {
+				now += nextPollDelay({ now, observations, role: 'solo', typicalMs: 120_000 }) + 600;
+				reads++;
+				if (now >= d) break;
+				observations.push({ at: now, progress: queuedThenLinear(now, d), status: 'processing' });
+			}
+			expect(observations[0].progress).toBeLessThanOrEqual(10);
+			expect(now - d).toBeLessThanOrEqual(2_500);
+			expect(reads).toBeLessThanOrEqual(Math.ceil(d / 2_000));
+		});
+
+		it('pays for it in reads only on tasks of under a few minutes (the trade-off chosen in docs/performance.md)', () => {
+			const fixed = (d: number) => Math.ceil(d / 2_000);
+			// Never more reads than fixed 2 s polling; under three quarters of it at 60 s, under a
+			// third from 300 s.
+			for (const d of lengths) expect(replay(d, noProgress).reads).toBeLessThanOrEqual(fixed(d));
+			expect(replay(60_000, noProgress).reads).toBeLessThanOrEqual(0.75 * fixed(60_000));
+			expect(replay(300_000, noProgress).reads).toBeLessThanOrEqual(fixed(300_000) / 3);
 		});
 	});
 
