@@ -83,6 +83,8 @@ function parseIPv6(input: string): number[] | undefined {
 	return [...head.map(hex), ...new Array<number>(missing).fill(0), ...rest.map(hex)];
 }
 
+// At least n8n's own default block list (@n8n/config's ssrf-protection.config), plus the
+// shared address space and the IPv6 transition ranges.
 const V4_RANGES: Array<[number[], number, string]> = [
 	[[0, 0, 0, 0], 8, 'an unspecified ("this network") address, 0.0.0.0/8'],
 	[[10, 0, 0, 0], 8, 'a private address (10.0.0.0/8)'],
@@ -94,7 +96,12 @@ const V4_RANGES: Array<[number[], number, string]> = [
 		'a link-local address (169.254.0.0/16, where cloud metadata services answer)',
 	],
 	[[172, 16, 0, 0], 12, 'a private address (172.16.0.0/12)'],
+	[[192, 0, 0, 0], 24, 'an IETF protocol address (192.0.0.0/24)'],
+	[[192, 0, 2, 0], 24, 'a documentation address (192.0.2.0/24)'],
 	[[192, 168, 0, 0], 16, 'a private address (192.168.0.0/16)'],
+	[[198, 18, 0, 0], 15, 'a benchmarking address (198.18.0.0/15)'],
+	[[198, 51, 100, 0], 24, 'a documentation address (198.51.100.0/24)'],
+	[[203, 0, 113, 0], 24, 'a documentation address (203.0.113.0/24)'],
 	[[224, 0, 0, 0], 4, 'a multicast address (224.0.0.0/4)'],
 	[[240, 0, 0, 0], 4, 'a reserved address (240.0.0.0/4)'],
 ];
@@ -115,20 +122,32 @@ function v6Range(g: number[]): string | undefined {
 	const embedded = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
 	if (zeros(0, 8)) return 'the unspecified address (::)';
 	if (zeros(0, 7) && g[7] === 1) return 'the loopback address (::1)';
-	// IPv4 written inside IPv6: mapped (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64
-	// (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::) all lead to the IPv4 address.
+	// IPv4 written inside IPv6: mapped (::ffff:a.b.c.d), translated (::ffff:0:a.b.c.d),
+	// compatible (::a.b.c.d) and the well-known NAT64 prefix (64:ff9b::a.b.c.d) all lead to
+	// the IPv4 address.
 	const inner =
 		zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)
 			? embedded(g[6], g[7])
-			: g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)
+			: zeros(0, 4) && g[4] === 0xffff && g[5] === 0
 				? embedded(g[6], g[7])
-				: g[0] === 0x2002
-					? embedded(g[1], g[2])
+				: g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)
+					? embedded(g[6], g[7])
 					: undefined;
 	if (inner) {
 		const range = v4Range(inner);
 		return range ? `${range}, written as IPv6` : undefined;
 	}
+	// Transition ranges whose IPv4 end is decided elsewhere (a relay, a local translator).
+	if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) {
+		return 'a local-use NAT64 address (64:ff9b:1::/48)';
+	}
+	if (g[0] === 0x2001 && g[1] === 0) return 'a Teredo tunnel address (2001::/32)';
+	if (g[0] === 0x2002) {
+		const range = v4Range(embedded(g[1], g[2]));
+		return range ? `${range}, written as IPv6 (6to4)` : 'a 6to4 tunnel address (2002::/16)';
+	}
+	if (g[0] === 0x2001 && g[1] === 0xdb8) return 'a documentation address (2001:db8::/32)';
+	if (g[0] === 0x100 && zeros(1, 4)) return 'a discard-only address (100::/64)';
 	if ((g[0] & 0xffc0) === 0xfe80) return 'a link-local address (fe80::/10)';
 	if ((g[0] & 0xffc0) === 0xfec0) return 'a site-local address (fec0::/10)';
 	if ((g[0] & 0xfe00) === 0xfc00) return 'a unique local (private) address (fc00::/7)';
