@@ -71,7 +71,7 @@ export class MediaGenerationApi implements ICredentialType {
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether result files and reference images may be fetched from private, loopback or link-local addresses (10.x, 192.168.x, 127.x, 169.254.x, fc00::/7, …). Off: such addresses are refused after DNS resolution, so a file URL cannot reach services inside your network. Turn on only when the file host really is on your own network.',
+				'Whether result files and reference images may be fetched from private, loopback or link-local addresses (10.x, 192.168.x, 127.x, 169.254.x, fc00::/7, …). Off: such addresses are refused, names after DNS resolution, and the node connects to the address it checked (on n8n 2.14 the address is checked once connected and the answer dropped unread). Turn on only when the file host really is on your own network.',
 		},
 	];
 

@@ -49,9 +49,11 @@ export async function downloadTaskFiles(
 	try {
 		// Refuse a task with any unusable or refused address before fetching the others.
 		for (const file of list) {
-			const refused =
+			const checked =
 				checkFileUrl(file.file_url) ??
 				(await checkFileHost(ctx, new URL(file.file_url.trim()), allowPrivateFileHosts));
+			const refused =
+				'kind' in checked ? checked : 'refused' in checked ? checked.refused : undefined;
 			if (refused) {
 				throw new TransportError({
 					...refused,

@@ -214,39 +214,104 @@ function refusal(host: string, address: string, kind: string, resolved: boolean)
 	};
 }
 
+function unresolved(host: string, error: unknown): Fault {
+	const code = (error as { code?: unknown } | undefined)?.code;
+	return {
+		kind: 'config',
+		code: 'ERR_NOT_RESOLVED',
+		message: `refused: the name ${host} could not be resolved${typeof code === 'string' ? ` (${code})` : ''}, so its address could not be checked. Not retried`,
+	};
+}
+
+/**
+ * Where one request goes once its host passed the address rule. `url` is what n8n's client is
+ * given: for a name, the checked IP address, so that the connection goes where the check
+ * looked (n8n's client would otherwise resolve the name again, and may get another answer);
+ * the name travels in the Host header and, for https, as the TLS server name, against which
+ * the certificate is still verified. `verifyConnection`: no resolver was available (n8n
+ * versions without getSecureEgressFilter), so the address is checked on the connection.
+ */
+export interface FileTarget {
+	url: string;
+	headers: Record<string, string>;
+	agentOptions?: { servername: string };
+	verifyConnection: boolean;
+}
+
+const asIs = (url: URL): FileTarget => ({ url: url.href, headers: {}, verifyConnection: false });
+
 /**
  * Checks the host of `url` against the address rule, after DNS resolution: every address the
- * name resolves to must be public. Returns the refusal, or undefined. A name that does not
- * resolve is left to the request, which then fails with its own error.
+ * name resolves to must be public, and the request then goes to one of them (see FileTarget).
+ * A name that does not resolve is refused. Returns the refusal or the target.
  */
 export async function checkFileHost(
 	ctx: ApiContext,
 	url: URL,
 	allowPrivate: boolean,
-): Promise<Fault | undefined> {
-	if (allowPrivate) return undefined;
+): Promise<{ refused: Fault } | { target: FileTarget }> {
+	if (allowPrivate) return { target: asIs(url) };
 	const host = url.hostname.replace(/^\[|\]$/g, '');
 	if (isIpAddress(host)) {
 		const kind = privateAddressKind(host);
-		return kind ? refusal(host, host, kind, false) : undefined;
+		return kind ? { refused: refusal(host, host, kind, false) } : { target: asIs(url) };
 	}
 	// RFC 6761: every *.localhost name is the loopback, whatever a resolver answers.
 	if (/(^|\.)localhost\.?$/i.test(host)) {
-		return refusal(host, host, 'a loopback name (*.localhost, RFC 6761)', false);
+		return { refused: refusal(host, host, 'a loopback name (*.localhost, RFC 6761)', false) };
 	}
 	const lookup = lookupOf(ctx);
-	if (!lookup) return undefined;
+	if (!lookup) return { target: { ...asIs(url), verifyConnection: true } };
 	let addresses: string[];
 	try {
 		addresses = await resolveAll(lookup, host);
-	} catch {
-		return undefined;
+	} catch (error) {
+		return { refused: unresolved(host, error) };
 	}
+	if (addresses.length === 0) return { refused: unresolved(host, undefined) };
 	for (const address of addresses) {
 		const kind = privateAddressKind(address);
-		if (kind) return refusal(host, address, kind, true);
+		if (kind) return { refused: refusal(host, address, kind, true) };
+	}
+	const pinned = new URL(url.href);
+	pinned.hostname = addresses[0].includes(':') ? `[${addresses[0]}]` : addresses[0];
+	return {
+		target: {
+			url: pinned.href,
+			headers: { Host: url.host },
+			agentOptions: url.protocol === 'https:' ? { servername: host } : undefined,
+			verifyConnection: false,
+		},
+	};
+}
+
+/**
+ * The address a response came from, read from its socket, or undefined when the body does not
+ * expose one.
+ */
+function connectedAddress(body: unknown): string | undefined {
+	const candidates = [
+		(body as { socket?: { remoteAddress?: unknown } } | undefined)?.socket,
+		(body as { req?: { socket?: { remoteAddress?: unknown } } } | undefined)?.req?.socket,
+	];
+	for (const socket of candidates) {
+		if (typeof socket?.remoteAddress === 'string') return socket.remoteAddress;
 	}
 	return undefined;
+}
+
+/** The check of a connection's address, for n8n versions that give nodes no resolver. */
+function checkConnection(host: string, body: unknown): Fault | undefined {
+	const address = connectedAddress(body);
+	if (address === undefined) {
+		return {
+			kind: 'config',
+			code: 'ERR_PRIVATE_ADDRESS',
+			message: `refused: the address n8n connected to for ${host} could not be read, so it could not be checked. If this file host is on your own network, turn on "${ALLOW_PRIVATE_FIELD}" in the Media Generation credential. Not retried`,
+		};
+	}
+	const kind = privateAddressKind(address);
+	return kind ? refusal(host, address, kind, true) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -281,14 +346,16 @@ export async function requestCheckedHops(
 ): Promise<HopResponse> {
 	let url = request.url;
 	for (let hop = 0; ; hop++) {
-		const refused = checkFileUrl(url) ?? (await checkFileHost(ctx, new URL(url), allowPrivate));
-		if (refused) {
-			throw new TransportError(
+		const checked = checkFileUrl(url) ?? (await checkFileHost(ctx, new URL(url), allowPrivate));
+		const refuse = (fault: Fault) =>
+			new TransportError(
 				hop === 0
-					? refused
-					: { ...refused, message: `after a redirect to ${shownUrl(url)}: ${refused.message}` },
+					? fault
+					: { ...fault, message: `after a redirect to ${shownUrl(url)}: ${fault.message}` },
 			);
-		}
+		if ('refused' in checked) throw refuse(checked.refused);
+		if ('kind' in checked) throw refuse(checked);
+		const target = checked.target;
 		// Each hop has its own signal (following the caller's): a redirect's body is dropped by
 		// aborting it, as n8n's client ends a streamed body only on its next chunk otherwise.
 		const outer = request.abortSignal as AbortSignal | undefined;
@@ -300,7 +367,12 @@ export async function requestCheckedHops(
 		const response = (await ctx.helpers
 			.httpRequest({
 				...request,
-				url,
+				url: target.url,
+				headers: { ...request.headers, ...target.headers },
+				...(target.agentOptions ? { agentOptions: target.agentOptions } : {}),
+				// Without a resolver the address is read from the connection: a streamed body
+				// exposes it (and is dropped unread when refused).
+				...(target.verifyConnection ? { encoding: 'stream' as const } : {}),
 				abortSignal: hopController.signal,
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
@@ -313,6 +385,20 @@ export async function requestCheckedHops(
 		if (!response) {
 			outer?.removeEventListener('abort', forward);
 			throw new TransportError(classifyError(failure, outer));
+		}
+		if (target.verifyConnection) {
+			const refused = checkConnection(new URL(url).hostname, response.body);
+			if (refused) {
+				outer?.removeEventListener('abort', forward);
+				hopController.abort();
+				discardBody(response.body);
+				throw refuse(refused);
+			}
+			if (request.encoding !== 'stream') {
+				// Asked for a HEAD or a body read whole: only HEADs come here (the pre-check).
+				discardBody(response.body);
+				response.body = undefined;
+			}
 		}
 		const headers = response.headers ?? {};
 		const location = headerValue(headers, 'location');
