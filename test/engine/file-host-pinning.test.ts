@@ -4,7 +4,7 @@
 // answers what a hostile DNS server would, and a test-only route sends connections to one
 // public address (PUBLIC) to the "CDN" on 127.0.0.1, as a network would. The "internal
 // service" listens on 127.0.0.3, on the same port: whatever connects there was let through.
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- test code: runs under plain Node, never inside n8n (the package ships dist/ only) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: runs under plain Node, never inside n8n (the package ships dist/ only) */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -25,12 +25,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { downloadTaskFiles } from '../../nodes/shared/transport/downloads';
 import { TransportError } from '../../nodes/shared/transport/faults';
 import { MANUAL_TRIGGER_TYPE, chain, registerNodeType, runWorkflow } from '../harness';
-
-// The core modules as n8n's code sees them (not an ES-module copy), so stubs reach it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const dns = require('node:dns') as typeof import('node:dns');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const net = require('node:net') as typeof import('node:net');
+import { fakeNetwork, notFound, type Answer, type FakeNetwork } from './fake-network';
 
 /** Node 24's default CA list (newer than the @types/node this repository pins). */
 const tls = nodeTls as typeof nodeTls & {
@@ -125,21 +120,18 @@ let tlsCdn: https.Server;
 let port = 0;
 let tlsPort = 0;
 let certDir = '';
-const dnsCalls = new Map<string, number>();
+let network: FakeNetwork;
 
 /** What the hostile DNS answers, per name and per call (0 = first). */
-const answers: Record<string, (call: number) => string | Error> = {
+const answers: Record<string, Answer> = {
 	// Public for the checks (the task's files are checked up front, then at the request), the
 	// internal service for whoever asks again.
 	'rebind.example': (call) => (call < 2 ? PUBLIC : INTERNAL),
 	'files.example': () => PUBLIC,
 	'other.example': () => PUBLIC,
 	'internal.example': () => INTERNAL,
-	'nowhere.example': () =>
-		Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' }),
+	'nowhere.example': () => notFound('nowhere.example'),
 };
-
-type LookupCallback = (error: Error | null, address?: unknown, family?: number) => void;
 
 beforeAll(async () => {
 	certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mgen-pin-'));
@@ -174,41 +166,11 @@ beforeAll(async () => {
 	await new Promise<void>((r) => tlsCdn.listen(0, '127.0.0.1', r));
 	tlsPort = (tlsCdn.address() as AddressInfo).port;
 
-	const realLookup = dns.lookup;
-	jest.spyOn(dns, 'lookup').mockImplementation(((
-		host: string,
-		options: unknown,
-		callback: LookupCallback,
-	) => {
-		const answer = answers[host];
-		if (!answer) return (realLookup as (...a: unknown[]) => void)(host, options, callback);
-		const call = dnsCalls.get(host) ?? 0;
-		dnsCalls.set(host, call + 1);
-		const result = answer(call);
-		const all =
-			typeof options === 'object' && options !== null && (options as { all?: boolean }).all;
-		process.nextTick(() => {
-			if (result instanceof Error) callback(result);
-			else if (all) callback(null, [{ address: result, family: 4 }]);
-			else callback(null, result, 4);
-		});
-	}) as unknown as typeof dns.lookup);
-	// The route: a connection to PUBLIC reaches the CDN on loopback (same port).
-	const realConnect = net.Socket.prototype.connect;
-	jest.spyOn(net.Socket.prototype, 'connect').mockImplementation(function (
-		this: import('node:net').Socket,
-		...args: unknown[]
-	) {
-		const first = args[0];
-		const options = (Array.isArray(first) ? first[0] : first) as { host?: string } | undefined;
-		if (options && typeof options === 'object' && options.host === PUBLIC)
-			options.host = '127.0.0.1';
-		return (realConnect as (...a: unknown[]) => import('node:net').Socket).apply(this, args);
-	});
+	network = fakeNetwork(answers, (host) => (host === PUBLIC ? { host: '127.0.0.1' } : undefined));
 });
 
 afterAll(async () => {
-	jest.restoreAllMocks();
+	network.restore();
 	tls.setDefaultCACertificates(tls.getCACertificates('bundled'));
 	await Promise.all(
 		[cdn, internal, tlsCdn].map((s) => new Promise<void>((r) => s.close(() => r()))),
@@ -219,7 +181,7 @@ afterAll(async () => {
 beforeEach(() => {
 	cdnSeen.length = 0;
 	internalSeen.length = 0;
-	dnsCalls.clear();
+	network.calls.clear();
 });
 
 async function download(urls: string[], noResolver = false) {

@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { isClearTextToAnotherHost } from './baseUrlRule';
 import {
 	classifyError,
 	DEFAULT_BACKOFF,
@@ -66,11 +67,11 @@ export function normaliseBaseUrl(raw: unknown): string {
 		});
 	}
 	const url = new URL(text);
-	if (url.protocol === 'http:' && !isLocalHost(url.hostname)) {
+	if (isClearTextToAnotherHost(text)) {
 		// The Bearer key would cross the network in clear text.
 		throw new TransportError({
 			kind: 'config',
-			message: `The credential's Base URL ${url.origin} uses http:// for a host that is not this machine, so the API key would travel unencrypted: nothing was sent. Use https:// (http:// is accepted only for localhost, 127.x.x.x and ::1)`,
+			message: `The credential's Base URL ${url.origin} uses http:// for a host that is not this machine, so the API key would travel unencrypted: nothing was sent. Use https:// (http:// is accepted only for localhost, *.localhost, 127.x.x.x and [::1], written as such)`,
 		});
 	}
 	return text;
