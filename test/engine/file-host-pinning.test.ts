@@ -24,6 +24,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { downloadTaskFiles } from '../../nodes/shared/transport/downloads';
 import { TransportError } from '../../nodes/shared/transport/faults';
+import { checkImageUrls } from '../../nodes/shared/transport/referenceImageProbe';
 import { MANUAL_TRIGGER_TYPE, chain, registerNodeType, runWorkflow } from '../harness';
 import { fakeNetwork, notFound, type Answer, type FakeNetwork } from './fake-network';
 
@@ -57,12 +58,22 @@ class PinProbe implements INodeType {
 		properties: [
 			{ displayName: 'URLs', name: 'urls', type: 'json', default: '[]' },
 			{ displayName: 'No Resolver', name: 'noResolver', type: 'boolean', default: false },
+			{ displayName: 'Reference Images', name: 'referenceImages', type: 'boolean', default: false },
 		],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const urls = JSON.parse(this.getNodeParameter('urls', 0) as string) as string[];
 		const ctx = this.getNodeParameter('noResolver', 0) === true ? withoutResolver(this) : this;
+		if (this.getNodeParameter('referenceImages', 0) === true) {
+			// The reference-image pre-check (HEAD, then a ranged GET when needed) on the URLs.
+			try {
+				await checkImageUrls(ctx, 0, urls, undefined, false);
+				return [[{ json: { checked: true }, pairedItem: { item: 0 } }]];
+			} catch (error) {
+				return [[{ json: { error: (error as Error).message }, pairedItem: { item: 0 } }]];
+			}
+		}
 		try {
 			const { binary, files } = await downloadTaskFiles(
 				ctx,
@@ -127,6 +138,8 @@ const answers: Record<string, Answer> = {
 	// Public for the checks (the task's files are checked up front, then at the request), the
 	// internal service for whoever asks again.
 	'rebind.example': (call) => (call < 2 ? PUBLIC : INTERNAL),
+	// The same, for a single check (the reference-image pre-check checks each request once).
+	'rebind-once.example': (call) => (call < 1 ? PUBLIC : INTERNAL),
 	'files.example': () => PUBLIC,
 	'other.example': () => PUBLIC,
 	'internal.example': () => INTERNAL,
@@ -184,14 +197,14 @@ beforeEach(() => {
 	network.calls.clear();
 });
 
-async function download(urls: string[], noResolver = false) {
+async function download(urls: string[], noResolver = false, referenceImages = false) {
 	const result = await runWorkflow(
 		chain(
 			{ name: 'Start', type: MANUAL_TRIGGER_TYPE },
 			{
 				name: 'Probe',
 				type: 'test.pinProbe',
-				parameters: { urls: JSON.stringify(urls), noResolver },
+				parameters: { urls: JSON.stringify(urls), noResolver, referenceImages },
 			},
 		),
 		{ binaryMode: 'filesystem' },
@@ -229,6 +242,20 @@ describe('the connection goes to the address that was checked', () => {
 		expect(error).toMatch(/refused: the name nowhere\.example could not be resolved \(ENOTFOUND\)/);
 		expect(item.json.kind).toBe('config');
 		expect(cdnSeen).toHaveLength(0);
+	});
+});
+
+describe('the reference-image pre-check goes through the same rule', () => {
+	it('a name that answers public to the check and internal afterwards: the pre-check connects to the checked address', async () => {
+		const { item, error } = await download(
+			[`http://rebind-once.example:${port}/a.png`],
+			false,
+			true,
+		);
+		expect(error).toBe('');
+		expect(item.json.checked).toBe(true);
+		expect(internalSeen).toHaveLength(0);
+		expect(cdnSeen.map((s) => s.host)).toEqual([`rebind-once.example:${port}`]);
 	});
 });
 
