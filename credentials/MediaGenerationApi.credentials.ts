@@ -7,17 +7,20 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { LOCAL_HTTP_BASE_URL } from '../nodes/shared/transport/baseUrlRule';
+
 // Task id of the credential test's probe. The service has no account endpoint, so the test asks
 // for the status of a task that cannot exist: a good key then gets "task not found", a bad key
 // an authentication error. No task is created and nothing is charged.
 const PROBE_TASK_ID = 'n8n-credential-test';
 
 /**
- * The Base URL is http:// to a host other than this machine: isLocalHost (transport/api.ts), which
- * the nodes apply, written as the n8n expression the credential test evaluates (it cannot import).
+ * The Base URL is http:// to a host other than this machine: the rule the nodes apply
+ * (nodes/shared/transport/baseUrlRule.ts), written as the n8n expression the credential test
+ * evaluates.
  */
-const CLEAR_TEXT =
-	'/^http:\\/\\/(?!(localhost|[^/:]+\\.localhost|127\\.[\\d.]+|0\\.0\\.0\\.0|\\[::1?\\])(:\\d+)?(\\/|$))/i.test(String($credentials.baseUrl).trim())';
+const BASE_URL = 'String($credentials.baseUrl).trim()';
+const CLEAR_TEXT = `(/^http:/i.test(${BASE_URL}) && !/${LOCAL_HTTP_BASE_URL.source}/i.test(${BASE_URL}))`;
 
 const rejectedKey =
 	'The service rejected the API key. Check that it is copied completely from the service console and has not been revoked.';
@@ -71,7 +74,7 @@ export class MediaGenerationApi implements ICredentialType {
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether result files and reference images may be fetched from private, loopback or link-local addresses (10.x, 192.168.x, 127.x, 169.254.x, fc00::/7, …). Off: such addresses are refused after DNS resolution, so a file URL cannot reach services inside your network. Turn on only when the file host really is on your own network.',
+				'Whether result files and reference images may be fetched from private, loopback or link-local addresses (10.x, 192.168.x, 127.x, 169.254.x, fc00::/7, …). Off: such addresses are refused, names after DNS resolution, and the node connects to the address it checked (on n8n 2.14 the address is checked once connected and the answer dropped unread). Turn on only when the file host really is on your own network.',
 		},
 	];
 

@@ -8,6 +8,8 @@ import { runWorkflow } from '../harness';
 import { startSimulator, type Simulator } from '../simulator';
 import { mediaWorkflow } from './support';
 import { testCredential } from './credential-tester';
+import { fakeNetwork, type FakeNetwork } from './fake-network';
+import { BASE_URL_TABLE } from '../fixtures/base-url-table';
 
 /** A host that is not the service: answers every path with `status` and an HTML page. */
 async function htmlServer(status: number): Promise<{ url: string; close(): Promise<void> }> {
@@ -132,21 +134,30 @@ describe('credential test against the simulator, through n8n-core RoutingNode', 
 		(port: string) => `HTTP://[::ffff:127.0.0.1]:${port}/`,
 		() => ' http://127.0.0.1.example.invalid ',
 		() => 'http://localhost.example.invalid',
-	])('a Base URL of http:// to another host (%#) → refused: the test sends nothing', async (url) => {
-		const baseUrl = url(new URL(sim.baseUrl).port);
-		// The test then asks a reserved name that never resolves: no request leaves.
-		const result = await testCredential({ apiKey: sim.apiKey, baseUrl });
-		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/^(ENOTFOUND|EAI_AGAIN)$/) });
-		expect(sim.requests).toHaveLength(0);
-	});
+	])(
+		'a Base URL of http:// to another host (%#) → refused: the test sends nothing',
+		async (url) => {
+			const baseUrl = url(new URL(sim.baseUrl).port);
+			// The test then asks a reserved name that never resolves: no request leaves.
+			const result = await testCredential({ apiKey: sim.apiKey, baseUrl });
+			expect(result).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(/^(ENOTFOUND|EAI_AGAIN)$/),
+			});
+			expect(sim.requests).toHaveLength(0);
+		},
+	);
 
-	it.each(['localhost', '127.0.0.1'])('http:// to this machine (%s) is tested as usual', async (host) => {
-		const url = new URL(sim.baseUrl);
-		url.hostname = host;
-		const result = await testCredential({ apiKey: sim.apiKey, baseUrl: url.origin });
-		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
-		expect(sim.requests).toHaveLength(1);
-	});
+	it.each(['localhost', '127.0.0.1'])(
+		'http:// to this machine (%s) is tested as usual',
+		async (host) => {
+			const url = new URL(sim.baseUrl);
+			url.hostname = host;
+			const result = await testCredential({ apiKey: sim.apiKey, baseUrl: url.origin });
+			expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+			expect(sim.requests).toHaveLength(1);
+		},
+	);
 
 	it('an unknown host name → the DNS error, not a key message', async () => {
 		const result = await testCredential({
@@ -207,9 +218,51 @@ describe('the nodes with a Base URL of http:// to another host', () => {
 	it('refuse a name that only starts like a loopback address (127.0.0.1.example.invalid), as the credential test does', async () => {
 		const result = await runWorkflow(
 			mediaWorkflow({ resource: 'task', operation: 'getStatus', taskId: 'task_1234567890' }),
-			{ credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: 'http://127.0.0.1.example.invalid' } } },
+			{
+				credentials: {
+					mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: 'http://127.0.0.1.example.invalid' },
+				},
+			},
 		);
 		expect(result.status).toBe('error');
-		expect(result.error?.message).toMatch(/uses http:\/\/ for a host that is not this machine.*nothing was sent/);
+		expect(result.error?.message).toMatch(
+			/uses http:\/\/ for a host that is not this machine.*nothing was sent/,
+		);
 	});
+});
+
+describe("the credential's Test applies the nodes' http:// rule: one table (issue 28, finding 2)", () => {
+	// A network in which every name and address of the table reaches the simulator, on the port
+	// the URL names or 80: a request the Test sends anyway is seen, with the key.
+	const PUBLIC = '93.184.215.14';
+	let network: FakeNetwork;
+	beforeAll(() => {
+		const simPort = Number(new URL(sim.baseUrl).port);
+		network = fakeNetwork(
+			{ 'collector.example': () => PUBLIC, 'api.localhost': () => '127.0.0.1' },
+			(host, port) =>
+				[PUBLIC, '::1', '127.1.2.3'].includes(host)
+					? { host: '127.0.0.1', port: port === 80 ? simPort : port }
+					: undefined,
+		);
+	});
+	afterAll(() => network.restore());
+
+	it.each(BASE_URL_TABLE.filter(([url]) => /^http:/i.test(url)))(
+		'%s → %s',
+		async (template, verdict) => {
+			const baseUrl = template.replace('{port}', new URL(sim.baseUrl).port);
+			const result = await testCredential({ apiKey: sim.apiKey, baseUrl });
+			if (verdict === 'refused') {
+				expect(result).toEqual({
+					status: 'Error',
+					message: expect.stringMatching(/^(ENOTFOUND|EAI_AGAIN)$/),
+				});
+				expect(sim.requests).toHaveLength(0);
+			} else {
+				expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+				expect(sim.requests).toHaveLength(1);
+			}
+		},
+	);
 });

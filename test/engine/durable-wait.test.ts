@@ -4,13 +4,17 @@
 // finishing Task → Wait for Completion making the output polling would have made.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { MANUAL_TRIGGER_TYPE, NOOP_TYPE, chain, type WorkflowJson } from '../harness';
 import {
-	MANUAL_TRIGGER_TYPE,
-	NOOP_TYPE,
-	chain,
-	type WorkflowJson,
-} from '../harness';
-import { NODE, TRIGGER, credentialsFor, imageGenerateParams, mediaNode, mediaWorkflow, run, useSimulator } from './support';
+	NODE,
+	TRIGGER,
+	credentialsFor,
+	imageGenerateParams,
+	mediaNode,
+	mediaWorkflow,
+	run,
+	useSimulator,
+} from './support';
 
 const sim = useSimulator();
 const FINISH = 'Finish';
@@ -41,37 +45,55 @@ describe('refused before any request', () => {
 	test('without a Task → Wait for Completion after it', async () => {
 		const result = await run(sim(), mediaWorkflow(generateParams('a cat [sim:duration=100]')));
 		expect(result.status).toBe('error');
-		expect(result.error?.message).toMatch(/needs a Media Generation node "Task → Wait for Completion"/);
+		expect(result.error?.message).toMatch(
+			/needs a Media Generation node "Task → Wait for Completion"/,
+		);
 		expect(sim().count('submit')).toBe(0);
 	});
 
 	test("when n8n's webhook URL is localhost and the service is not", async () => {
 		const result = await run(sim(), parkedWorkflow('a cat'), {
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: 'https://api.example.invalid', allowPrivateFileHosts: true } },
+			credentials: {
+				mediaGenerationApi: {
+					apiKey: sim().apiKey,
+					baseUrl: 'https://api.example.invalid',
+					allowPrivateFileHosts: true,
+				},
+			},
 			baseUrl: 'http://localhost:5678/',
 		});
 		expect(result.status).toBe('error');
 		expect(result.error?.message).toMatch(/http:\/\/localhost:5678\/.*cannot call back/);
-		expect(String((result.error as { description?: string }).description)).toMatch(/WEBHOOK_URL=https:\/\//);
+		expect(String((result.error as { description?: string }).description)).toMatch(
+			/WEBHOOK_URL=https:\/\//,
+		);
 		expect(sim().requests).toHaveLength(0);
 	});
 
 	test('with a Callback URL of its own', async () => {
 		const result = await run(
 			sim(),
-			parkedWorkflow('a cat', { callbackUrl: 'https://n8n.example.com/webhook/x/media-generation' }),
+			parkedWorkflow('a cat', {
+				callbackUrl: 'https://n8n.example.com/webhook/x/media-generation',
+			}),
 		);
 		expect(result.status).toBe('error');
-		expect(result.error?.message).toMatch(/"Callback URL" cannot be used with "Wait Mode: Park Until Callbacks"/);
+		expect(result.error?.message).toMatch(
+			/"Callback URL" cannot be used with "Wait Mode: Park Until Callbacks"/,
+		);
 		expect(sim().count('submit')).toBe(0);
 	});
 });
 
 test('parks with the task_ids in the input n8n keeps; the signature stays out of the output', async () => {
-	const result = await run(sim(), parkedWorkflow('slow [sim:duration=60000]', { timeoutMinutes: 5 }), {
-		items: items(3),
-	});
+	const result = await run(
+		sim(),
+		parkedWorkflow('slow [sim:duration=60000]', { timeoutMinutes: 5 }),
+		{
+			items: items(3),
+		},
+	);
 	expect(result.status).toBe('waiting');
 	expect(result.waitTill!.getTime() - Date.now()).toBeGreaterThan(4 * 60_000);
 	expect(result.waitTill!.getTime() - Date.now()).toBeLessThanOrEqual(5 * 60_000);
@@ -94,7 +116,9 @@ test('parks with the task_ids in the input n8n keeps; the signature stays out of
 	}
 	// One status read per task when parking, then nothing.
 	expect(sim().count('status')).toBe(3);
-	expect(result.dump()).not.toContain(new URL(tasks[0].callbackUrl!).searchParams.get('signature')!);
+	expect(result.dump()).not.toContain(
+		new URL(tasks[0].callbackUrl!).searchParams.get('signature')!,
+	);
 });
 
 test('all tasks final when parking: no wait, the finishing node makes the same output as polling', async () => {
@@ -108,15 +132,31 @@ test('all tasks final when parking: no wait, the finishing node makes the same o
 
 	const polled = await run(
 		sim(),
-		chain({ name: TRIGGER, type: MANUAL_TRIGGER_TYPE }, mediaNode({ ...generateParams(prompt), options: {} })),
+		chain(
+			{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+			mediaNode({ ...generateParams(prompt), options: {} }),
+		),
 		{ items: items(2) },
 	);
 	const polledOut = polled.outputOf(NODE);
 	const shape = (item: INodeExecutionData) => {
 		const json = { ...item.json } as IDataObject;
-		for (const key of ['task_id', 'created_time', 'submitted_at', 'finished_at', 'wait_seconds', 'expires_at', 'files'])
+		for (const key of [
+			'task_id',
+			'created_time',
+			'submitted_at',
+			'finished_at',
+			'wait_seconds',
+			'expires_at',
+			'files',
+		])
 			delete json[key];
-		return { json, keys: Object.keys(item.json), pairedItem: item.pairedItem, binary: Object.keys(item.binary ?? {}) };
+		return {
+			json,
+			keys: Object.keys(item.json),
+			pairedItem: item.pairedItem,
+			binary: Object.keys(item.binary ?? {}),
+		};
 	};
 	expect(parkedOut).toHaveLength(2);
 	expect(parkedOut.map(shape)).toEqual(polledOut.map(shape));
@@ -131,9 +171,13 @@ test("Generate's file options carry over to the finishing node unless it sets it
 		{ items: items(1) },
 	);
 	expect(Object.keys(result.outputOf(FINISH)[0].binary ?? {})).toEqual(['video']);
-	const noFiles = await run(sim(), parkedWorkflow('quick [sim:duration=0]', { downloadFiles: false }), {
-		items: items(1),
-	});
+	const noFiles = await run(
+		sim(),
+		parkedWorkflow('quick [sim:duration=0]', { downloadFiles: false }),
+		{
+			items: items(1),
+		},
+	);
 	expect(noFiles.outputOf(FINISH)[0].binary).toBeUndefined();
 	expect(noFiles.outputOf(FINISH)[0].json.status).toBe('finished');
 	const own = chain(
@@ -154,14 +198,20 @@ test('the finishing node polls parked tasks not confirmed (the deadline path) an
 		mediaNode(finishParams, {}, FINISH),
 	);
 	const started = await run(sim(), wf, {
-		items: [{ prompt: 'p [sim:duration=1500]' }, { prompt: 'f [sim:duration=1500] [sim:fail=nsfw]' }],
+		items: [
+			{ prompt: 'p [sim:duration=1500]' },
+			{ prompt: 'f [sim:duration=1500] [sim:fail=nsfw]' },
+		],
 	});
 	expect(started.status).toBe('waiting');
-	const parked = (started.run.data.executionData!.nodeExecutionStack[0].data.main[0] as INodeExecutionData[]).map(
-		(item) => ({ json: item.json }),
-	);
+	const parked = (
+		started.run.data.executionData!.nodeExecutionStack[0].data.main[0] as INodeExecutionData[]
+	).map((item) => ({ json: item.json }));
+	// The parking node stays upstream of the finisher, as in the resumed workflow (the finisher
+	// checks that the sealed parking node is one of its upstream nodes).
 	const finish = chain(
 		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+		{ name: NODE, type: NOOP_TYPE },
 		mediaNode(finishParams, {}, FINISH),
 	);
 	const sameExecution = { executionId: started.executionId, credentials: credentialsFor(sim()) };
@@ -171,6 +221,7 @@ test('the finishing node polls parked tasks not confirmed (the deadline path) an
 
 	const tolerant = chain(
 		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+		{ name: NODE, type: NOOP_TYPE },
 		mediaNode(finishParams, { continueOnFail: true }, FINISH),
 	);
 	const ok = await run(sim(), tolerant, { items: parked, ...sameExecution });
@@ -186,7 +237,15 @@ test('the finishing node polls parked tasks not confirmed (the deadline path) an
 test('Task → Wait for Completion parks on tasks submitted with the resume URL, and refuses without a finishing node', async () => {
 	const wf = chain(
 		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
-		mediaNode({ ...generateParams('s [sim:duration=60000]'), waitForCompletion: false, options: { callbackUrl: '={{ $execution.resumeUrl }}' } }, {}, 'Submit'),
+		mediaNode(
+			{
+				...generateParams('s [sim:duration=60000]'),
+				waitForCompletion: false,
+				options: { callbackUrl: '={{ $execution.resumeUrl }}' },
+			},
+			{},
+			'Submit',
+		),
 		mediaNode({ ...finishParams, options: { waitMode: 'park', timeoutMinutes: 2 } }, {}, 'Park'),
 		mediaNode(finishParams, {}, FINISH),
 	);
@@ -195,8 +254,14 @@ test('Task → Wait for Completion parks on tasks submitted with the resume URL,
 	const stack = result.run.data.executionData!.nodeExecutionStack;
 	expect(stack[0].node.name).toBe('Park');
 	const parked = stack[0].data.main[0] as INodeExecutionData[];
-	expect(parked.map((i) => i.json.task_id)).toEqual(sim().tasks().map((t) => t.id));
-	expect(sim().tasks()[0].callbackUrl).toMatch(new RegExp(`/webhook-waiting/${result.executionId}\\?signature=`));
+	expect(parked.map((i) => i.json.task_id)).toEqual(
+		sim()
+			.tasks()
+			.map((t) => t.id),
+	);
+	expect(sim().tasks()[0].callbackUrl).toMatch(
+		new RegExp(`/webhook-waiting/${result.executionId}\\?signature=`),
+	);
 
 	sim().reset();
 	const alone = chain(
@@ -205,6 +270,8 @@ test('Task → Wait for Completion parks on tasks submitted with the resume URL,
 	);
 	const refused = await run(sim(), alone);
 	expect(refused.status).toBe('error');
-	expect(refused.error?.message).toMatch(/needs a Media Generation node "Task → Wait for Completion"/);
+	expect(refused.error?.message).toMatch(
+		/needs a Media Generation node "Task → Wait for Completion"/,
+	);
 	expect(sim().requests).toHaveLength(0);
 });

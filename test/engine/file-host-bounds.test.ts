@@ -23,13 +23,21 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { downloadTaskFiles } from '../../nodes/shared/transport/downloads';
 import { privateAddressKind } from '../../nodes/shared/transport/fileHosts';
 import { TransportError } from '../../nodes/shared/transport/faults';
-import { BINARY_DATA_PATH, MANUAL_TRIGGER_TYPE, chain, registerNodeType, runWorkflow } from '../harness';
+import {
+	BINARY_DATA_PATH,
+	MANUAL_TRIGGER_TYPE,
+	chain,
+	registerNodeType,
+	runWorkflow,
+} from '../harness';
 
 jest.setTimeout(60_000);
 
 const storeCount = () =>
 	fs.existsSync(BINARY_DATA_PATH)
-		? fs.readdirSync(BINARY_DATA_PATH, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length
+		? fs
+				.readdirSync(BINARY_DATA_PATH, { recursive: true, withFileTypes: true })
+				.filter((e) => e.isFile()).length
 		: 0;
 
 /** Test-only node: downloads the given URLs as the files of a finished task. */
@@ -53,6 +61,40 @@ class BoundsProbe implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const urls = JSON.parse(this.getNodeParameter('urls', 0) as string) as string[];
 		const options = JSON.parse(String(this.getNodeParameter('options', 0))) as IDataObject;
+		if (typeof options.asTriggerCallbacks === 'number') {
+			// As many Trigger callbacks at once, each downloading the URLs (a webhook context is
+			// one with a request object).
+			const ctx = new Proxy(this, {
+				get(target, key) {
+					if (key === 'getRequestObject') return () => ({});
+					const value = Reflect.get(target, key, target) as unknown;
+					return typeof value === 'function'
+						? (value as (...a: unknown[]) => unknown).bind(target)
+						: value;
+				},
+			});
+			const runs = Array.from({ length: options.asTriggerCallbacks }, async (_, i) => {
+				const task = {
+					task_id: `task-${i}`,
+					status: 'finished',
+					files: urls.map((file_url) => ({ file_url })),
+				};
+				await downloadTaskFiles(ctx, task, {
+					modelLabel: 'probe',
+					retries: 0,
+					allowPrivateFileHosts: true,
+				});
+			});
+			const settled = await Promise.allSettled(runs);
+			return [
+				[
+					{
+						json: { failed: settled.filter((r) => r.status === 'rejected').length },
+						pairedItem: { item: 0 },
+					},
+				],
+			];
+		}
 		try {
 			const { binary, files } = await downloadTaskFiles(
 				this,
@@ -62,7 +104,14 @@ class BoundsProbe implements INodeType {
 			return [[{ json: { files }, binary, pairedItem: { item: 0 } }]];
 		} catch (error) {
 			const fault = error instanceof TransportError ? error.fault : undefined;
-			return [[{ json: { error: (error as Error).message, kind: fault?.kind ?? 'other' }, pairedItem: { item: 0 } }]];
+			return [
+				[
+					{
+						json: { error: (error as Error).message, kind: fault?.kind ?? 'other' },
+						pairedItem: { item: 0 },
+					},
+				],
+			];
 		}
 	}
 }
@@ -79,6 +128,9 @@ const hits = new Map<string, number>();
 /** Bytes the server got to write per path before the client closed the connection. */
 const written = new Map<string, number>();
 const open = new Set<http.ServerResponse>();
+/** Downloads of /held/ open at once, now and at most. */
+let active = 0;
+let maxActive = 0;
 
 beforeAll(async () => {
 	server = http.createServer((req, res) => {
@@ -132,7 +184,11 @@ beforeAll(async () => {
 		if (p === '/gzip-bomb') {
 			// A small Content-Length that decodes to 50 MB.
 			const body = zlib.gzipSync(Buffer.alloc(50 * 1024 * 1024));
-			res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+			res.writeHead(200, {
+				'Content-Type': 'video/mp4',
+				'Content-Encoding': 'gzip',
+				'Content-Length': body.length,
+			});
 			res.end(body);
 			return;
 		}
@@ -146,6 +202,21 @@ beforeAll(async () => {
 					await sleep(300);
 				}
 				if (!res.destroyed) res.end();
+			})();
+			return;
+		}
+		if (p.startsWith('/held/')) {
+			// 20 KB over about a second; counts the downloads open at once.
+			active++;
+			maxActive = Math.max(maxActive, active);
+			res.on('close', () => active--);
+			res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': 20 * 1024 });
+			void (async () => {
+				for (let i = 0; i < 10 && !res.destroyed; i++) {
+					res.write(bytes(2 * 1024));
+					await sleep(100);
+				}
+				res.end();
 			})();
 			return;
 		}
@@ -178,6 +249,7 @@ afterAll(async () => {
 beforeEach(() => {
 	hits.clear();
 	written.clear();
+	maxActive = 0;
 });
 
 /** The probe's item: `files` and binary when the download worked, else `error` and `kind`. */
@@ -203,17 +275,31 @@ const local = { allowPrivateFileHosts: true };
 
 describe('private, loopback and link-local addresses are refused by default, before any request', () => {
 	it.each([
-		['127.0.0.1', () => `http://127.0.0.1:${port}/ok/a.mp4`, /127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)/],
+		[
+			'127.0.0.1',
+			() => `http://127.0.0.1:${port}/ok/a.mp4`,
+			/127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)/,
+		],
 		['::1', () => `http://[::1]:${port}/ok/a.mp4`, /::1 is the loopback address \(::1\)/],
-		['IPv4-mapped IPv6', () => `http://[::ffff:127.0.0.1]:${port}/ok/a.mp4`, /loopback address \(127\.0\.0\.0\/8\), written as IPv6/],
+		[
+			'IPv4-mapped IPv6',
+			() => `http://[::ffff:127.0.0.1]:${port}/ok/a.mp4`,
+			/loopback address \(127\.0\.0\.0\/8\), written as IPv6/,
+		],
 		['0.0.0.0', () => `http://0.0.0.0:${port}/ok/a.mp4`, /unspecified/],
-		['a decimal IPv4 (2130706433)', () => `http://2130706433:${port}/ok/a.mp4`, /127\.0\.0\.1 is a loopback address/],
+		[
+			'a decimal IPv4 (2130706433)',
+			() => `http://2130706433:${port}/ok/a.mp4`,
+			/127\.0\.0\.1 is a loopback address/,
+		],
 		['localhost', () => `http://localhost:${port}/ok/a.mp4`, /localhost is a loopback name/],
 	])('%s', async (_label, url, words) => {
 		const before = storeCount();
 		const { item, error } = await download([url()]);
 		expect(error).toMatch(words);
-		expect(error).toContain('turn on "Allow Private Network File Hosts" in the Media Generation credential');
+		expect(error).toContain(
+			'turn on "Allow Private Network File Hosts" in the Media Generation credential',
+		);
 		expect(item.json.kind).toBe('config');
 		expect(hits.size).toBe(0);
 		expect(storeCount()).toBe(before);
@@ -224,7 +310,9 @@ describe('private, loopback and link-local addresses are refused by default, bef
 		const addresses = (await dns.lookup(name, { all: true })).map((a) => a.address);
 		const privateOnes = addresses.filter((a) => privateAddressKind(a) !== undefined);
 		if (privateOnes.length === 0) {
-			throw new Error(`this test needs a host name that resolves to a private address; ${name} resolves to ${addresses.join(', ')}`);
+			throw new Error(
+				`this test needs a host name that resolves to a private address; ${name} resolves to ${addresses.join(', ')}`,
+			);
 		}
 		const { error } = await download([`http://${name}:${port}/ok/a.mp4`]);
 		expect(error).toContain(`${name} resolves to ${privateOnes[0]}`);
@@ -232,9 +320,12 @@ describe('private, loopback and link-local addresses are refused by default, bef
 	});
 
 	it('a task with one refused address fetches none of its files', async () => {
-		const { error } = await download([`${base.replace('127.0.0.1', 'localhost')}/ok/a.mp4`, `http://[::1]:${port}/ok/b.mp4`], {
-			allowPrivateFileHosts: false,
-		});
+		const { error } = await download(
+			[`${base.replace('127.0.0.1', 'localhost')}/ok/a.mp4`, `http://[::1]:${port}/ok/b.mp4`],
+			{
+				allowPrivateFileHosts: false,
+			},
+		);
 		expect(error).toMatch(/refused/);
 		expect(hits.size).toBe(0);
 	});
@@ -260,14 +351,20 @@ describe('redirects: followed by hand, at most 5, each hop checked', () => {
 
 	it('a redirect to another scheme (file:) is refused at that hop', async () => {
 		const { error } = await download([`${base}/to-file-scheme`], local);
-		expect(error).toMatch(/after a redirect to "file:\/\/\/etc\/passwd": .*uses "file:", which is refused/);
+		expect(error).toMatch(
+			/after a redirect to "file:\/\/\/etc\/passwd": .*uses "file:", which is refused/,
+		);
 	});
 });
 
 describe('the size limit, before any byte is stored and on the running count', () => {
 	it('a Content-Length over Max File Size: refused after the headers, nothing stored, not retried', async () => {
 		const before = storeCount();
-		const { item, error } = await download([`${base}/claims-5mb`], { ...local, maxFileSizeMb: 1, retries: 2 });
+		const { item, error } = await download([`${base}/claims-5mb`], {
+			...local,
+			maxFileSizeMb: 1,
+			retries: 2,
+		});
 		expect(error).toContain('5.0 MB (5242880 bytes, its Content-Length)');
 		expect(error).toContain('the limit of 1 MB set in Options → Max File Size (MB)');
 		expect(item.json.kind).toBe('config');
@@ -277,13 +374,21 @@ describe('the size limit, before any byte is stored and on the running count', (
 
 	it('an endless body without Content-Length: stopped once the count passes the limit', async () => {
 		const before = storeCount();
-		const { error } = await download([`${base}/endless`], { ...local, maxFileSizeMb: 1, retries: 2 });
-		expect(error).toMatch(/the file is at least 1\.\d MB \(\d+ bytes received so far\), over the limit of 1 MB/);
+		const { error } = await download([`${base}/endless`], {
+			...local,
+			maxFileSizeMb: 1,
+			retries: 2,
+		});
+		expect(error).toMatch(
+			/the file is at least 1\.\d MB \(\d+ bytes received so far\), over the limit of 1 MB/,
+		);
 		expect(hits.get('/endless')).toBe(1);
 		// The connection was closed: the host got to write little more than the limit (socket buffers).
 		await sleep(200);
 		const wrote = written.get('/endless') ?? 0;
-		process.stdout.write(`[bounds] endless body, limit 1 MB: the host got to write ${(wrote / 1024 / 1024).toFixed(1)} MB before the node closed the connection\n`);
+		process.stdout.write(
+			`[bounds] endless body, limit 1 MB: the host got to write ${(wrote / 1024 / 1024).toFixed(1)} MB before the node closed the connection\n`,
+		);
 		expect(wrote).toBeLessThan(16 * 1024 * 1024);
 		expect(storeCount()).toBe(before);
 	});
@@ -309,9 +414,56 @@ describe('time: a drip and a slow host end', () => {
 		const started = Date.now();
 		const before = storeCount();
 		const { error } = await download([`${base}/slow`], { ...local, deadlineMs: 3_000, retries: 2 });
-		expect(error).toMatch(/did not arrive within 3 s, the limit for one file with its retries \(\d+ bytes had arrived\)/);
+		expect(error).toMatch(
+			/did not arrive within 3 s, the limit for one file with its retries \(\d+ bytes had arrived\)/,
+		);
 		expect(hits.get('/slow')).toBe(1);
 		expect(Date.now() - started).toBeLessThan(10_000);
 		expect(storeCount()).toBe(before);
+	});
+});
+
+describe("a task's downloads share its limits (issue 28, finding 4)", () => {
+	it('a file that stalls is retried once, not once per retry: the stall window is not multiplied', async () => {
+		const { error } = await download([`${base}/drip`], { ...local, stallMs: 1_500, retries: 4 });
+		expect(error).toMatch(
+			/the file host sent only \d+ bytes in 2 s \(a download must move at least 16 KB\/s\)/,
+		);
+		expect(hits.get('/drip')).toBe(2);
+	});
+
+	it("the task's files together over its byte budget: stopped, nothing stored, not retried", async () => {
+		const before = storeCount();
+		const { item, error } = await download([`${base}/ok/a.mp4`, `${base}/ok/b.mp4`], {
+			...local,
+			maxTaskBytes: 300_000,
+			retries: 2,
+		});
+		expect(error).toMatch(
+			/the task's files together exceed 0\.3 MB, the limit for one task \(200000 bytes received, 200000 more announced/,
+		);
+		expect(item.json.kind).toBe('config');
+		expect(hits.get('/ok/b.mp4')).toBe(1);
+		expect(storeCount()).toBe(before);
+	});
+
+	it("the Trigger's downloads take turns: at most 4 callbacks download at once", async () => {
+		const result = await runWorkflow(
+			chain(
+				{ name: 'Start', type: MANUAL_TRIGGER_TYPE },
+				{
+					name: 'Probe',
+					type: 'test.boundsProbe',
+					parameters: {
+						urls: JSON.stringify([`${base}/held/a.mp4`]),
+						options: JSON.stringify({ asTriggerCallbacks: 10 }),
+					},
+				},
+			),
+			{ binaryMode: 'filesystem' },
+		);
+		expect(result.outputOf('Probe')[0].json.failed).toBe(0);
+		expect(hits.get('/held/a.mp4')).toBe(10);
+		expect(maxActive).toBe(4);
 	});
 });

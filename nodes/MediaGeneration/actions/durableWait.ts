@@ -248,7 +248,10 @@ async function sealerOf(
 	return (item) => {
 		const state = storedParkState(item.json);
 		if (!key || !state) return item;
-		return { ...item, json: { ...item.json, [PARK_KEY]: sealParkState(state, key, executionId) } };
+		return {
+			...item,
+			json: { ...item.json, [PARK_KEY]: sealParkState(state, key, executionId, item.json) },
+		};
 	};
 }
 

@@ -8,9 +8,10 @@ import type { IDataObject } from 'n8n-workflow';
  * into items, say). So it is written and checked here, and nowhere else: the parking node seals
  * it with an HMAC under a key derived from the credential's API key, binding this execution,
  * the parking node, the item, the task and every field the finisher obeys (the final task, an
- * error, the file options). The finisher uses a state only when the seal holds for its own
- * execution and the task it waits for; any other state is dropped with a notice, and the task
- * is read from the service like any task_id.
+ * error, the file options, the item's model and reference). The finisher uses a state only when
+ * the seal holds for its own execution and the task it waits for, and the sealed item index,
+ * parking node and parking time fit where it reads it; any other state is dropped with a
+ * notice, and the task is read from the service like any task_id.
  */
 
 /** Key of the park state in an item's json. */
@@ -39,6 +40,12 @@ export interface ParkState extends IDataObject {
 	/** The parking node's file options, which the finishing node applies unless it sets its own. */
 	downloadFiles?: boolean;
 	binaryPropertyName?: string;
+	/**
+	 * The parked item's own facts the finisher shows (file names, labels), sealed with the state.
+	 * Absent in 0.1.0's states, which the finisher still accepts (it then reads them from the
+	 * item, as 0.1.0 did).
+	 */
+	item?: { model: string | null; reference: string | null };
 	/** HMAC of all the above with the execution id (see sealParkState). */
 	seal?: string;
 }
@@ -68,13 +75,27 @@ function canonical(value: unknown): string {
 function mac(key: Buffer, executionId: string, state: ParkState): Buffer {
 	const fields: IDataObject = { ...state };
 	delete fields.seal;
-	return createHmac('sha256', key).update(canonical([executionId, fields]), 'utf8').digest();
+	return createHmac('sha256', key)
+		.update(canonical([executionId, fields]), 'utf8')
+		.digest();
 }
 
-/** The state with its seal for this execution (a copy; the given one is not changed). */
-export function sealParkState(state: ParkState, key: Buffer, executionId: string): ParkState {
+/**
+ * The state with its seal for this execution (a copy; the given one is not changed). `itemJson`:
+ * the parked item, whose model and reference are sealed along.
+ */
+export function sealParkState(
+	state: ParkState,
+	key: Buffer,
+	executionId: string,
+	itemJson?: IDataObject,
+): ParkState {
 	const sealed: ParkState = { ...state };
 	delete sealed.seal;
+	if (itemJson) {
+		const text = (value: unknown) => (typeof value === 'string' ? value : null);
+		sealed.item = { model: text(itemJson.model), reference: text(itemJson.reference) };
+	}
 	sealed.seal = mac(key, executionId, sealed).toString('base64url');
 	return sealed;
 }
@@ -96,15 +117,40 @@ export interface ParkStateCheck {
 	notice?: string;
 }
 
+/** Where the finisher reads a state: what the sealed index, node and parkedAt must match. */
+export interface FinisherPlace {
+	/** The finisher's input item index: the parked item's index (the items keep their order). */
+	index: number;
+	/** The nodes upstream of the finisher: the parking node is one of them. */
+	upstream: string[];
+	/** Now, epoch ms: a state is not parked in the future, nor after its deadline. */
+	now: number;
+}
+
+/** Clocks of n8n's processes may differ this much (a main and a worker). */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+function placeMismatch(state: ParkState, place: FinisherPlace | undefined): boolean {
+	if (!place) return false;
+	if (state.index !== place.index || !place.upstream.includes(state.node)) return true;
+	const { parkedAt, deadline } = state;
+	if (parkedAt === undefined) return false;
+	if (typeof parkedAt !== 'number' || !Number.isFinite(parkedAt)) return true;
+	if (parkedAt > place.now + CLOCK_SKEW_MS) return true;
+	return typeof deadline === 'number' && parkedAt > deadline;
+}
+
 /**
  * Checks the state of a finisher's input item. `taskId`: the task the finisher waits for (the
- * item's own task_id unless the node's Task ID says otherwise).
+ * item's own task_id unless the node's Task ID says otherwise). `place`: where the finisher
+ * reads it; the sealed index, node and parkedAt must fit it.
  */
 export function verifyParkState(
 	json: IDataObject | undefined,
 	key: Buffer | undefined,
 	executionId: string,
 	taskId: string | undefined,
+	place?: FinisherPlace,
 ): ParkStateCheck {
 	if (json?.[PARK_KEY] === undefined) return {};
 	const state = storedParkState(json);
@@ -119,5 +165,7 @@ export function verifyParkState(
 	// A genuine state of another item's task (the item's task_id changed) says nothing of this one.
 	if (state.error === undefined && (state.taskId === undefined || state.taskId !== taskId))
 		return dropped;
+	// A genuine state on another item, or from a node that is not upstream, is not this item's.
+	if (placeMismatch(state, place)) return dropped;
 	return { state };
 }

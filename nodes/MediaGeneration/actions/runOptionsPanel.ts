@@ -45,7 +45,7 @@ const timeoutOption: INodeProperties = {
 	typeOptions: { minValue: 0.1, numberPrecision: 1 },
 	default: DEFAULT_TIMEOUT_MINUTES,
 	description:
-		'How long to wait for the task. When it runs out the task keeps running on the service: pick it up with Task → Wait for Completion and its task_id.',
+		'How long to wait for the task and download its files. When it runs out the task keeps running on the service: pick it up with Task → Wait for Completion and its task_id.',
 };
 
 const downloadOption: INodeProperties = {

@@ -35,6 +35,11 @@ export interface CompletionRequest {
 	durations?: WaitOptions['durations'];
 }
 
+const timeoutText = (ms: number) =>
+	ms % 60_000 === 0
+		? `${ms / 60_000} minute${ms === 60_000 ? '' : 's'}`
+		: `${Math.round(ms / 1000)} s`;
+
 function outputExtra(request: CompletionRequest, finishedAt?: number) {
 	return {
 		model: request.model,
@@ -53,6 +58,8 @@ export async function completeTask(
 	request: CompletionRequest,
 ): Promise<ItemOutcome> {
 	const { itemIndex, taskId, run } = request;
+	// The Timeout bounds the whole task where it is an option (waiting): downloads included.
+	const deadlineAt = request.wait ? Date.now() + run.timeoutMs : undefined;
 	let task = request.known;
 	let finishedAt = request.knownFinishedAt;
 	const isFinal = task !== undefined && (task.status === 'finished' || task.status === 'failed');
@@ -110,6 +117,8 @@ export async function completeTask(
 			binaryProperty: run.binaryPropertyName,
 			modelLabel: request.model,
 			maxFileSizeMb: run.maxFileSizeMb,
+			deadlineAt,
+			deadlineName: `the node's Timeout (${timeoutText(run.timeoutMs)})`,
 			onRetry: (fault, attempt) =>
 				ctx.logger.debug('Media Generation download retried', {
 					itemIndex,

@@ -7,7 +7,9 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { isClearTextToAnotherHost } from './baseUrlRule';
 import {
+	ANSWER_TOO_LARGE,
 	classifyError,
 	DEFAULT_BACKOFF,
 	headerValue,
@@ -66,11 +68,11 @@ export function normaliseBaseUrl(raw: unknown): string {
 		});
 	}
 	const url = new URL(text);
-	if (url.protocol === 'http:' && !isLocalHost(url.hostname)) {
+	if (isClearTextToAnotherHost(text)) {
 		// The Bearer key would cross the network in clear text.
 		throw new TransportError({
 			kind: 'config',
-			message: `The credential's Base URL ${url.origin} uses http:// for a host that is not this machine, so the API key would travel unencrypted: nothing was sent. Use https:// (http:// is accepted only for localhost, 127.x.x.x and ::1)`,
+			message: `The credential's Base URL ${url.origin} uses http:// for a host that is not this machine, so the API key would travel unencrypted: nothing was sent. Use https:// (http:// is accepted only for localhost, *.localhost, 127.x.x.x and [::1], written as such)`,
 		});
 	}
 	return text;
@@ -151,6 +153,73 @@ function httpHint(status: number, path: string): string {
 }
 
 /**
+ * The largest answer read from the service, in bytes. A genuine answer is a few KB (a status
+ * lists a task's files, the Trigger takes at most 20): n8n's client reads any answer whole, so a
+ * hostile or broken service could otherwise fill the instance's memory.
+ */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+function answerTooLarge(received: number): Fault {
+	return {
+		kind: 'malformed',
+		code: ANSWER_TOO_LARGE,
+		message: `the service's answer is larger than ${MAX_ANSWER_BYTES / (1024 * 1024)} MB (${received} bytes received before the node stopped reading); no genuine answer is that large. Not retried`,
+	};
+}
+
+type AnswerStream = AsyncIterable<Uint8Array> & { destroy?: (error?: Error) => void };
+
+function isStream(body: unknown): body is AnswerStream {
+	return (
+		typeof body === 'object' &&
+		body !== null &&
+		typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+	);
+}
+
+/**
+ * Reads a streamed answer up to MAX_ANSWER_BYTES and within `limitMs`, then parses it as JSON
+ * (as n8n's client does with `json: true`: text that is not JSON stays text).
+ */
+async function readAnswer(body: unknown, limitMs: number): Promise<unknown> {
+	if (!isStream(body)) return body;
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	let fault: Fault | undefined;
+	const clock = new AbortController();
+	void sleep(limitMs, clock.signal).then(
+		() => {
+			fault = { kind: 'timeout', message: `the answer did not arrive within ${limitMs} ms` };
+			body.destroy?.();
+		},
+		() => undefined,
+	);
+	try {
+		for await (const chunk of body) {
+			if (fault) break;
+			size += chunk.length;
+			if (size > MAX_ANSWER_BYTES) {
+				fault = answerTooLarge(size);
+				body.destroy?.();
+				break;
+			}
+			chunks.push(chunk);
+		}
+	} catch (error) {
+		fault ??= classifyError(error);
+	} finally {
+		clock.abort();
+	}
+	if (fault) throw new TransportError(fault);
+	const text = new TextDecoder().decode(Buffer.concat(chunks));
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return text;
+	}
+}
+
+/**
  * One authenticated request. Resolves only for 2xx; everything else becomes a TransportError
  * whose message names what happened and never contains the API key.
  */
@@ -166,6 +235,8 @@ export async function apiRequest(
 		ignoreHttpStatusErrors: true,
 		returnFullResponse: true,
 		timeout: request.timeoutMs ?? 60_000,
+		// Streamed, so that readAnswer can stop at MAX_ANSWER_BYTES.
+		encoding: 'stream',
 		// The key is for this service only. A redirect is not followed (it is reported, with
 		// where it points, see redirectHint); and were one followed, the key stays behind.
 		disableFollowRedirect: true,
@@ -181,6 +252,9 @@ export async function apiRequest(
 			CREDENTIAL_NAME,
 			options,
 		)) as typeof response;
+		if (response) {
+			response.body = await readAnswer(response.body, request.timeoutMs ?? 60_000);
+		}
 	} catch (error) {
 		failure = classifyError(error, signal);
 	}

@@ -10,7 +10,14 @@ import {
 	resolveExtension,
 	resolveMimeType,
 } from './fileNames';
-import { commitOrThrow, receiveFile, type HeldFile, type TransferOptions } from './fileTransfer';
+import {
+	commitOrThrow,
+	receiveFile,
+	TASK_LIMIT_CODE,
+	type HeldFile,
+	type TaskLimits,
+	type TransferOptions,
+} from './fileTransfer';
 import type { Task } from '../task';
 
 // Result files, streamed into n8n's binary store, never with the API key: every file of a task,
@@ -20,18 +27,85 @@ import type { Task } from '../task';
 export interface DownloadOptions extends TransferOptions {
 	binaryProperty?: string;
 	modelLabel?: string;
+	/** Epoch ms by which every file of the task must have arrived (the node's Timeout). */
+	deadlineAt?: number;
+	/** How that deadline reads in a message ("the node's Timeout (1 minute)"). */
+	deadlineName?: string;
+	/** Bytes the task's files may take together (default MAX_TASK_BYTES). */
+	maxTaskBytes?: number;
+}
+
+/** Files downloaded per task, at most (the Trigger takes at most 20 files in a body, too). */
+export const MAX_FILES_PER_TASK = 20;
+/** Bytes the files of one task may take together (each file also has its own limit). */
+export const MAX_TASK_BYTES = 4 * 1024 ** 3;
+/**
+ * Tasks whose files the Trigger downloads at once, per n8n process: each callback holds its
+ * files on disk until the last arrives, so many callbacks at once could fill the disk.
+ * Others wait their turn (the node's own items are bounded by Max Tasks in Flight instead).
+ */
+export const MAX_TRIGGER_DOWNLOADS = 4;
+
+/** A FIFO of turns: at most `size` holders at once. */
+class Turns {
+	private active = 0;
+	private readonly waiting: Array<() => void> = [];
+
+	constructor(private readonly size: number) {}
+
+	async take(): Promise<() => void> {
+		if (this.active >= this.size) {
+			await new Promise<void>((resolve) => this.waiting.push(resolve));
+		} else {
+			this.active++;
+		}
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			const next = this.waiting.shift();
+			// The turn passes to the next in line as it is: `active` stays the same.
+			if (next) next();
+			else this.active--;
+		};
+	}
+}
+
+const triggerTurns = new Turns(MAX_TRIGGER_DOWNLOADS);
+
+/** The Trigger's webhook context (the node's own runs have no request object). */
+const isWebhook = (ctx: ApiContext) =>
+	typeof (ctx as { getRequestObject?: unknown }).getRequestObject === 'function';
+
+/**
+ * Downloads every file of a finished task (see downloadFilesOf); the Trigger's calls take turns,
+ * at most MAX_TRIGGER_DOWNLOADS at once per process.
+ */
+export async function downloadTaskFiles(
+	ctx: ApiContext,
+	task: Task,
+	opts: DownloadOptions = {},
+): Promise<{ binary: IBinaryKeyData; files: IDataObject[] }> {
+	if (!isWebhook(ctx)) return await downloadFilesOf(ctx, task, opts);
+	const release = await triggerTurns.take();
+	try {
+		return await downloadFilesOf(ctx, task, opts);
+	} finally {
+		release();
+	}
 }
 
 /**
  * Downloads every file of a finished task, one after the other (a task has few files; items run
  * concurrently already). Binary properties: `data`, `data_1`, `data_2`… (base name settable).
  * All or nothing: each file stays uncommitted in n8n's binary store until every file arrived, so
- * a failure (of any file, or a cancellation) leaves no file behind.
+ * a failure (of any file, or a cancellation) leaves no file behind. The files share the task's
+ * limits: at most MAX_FILES_PER_TASK, MAX_TASK_BYTES together, and the caller's deadline.
  */
-export async function downloadTaskFiles(
+async function downloadFilesOf(
 	ctx: ApiContext,
 	task: Task,
-	opts: DownloadOptions = {},
+	opts: DownloadOptions,
 ): Promise<{ binary: IBinaryKeyData; files: IDataObject[] }> {
 	const base = opts.binaryProperty || 'data';
 	const binary: IBinaryKeyData = {};
@@ -46,12 +120,27 @@ export async function downloadTaskFiles(
 			(c) => c.allowPrivateFileHosts,
 			() => false,
 		));
+	const limits: TaskLimits = {
+		deadlineAt: opts.deadlineAt,
+		deadlineName: opts.deadlineName,
+		maxBytes: opts.maxTaskBytes ?? MAX_TASK_BYTES,
+		received: 0,
+	};
 	try {
+		if (list.length > MAX_FILES_PER_TASK) {
+			throw new TransportError({
+				kind: 'config',
+				code: TASK_LIMIT_CODE,
+				message: `the task lists ${list.length} files; at most ${MAX_FILES_PER_TASK} are downloaded for one task: fetch them from their URLs (in the task's files, valid 24 hours after generation) yourself. Not retried`,
+			});
+		}
 		// Refuse a task with any unusable or refused address before fetching the others.
 		for (const file of list) {
-			const refused =
+			const checked =
 				checkFileUrl(file.file_url) ??
 				(await checkFileHost(ctx, new URL(file.file_url.trim()), allowPrivateFileHosts));
+			const refused =
+				'kind' in checked ? checked : 'refused' in checked ? checked.refused : undefined;
 			if (refused) {
 				throw new TransportError({
 					...refused,
@@ -68,7 +157,7 @@ export async function downloadTaskFiles(
 				index,
 				resolveExtension(guessedMime, file),
 			);
-			held.push(await receiveFile(ctx, file, name, { ...opts, allowPrivateFileHosts }));
+			held.push(await receiveFile(ctx, file, name, { ...opts, allowPrivateFileHosts }, limits));
 		}
 		for (let index = 0; index < list.length; index++) {
 			const file = list[index];

@@ -196,15 +196,20 @@ export function classifyError(error: unknown, signal?: AbortSignal): Fault {
 	};
 }
 
+/** The code of an answer larger than api.ts's MAX_ANSWER_BYTES. */
+export const ANSWER_TOO_LARGE = 'ERR_ANSWER_TOO_LARGE';
+
 /** Whether a status read or a download may be repeated after this fault. */
 export function isTransientForRead(fault: Fault): boolean {
 	switch (fault.kind) {
 		case 'refused':
 		case 'network':
 		case 'timeout':
-		case 'malformed':
 		case 'truncated':
 			return true;
+		case 'malformed':
+			// An answer over the size cap would come again: asking again only costs the memory.
+			return fault.code !== ANSWER_TOO_LARGE;
 		case 'http':
 			return fault.statusCode === 429 || fault.statusCode === 408 || (fault.statusCode ?? 0) >= 500;
 		case 'envelope':
@@ -279,7 +284,5 @@ export function scrubSecret(text: string, secrets: Array<string | undefined> = [
 		if (!secret || secret.length < 4) continue;
 		result = result.split(secret).join('***');
 	}
-	return result
-		.replace(/(Bearer\s+)[^\s"',}]+/gi, '$1***')
-		.replace(SECRET_QUERY, '$1***');
+	return result.replace(/(Bearer\s+)[^\s"',}]+/gi, '$1***').replace(SECRET_QUERY, '$1***');
 }

@@ -83,6 +83,8 @@ function parseIPv6(input: string): number[] | undefined {
 	return [...head.map(hex), ...new Array<number>(missing).fill(0), ...rest.map(hex)];
 }
 
+// At least n8n's own default block list (@n8n/config's ssrf-protection.config), plus the
+// shared address space and the IPv6 transition ranges.
 const V4_RANGES: Array<[number[], number, string]> = [
 	[[0, 0, 0, 0], 8, 'an unspecified ("this network") address, 0.0.0.0/8'],
 	[[10, 0, 0, 0], 8, 'a private address (10.0.0.0/8)'],
@@ -94,7 +96,12 @@ const V4_RANGES: Array<[number[], number, string]> = [
 		'a link-local address (169.254.0.0/16, where cloud metadata services answer)',
 	],
 	[[172, 16, 0, 0], 12, 'a private address (172.16.0.0/12)'],
+	[[192, 0, 0, 0], 24, 'an IETF protocol address (192.0.0.0/24)'],
+	[[192, 0, 2, 0], 24, 'a documentation address (192.0.2.0/24)'],
 	[[192, 168, 0, 0], 16, 'a private address (192.168.0.0/16)'],
+	[[198, 18, 0, 0], 15, 'a benchmarking address (198.18.0.0/15)'],
+	[[198, 51, 100, 0], 24, 'a documentation address (198.51.100.0/24)'],
+	[[203, 0, 113, 0], 24, 'a documentation address (203.0.113.0/24)'],
 	[[224, 0, 0, 0], 4, 'a multicast address (224.0.0.0/4)'],
 	[[240, 0, 0, 0], 4, 'a reserved address (240.0.0.0/4)'],
 ];
@@ -115,20 +122,32 @@ function v6Range(g: number[]): string | undefined {
 	const embedded = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
 	if (zeros(0, 8)) return 'the unspecified address (::)';
 	if (zeros(0, 7) && g[7] === 1) return 'the loopback address (::1)';
-	// IPv4 written inside IPv6: mapped (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64
-	// (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::) all lead to the IPv4 address.
+	// IPv4 written inside IPv6: mapped (::ffff:a.b.c.d), translated (::ffff:0:a.b.c.d),
+	// compatible (::a.b.c.d) and the well-known NAT64 prefix (64:ff9b::a.b.c.d) all lead to
+	// the IPv4 address.
 	const inner =
 		zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)
 			? embedded(g[6], g[7])
-			: g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)
+			: zeros(0, 4) && g[4] === 0xffff && g[5] === 0
 				? embedded(g[6], g[7])
-				: g[0] === 0x2002
-					? embedded(g[1], g[2])
+				: g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)
+					? embedded(g[6], g[7])
 					: undefined;
 	if (inner) {
 		const range = v4Range(inner);
 		return range ? `${range}, written as IPv6` : undefined;
 	}
+	// Transition ranges whose IPv4 end is decided elsewhere (a relay, a local translator).
+	if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) {
+		return 'a local-use NAT64 address (64:ff9b:1::/48)';
+	}
+	if (g[0] === 0x2001 && g[1] === 0) return 'a Teredo tunnel address (2001::/32)';
+	if (g[0] === 0x2002) {
+		const range = v4Range(embedded(g[1], g[2]));
+		return range ? `${range}, written as IPv6 (6to4)` : 'a 6to4 tunnel address (2002::/16)';
+	}
+	if (g[0] === 0x2001 && g[1] === 0xdb8) return 'a documentation address (2001:db8::/32)';
+	if (g[0] === 0x100 && zeros(1, 4)) return 'a discard-only address (100::/64)';
 	if ((g[0] & 0xffc0) === 0xfe80) return 'a link-local address (fe80::/10)';
 	if ((g[0] & 0xffc0) === 0xfec0) return 'a site-local address (fec0::/10)';
 	if ((g[0] & 0xfe00) === 0xfc00) return 'a unique local (private) address (fc00::/7)';
@@ -195,39 +214,104 @@ function refusal(host: string, address: string, kind: string, resolved: boolean)
 	};
 }
 
+function unresolved(host: string, error: unknown): Fault {
+	const code = (error as { code?: unknown } | undefined)?.code;
+	return {
+		kind: 'config',
+		code: 'ERR_NOT_RESOLVED',
+		message: `refused: the name ${host} could not be resolved${typeof code === 'string' ? ` (${code})` : ''}, so its address could not be checked. Not retried`,
+	};
+}
+
+/**
+ * Where one request goes once its host passed the address rule. `url` is what n8n's client is
+ * given: for a name, the checked IP address, so that the connection goes where the check
+ * looked (n8n's client would otherwise resolve the name again, and may get another answer);
+ * the name travels in the Host header and, for https, as the TLS server name, against which
+ * the certificate is still verified. `verifyConnection`: no resolver was available (n8n
+ * versions without getSecureEgressFilter), so the address is checked on the connection.
+ */
+export interface FileTarget {
+	url: string;
+	headers: Record<string, string>;
+	agentOptions?: { servername: string };
+	verifyConnection: boolean;
+}
+
+const asIs = (url: URL): FileTarget => ({ url: url.href, headers: {}, verifyConnection: false });
+
 /**
  * Checks the host of `url` against the address rule, after DNS resolution: every address the
- * name resolves to must be public. Returns the refusal, or undefined. A name that does not
- * resolve is left to the request, which then fails with its own error.
+ * name resolves to must be public, and the request then goes to one of them (see FileTarget).
+ * A name that does not resolve is refused. Returns the refusal or the target.
  */
 export async function checkFileHost(
 	ctx: ApiContext,
 	url: URL,
 	allowPrivate: boolean,
-): Promise<Fault | undefined> {
-	if (allowPrivate) return undefined;
+): Promise<{ refused: Fault } | { target: FileTarget }> {
+	if (allowPrivate) return { target: asIs(url) };
 	const host = url.hostname.replace(/^\[|\]$/g, '');
 	if (isIpAddress(host)) {
 		const kind = privateAddressKind(host);
-		return kind ? refusal(host, host, kind, false) : undefined;
+		return kind ? { refused: refusal(host, host, kind, false) } : { target: asIs(url) };
 	}
 	// RFC 6761: every *.localhost name is the loopback, whatever a resolver answers.
 	if (/(^|\.)localhost\.?$/i.test(host)) {
-		return refusal(host, host, 'a loopback name (*.localhost, RFC 6761)', false);
+		return { refused: refusal(host, host, 'a loopback name (*.localhost, RFC 6761)', false) };
 	}
 	const lookup = lookupOf(ctx);
-	if (!lookup) return undefined;
+	if (!lookup) return { target: { ...asIs(url), verifyConnection: true } };
 	let addresses: string[];
 	try {
 		addresses = await resolveAll(lookup, host);
-	} catch {
-		return undefined;
+	} catch (error) {
+		return { refused: unresolved(host, error) };
 	}
+	if (addresses.length === 0) return { refused: unresolved(host, undefined) };
 	for (const address of addresses) {
 		const kind = privateAddressKind(address);
-		if (kind) return refusal(host, address, kind, true);
+		if (kind) return { refused: refusal(host, address, kind, true) };
+	}
+	const pinned = new URL(url.href);
+	pinned.hostname = addresses[0].includes(':') ? `[${addresses[0]}]` : addresses[0];
+	return {
+		target: {
+			url: pinned.href,
+			headers: { Host: url.host },
+			agentOptions: url.protocol === 'https:' ? { servername: host } : undefined,
+			verifyConnection: false,
+		},
+	};
+}
+
+/**
+ * The address a response came from, read from its socket, or undefined when the body does not
+ * expose one.
+ */
+function connectedAddress(body: unknown): string | undefined {
+	const candidates = [
+		(body as { socket?: { remoteAddress?: unknown } } | undefined)?.socket,
+		(body as { req?: { socket?: { remoteAddress?: unknown } } } | undefined)?.req?.socket,
+	];
+	for (const socket of candidates) {
+		if (typeof socket?.remoteAddress === 'string') return socket.remoteAddress;
 	}
 	return undefined;
+}
+
+/** The check of a connection's address, for n8n versions that give nodes no resolver. */
+function checkConnection(host: string, body: unknown): Fault | undefined {
+	const address = connectedAddress(body);
+	if (address === undefined) {
+		return {
+			kind: 'config',
+			code: 'ERR_PRIVATE_ADDRESS',
+			message: `refused: the address n8n connected to for ${host} could not be read, so it could not be checked. If this file host is on your own network, turn on "${ALLOW_PRIVATE_FIELD}" in the Media Generation credential. Not retried`,
+		};
+	}
+	const kind = privateAddressKind(address);
+	return kind ? refusal(host, address, kind, true) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -262,14 +346,16 @@ export async function requestCheckedHops(
 ): Promise<HopResponse> {
 	let url = request.url;
 	for (let hop = 0; ; hop++) {
-		const refused = checkFileUrl(url) ?? (await checkFileHost(ctx, new URL(url), allowPrivate));
-		if (refused) {
-			throw new TransportError(
+		const checked = checkFileUrl(url) ?? (await checkFileHost(ctx, new URL(url), allowPrivate));
+		const refuse = (fault: Fault) =>
+			new TransportError(
 				hop === 0
-					? refused
-					: { ...refused, message: `after a redirect to ${shownUrl(url)}: ${refused.message}` },
+					? fault
+					: { ...fault, message: `after a redirect to ${shownUrl(url)}: ${fault.message}` },
 			);
-		}
+		if ('refused' in checked) throw refuse(checked.refused);
+		if ('kind' in checked) throw refuse(checked);
+		const target = checked.target;
 		// Each hop has its own signal (following the caller's): a redirect's body is dropped by
 		// aborting it, as n8n's client ends a streamed body only on its next chunk otherwise.
 		const outer = request.abortSignal as AbortSignal | undefined;
@@ -281,7 +367,12 @@ export async function requestCheckedHops(
 		const response = (await ctx.helpers
 			.httpRequest({
 				...request,
-				url,
+				url: target.url,
+				headers: { ...request.headers, ...target.headers },
+				...(target.agentOptions ? { agentOptions: target.agentOptions } : {}),
+				// Without a resolver the address is read from the connection: a streamed body
+				// exposes it (and is dropped unread when refused).
+				...(target.verifyConnection ? { encoding: 'stream' as const } : {}),
 				abortSignal: hopController.signal,
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
@@ -294,6 +385,20 @@ export async function requestCheckedHops(
 		if (!response) {
 			outer?.removeEventListener('abort', forward);
 			throw new TransportError(classifyError(failure, outer));
+		}
+		if (target.verifyConnection) {
+			const refused = checkConnection(new URL(url).hostname, response.body);
+			if (refused) {
+				outer?.removeEventListener('abort', forward);
+				hopController.abort();
+				discardBody(response.body);
+				throw refuse(refused);
+			}
+			if (request.encoding !== 'stream') {
+				// Asked for a HEAD or a body read whole: only HEADs come here (the pre-check).
+				discardBody(response.body);
+				response.body = undefined;
+			}
 		}
 		const headers = response.headers ?? {};
 		const location = headerValue(headers, 'location');

@@ -57,15 +57,21 @@ function readableClassOf(body: unknown): ReadableClass | undefined {
 }
 
 /**
- * The slow-host watchdog's window: a body that sends fewer than MIN_WINDOW_BYTES in this long
- * (nothing at all, or a drip of a byte every few seconds) is given up and the download retried.
+ * The slow-host watchdog: over any window of STALL_MS in which the node is not pausing the host,
+ * a body must move at least MIN_BYTES_PER_SECOND on average (a CDN always does; a host that
+ * sends nothing, or drips a byte every few seconds, does not). A stalled attempt is retried
+ * once: a second stall is the host, and more attempts would only multiply the wait.
  */
-const STALL_MS = 60_000;
-const MIN_WINDOW_BYTES = 16 * 1024;
+const STALL_MS = 30_000;
+const MIN_BYTES_PER_SECOND = 16 * 1024;
+const STALL_CODE = 'ERR_DOWNLOAD_STALLED';
+const STALL_RETRIES = 1;
 
 /** Each file, with its retries and redirects, must have arrived within this (default). */
 export const FILE_DEADLINE_MS = 30 * 60_000;
 const DEADLINE_CODE = 'ERR_DOWNLOAD_DEADLINE';
+/** The code of a fault that ends a task's downloads (its deadline, its byte budget). */
+export const TASK_LIMIT_CODE = 'ERR_TASK_DOWNLOAD_LIMIT';
 
 /**
  * What the node's stream buffers for the binary store before it pauses the file host: one
@@ -118,12 +124,24 @@ function storageFault(code: string): Fault {
 	};
 }
 
+/** What all the files of one task share: a deadline and a byte budget. */
+export interface TaskLimits {
+	/** Epoch ms by which every file of the task must have arrived. */
+	deadlineAt?: number;
+	/** How the deadline reads in a message ("the node's Timeout (1 minute)"). */
+	deadlineName?: string;
+	/** Bytes the task's files may take together. */
+	maxBytes: number;
+	/** Bytes received so far by the task's files (counted by the transfers). */
+	received: number;
+}
+
 export interface TransferOptions {
 	signal?: AbortSignal;
 	retries?: number;
 	/** Per attempt, until the answer's headers arrive. */
 	timeoutMs?: number;
-	/** The slow-host watchdog's window (default 60 s). */
+	/** The slow-host watchdog's window (default 30 s). */
 	stallMs?: number;
 	/** Per file, all attempts and redirects included (default FILE_DEADLINE_MS). */
 	deadlineMs?: number;
@@ -158,10 +176,25 @@ export async function receiveFile(
 	file: TaskFile,
 	fileName: string,
 	options: TransferOptions,
+	task: TaskLimits,
 ): Promise<HeldFile> {
 	const signal = options.signal ?? cancelSignalOf(ctx);
-	const deadlineMs = options.deadlineMs ?? FILE_DEADLINE_MS;
-	const deadlineAt = Date.now() + deadlineMs;
+	const fileDeadlineAt = Date.now() + (options.deadlineMs ?? FILE_DEADLINE_MS);
+	const taskBinds = task.deadlineAt !== undefined && task.deadlineAt < fileDeadlineAt;
+	const deadline: Deadline = {
+		at: taskBinds ? (task.deadlineAt as number) : fileDeadlineAt,
+		describe: (received) =>
+			taskBinds
+				? {
+						code: TASK_LIMIT_CODE,
+						message: `the task's files did not all arrive within ${task.deadlineName ?? 'the time allowed'} (${task.received} bytes had arrived). For a host this slow, ${FETCH_ELSEWHERE}. Not retried`,
+					}
+				: {
+						code: DEADLINE_CODE,
+						message: `the file did not arrive within ${minutesOrSeconds(options.deadlineMs ?? FILE_DEADLINE_MS)}, the limit for one file with its retries (${received} bytes had arrived). For a host this slow, ${FETCH_ELSEWHERE}. Not retried`,
+					},
+	};
+	let stalls = 0;
 	let fault: Fault;
 	try {
 		return await withRetries(
@@ -170,13 +203,17 @@ export async function receiveFile(
 				await receiveOnce(ctx, file, fileName, signal, {
 					timeoutMs: options.timeoutMs ?? 60_000,
 					stallMs: options.stallMs ?? STALL_MS,
-					deadlineAt,
-					deadlineMs,
+					deadline,
+					task,
 					maxFileSizeMb: options.maxFileSizeMb,
 					allowPrivate: options.allowPrivateFileHosts === true,
 				}),
-			(f) => f.code !== DEADLINE_CODE && isTransientForRead(f),
-			{ signal, retries: options.retries ?? 4, deadline: deadlineAt, onRetry: options.onRetry },
+			(f) => {
+				if (f.code === DEADLINE_CODE || f.code === TASK_LIMIT_CODE) return false;
+				if (f.code === STALL_CODE && ++stalls > STALL_RETRIES) return false;
+				return isTransientForRead(f);
+			},
+			{ signal, retries: options.retries ?? 4, deadline: deadline.at, onRetry: options.onRetry },
 		);
 	} catch (error) {
 		fault = classifyError(error, signal);
@@ -184,6 +221,15 @@ export async function receiveFile(
 	// (Thrown outside the catch block: the lint rule wants node errors there.)
 	if (fault.kind === 'cancelled') throw new TransportError(fault);
 	throw downloadFault(file, fault);
+}
+
+const minutesOrSeconds = (ms: number) =>
+	ms >= 60_000 ? `${Math.round(ms / 60_000)} minutes` : `${Math.round(ms / 1000)} s`;
+
+/** When a file must have arrived, and what to say when it did not. */
+interface Deadline {
+	at: number;
+	describe(received: number): { code: string; message: string };
 }
 
 /** Commits a held file; a failure of n8n's store becomes the item's error. */
@@ -210,8 +256,8 @@ function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
 interface AttemptLimits {
 	timeoutMs: number;
 	stallMs: number;
-	deadlineAt: number;
-	deadlineMs: number;
+	deadline: Deadline;
+	task: TaskLimits;
 	maxFileSizeMb?: number;
 	allowPrivate: boolean;
 }
@@ -242,7 +288,7 @@ async function receiveOnce(
 				// anyway is refused below (n8n's client would decode it leniently).
 				headers: { 'Accept-Encoding': 'identity' },
 				encoding: 'stream',
-				timeout: attemptTimeout(limits.timeoutMs, limits.deadlineAt),
+				timeout: attemptTimeout(limits.timeoutMs, limits.deadline.at),
 				abortSignal: controller.signal,
 			},
 			limits.allowPrivate,
@@ -302,6 +348,9 @@ async function receiveOnce(
 	if (expected !== undefined && expected > (limit as SizeLimit).bytes) {
 		refuse(tooLargeFault(expected, true, limit as SizeLimit));
 	}
+	if (expected !== undefined && limits.task.received + expected > limits.task.maxBytes) {
+		refuse(taskTooLargeFault(limits.task, expected));
+	}
 	return await hold(ctx, response.body as NodeReadable, Readable as ReadableClass, {
 		fileName,
 		mimeType,
@@ -310,10 +359,20 @@ async function receiveOnce(
 		controller,
 		signal,
 		stallMs: limits.stallMs,
-		deadlineAt: limits.deadlineAt,
-		deadlineMs: limits.deadlineMs,
+		deadline: limits.deadline,
+		task: limits.task,
 		detach,
 	});
+}
+
+function taskTooLargeFault(task: TaskLimits, more: number): Fault {
+	const gb = (n: number) =>
+		n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GB` : `${(n / 1024 ** 2).toFixed(1)} MB`;
+	return {
+		kind: 'config',
+		code: TASK_LIMIT_CODE,
+		message: `the task's files together exceed ${gb(task.maxBytes)}, the limit for one task (${task.received} bytes received, ${more} more announced or arriving). To get such files, ${FETCH_ELSEWHERE}. Not retried`,
+	};
 }
 
 /** A body whose byte count differs from its Content-Length was compressed and decoded by n8n. */
@@ -325,126 +384,234 @@ function decodedBodyFault(received: number, expected: number): Fault {
 	};
 }
 
+/** What one transfer shares between its parts (the gate, the counter, the watchdog). */
+interface Transfer {
+	o: HoldOptions;
+	source: NodeReadable;
+	received: number;
+	/** The node paused the host (the store is behind): the watchdog does not count this time. */
+	paused: boolean;
+	windowStart: number;
+	windowBytes: number;
+	/** The outcome is known (arrived, or failed): the watchdog stops. */
+	settled: boolean;
+	/** The node ended the transfer for a reason of its own (a limit). */
+	stopped?: Fault;
+	sourceError?: unknown;
+	failed: (error: unknown) => void;
+}
+
+interface HoldOptions {
+	fileName: string;
+	mimeType: string;
+	expected?: number;
+	limit: SizeLimit;
+	controller: AbortController;
+	signal?: AbortSignal;
+	stallMs: number;
+	deadline: Deadline;
+	task: TaskLimits;
+	detach: () => void;
+}
+
+/** Ends the transfer for a reason of the node's own (a limit), reported as `fault`. */
+function stop(t: Transfer, fault: Fault): void {
+	if (t.stopped || t.settled) return;
+	t.stopped = fault;
+	t.o.controller.abort();
+	t.failed(new TransportError(fault));
+}
+
 /**
- * Pipes the body into n8n's binary store through a stream of the node's own, which counts the
- * bytes against the limits, watches for a slow or silent host and the deadline, and holds back
- * the end until the caller commits. Resolves once the whole body arrived; on any failure the
- * store is handed the error (n8n then deletes its temporary file) before this rejects.
+ * The stream handed to n8n's binary store: it passes the body on, pausing the host when the
+ * store is behind, and holds back the end until the caller commits.
  */
-async function hold(
-	ctx: ApiContext,
-	source: NodeReadable,
-	Readable: ReadableClass,
-	o: {
-		fileName: string;
-		mimeType: string;
-		expected?: number;
-		limit: SizeLimit;
-		controller: AbortController;
-		signal?: AbortSignal;
-		stallMs: number;
-		deadlineAt: number;
-		deadlineMs: number;
-		detach: () => void;
-	},
-): Promise<HeldFile> {
-	let received = 0;
-	let paused = false;
-	let windowStart = Date.now();
-	let windowBytes = 0;
-	let settled = false;
-	let stopped: Fault | undefined;
-	let sourceError: unknown;
-	let arrived!: () => void;
-	let failed!: (error: unknown) => void;
-	const complete = new Promise<void>((resolve, reject) => {
-		arrived = resolve;
-		failed = reject;
-	});
-	/** Ends the transfer for a reason of the node's own (a limit), reported as `fault`. */
-	const stop = (fault: Fault) => {
-		if (stopped || settled) return;
-		stopped = fault;
-		o.controller.abort();
-		failed(new TransportError(fault));
-	};
+function openGate(t: Transfer, Readable: ReadableClass): NodeReadable {
 	const gate = new Readable({
 		highWaterMark: GATE_HIGH_WATER_MARK,
 		read() {
-			if (!paused) return;
-			paused = false;
-			windowStart = Date.now();
-			windowBytes = 0;
-			source.resume();
+			if (!t.paused) return;
+			t.paused = false;
+			t.windowStart = Date.now();
+			t.windowBytes = 0;
+			t.source.resume();
 		},
 		destroy(error, callback) {
 			// The store gave up (a failed write) or the download failed: stop the transfer.
-			if (!settled) o.controller.abort();
+			if (!t.settled) t.o.controller.abort();
 			callback(error);
 		},
 	});
 	// The store may already have let go of the gate (its own write failed, or it finished) when
 	// the gate is destroyed with the download's error: without a listener of its own, that error
 	// would be an unhandled 'error' event that takes the process down. The failure itself reaches
-	// the caller through `complete` and `storeFailure`.
+	// the caller through `complete` and `storeFailure` in hold().
 	gate.on('error', () => undefined);
-	source.on('data', (chunk: Buffer) => {
-		if (stopped) return;
-		received += chunk.length;
-		windowBytes += chunk.length;
+	return gate;
+}
+
+/** Counts each chunk against the limits, then passes it through the gate. */
+function countChunks(t: Transfer, gate: NodeReadable): void {
+	t.source.on('data', (chunk: Buffer) => {
+		if (t.stopped) return;
+		t.received += chunk.length;
+		t.windowBytes += chunk.length;
+		t.o.task.received += chunk.length;
 		// Counted after n8n's client decoded the body: what would be stored.
-		if (received > o.limit.bytes) return stop(tooLargeFault(received, false, o.limit));
-		if (o.expected !== undefined && received > o.expected) {
-			return stop(decodedBodyFault(received, o.expected));
+		if (t.received > t.o.limit.bytes) return stop(t, tooLargeFault(t.received, false, t.o.limit));
+		if (t.o.expected !== undefined && t.received > t.o.expected) {
+			return stop(t, decodedBodyFault(t.received, t.o.expected));
 		}
+		if (t.o.task.received > t.o.task.maxBytes) return stop(t, taskTooLargeFault(t.o.task, 0));
 		if (!gate.push(chunk)) {
-			paused = true;
-			source.pause();
+			t.paused = true;
+			t.source.pause();
 		}
 	});
+}
+
+/** The watchdog: the deadline, and a host that moves too little while the node is not pausing it. */
+async function watch(t: Transfer): Promise<void> {
+	const { stallMs, deadline, signal } = t.o;
+	const minBytes = Math.round((MIN_BYTES_PER_SECOND * stallMs) / 1000);
+	while (!t.settled && !t.stopped) {
+		const ticked = await sleep(Math.min(1_000, stallMs / 3), signal).then(
+			() => true,
+			() => false,
+		);
+		if (!ticked || t.settled || t.stopped) return;
+		const now = Date.now();
+		if (now >= deadline.at) {
+			return stop(t, { kind: 'timeout', ...deadline.describe(t.received) });
+		}
+		if (t.paused) {
+			t.windowStart = now;
+			t.windowBytes = 0;
+		} else if (now - t.windowStart >= stallMs) {
+			if (t.windowBytes < minBytes) {
+				const seconds = Math.round(stallMs / 1000);
+				return stop(t, {
+					kind: 'network',
+					code: STALL_CODE,
+					message:
+						t.windowBytes === 0
+							? `the file host sent no data for ${seconds} s`
+							: `the file host sent only ${t.windowBytes} bytes in ${seconds} s (a download must move at least ${MIN_BYTES_PER_SECOND / 1024} KB/s)`,
+				});
+			}
+			t.windowStart = now;
+			t.windowBytes = 0;
+		}
+	}
+}
+
+/** The file, arrived and checked, held open in the store until commit or discard. */
+function heldFile(
+	ctx: ApiContext,
+	t: Transfer,
+	gate: NodeReadable,
+	stored: Promise<IBinaryData>,
+	storeFailure: Promise<unknown>,
+): HeldFile {
+	const { o } = t;
+	return {
+		mimeType: o.mimeType,
+		async commit() {
+			gate.push(null);
+			let binary: IBinaryData | undefined;
+			let storeError: unknown;
+			try {
+				binary = await stored;
+			} catch (error) {
+				storeError = error;
+			} finally {
+				o.detach();
+			}
+			if (!binary) throw new TransportError(storeFault(storeError) ?? classifyError(storeError));
+			learnBinaryMode(ctx, binary);
+			binary.mimeType = o.mimeType;
+			binary.fileName = o.fileName;
+			const size = typeof binary.bytes === 'number' ? binary.bytes : t.received;
+			return { binary, mimeType: o.mimeType, size };
+		},
+		async discard() {
+			gate.destroy(new Error('download discarded: another file of the task failed'));
+			await storeFailure;
+			o.detach();
+		},
+	};
+}
+
+/**
+ * After a failure: stops the transfer, lets the store drop its temporary file, and returns
+ * what to report (the store's fault, the node's own reason, a cut body, or the error).
+ */
+async function failedTransfer(
+	t: Transfer,
+	gate: NodeReadable,
+	storeFailure: Promise<unknown>,
+	failure: unknown,
+): Promise<Fault> {
+	const { o } = t;
+	o.controller.abort();
+	// A retry fetches the file again: this attempt's bytes are not the task's.
+	o.task.received -= t.received;
+	if (!gate.destroyed)
+		gate.destroy(t.sourceError instanceof Error ? t.sourceError : new Error('download failed'));
+	const storeError = await storeFailure;
+	o.detach();
+	const fromStore = storeFault(storeError);
+	if (fromStore) return fromStore;
+	if (t.stopped) return t.stopped;
+	const fault = classifyError(t.sourceError ?? failure, o.signal);
+	if (fault.kind !== 'cancelled' && o.expected !== undefined && t.received < o.expected) {
+		return {
+			kind: 'truncated',
+			code: fault.code,
+			message: `the download stopped after ${t.received} of ${o.expected} bytes`,
+		};
+	}
+	return fault;
+}
+
+/**
+ * Pipes the body into n8n's binary store through a stream of the node's own (openGate), which
+ * counts the bytes against the limits (countChunks), watches for a slow or silent host and the
+ * deadline (watch), and holds back the end until the caller commits (heldFile). Resolves once
+ * the whole body arrived; on any failure the store is handed the error (n8n then deletes its
+ * temporary file) before this rejects.
+ */
+async function hold(
+	ctx: ApiContext,
+	source: NodeReadable,
+	Readable: ReadableClass,
+	o: HoldOptions,
+): Promise<HeldFile> {
+	let arrived!: () => void;
+	const t: Transfer = {
+		o,
+		source,
+		received: 0,
+		paused: false,
+		windowStart: Date.now(),
+		windowBytes: 0,
+		settled: false,
+		failed: () => undefined,
+	};
+	const complete = new Promise<void>((resolve, reject) => {
+		arrived = resolve;
+		t.failed = reject;
+	});
+	const gate = openGate(t, Readable);
+	countChunks(t, gate);
 	source.once('end', () => arrived());
 	source.once('error', (error: unknown) => {
-		sourceError = error;
-		failed(error);
+		t.sourceError = error;
+		t.failed(error);
 	});
 	const stored = ctx.helpers.prepareBinaryData(gate, o.fileName, o.mimeType);
 	const storeFailure = rejectionOf(stored);
-	// The watchdog: the deadline, and a host that sends (almost) nothing while the node is not
-	// the one pausing it.
-	void (async () => {
-		while (!settled && !stopped) {
-			const ticked = await sleep(Math.min(1_000, o.stallMs / 3), o.signal).then(
-				() => true,
-				() => false,
-			);
-			if (!ticked || settled || stopped) return;
-			const now = Date.now();
-			if (now >= o.deadlineAt) {
-				return stop({
-					kind: 'timeout',
-					code: DEADLINE_CODE,
-					message: `the file did not arrive within ${o.deadlineMs >= 60_000 ? `${Math.round(o.deadlineMs / 60_000)} minutes` : `${Math.round(o.deadlineMs / 1000)} s`}, the limit for one file with its retries (${received} bytes had arrived). For a host this slow, ${FETCH_ELSEWHERE}. Not retried`,
-				});
-			}
-			if (paused) {
-				windowStart = now;
-				windowBytes = 0;
-			} else if (now - windowStart >= o.stallMs) {
-				if (windowBytes < MIN_WINDOW_BYTES) {
-					const seconds = Math.round(o.stallMs / 1000);
-					return stop({
-						kind: 'network',
-						message:
-							windowBytes === 0
-								? `the file host sent no data for ${seconds} s`
-								: `the file host sent only ${windowBytes} bytes in ${seconds} s (a download must move at least ${MIN_WINDOW_BYTES / 1024} KB in that time)`,
-					});
-				}
-				windowStart = now;
-				windowBytes = 0;
-			}
-		}
-	})();
+	void watch(t);
 
 	let failure: unknown;
 	try {
@@ -459,55 +626,11 @@ async function hold(
 	}
 	// Ended cleanly, but with another count than the Content-Length: only a decoded body can (with
 	// identity coding Node's HTTP parser delivers exactly Content-Length bytes or fails).
-	if (failure === undefined && o.expected !== undefined && received !== o.expected) {
-		stop(decodedBodyFault(received, o.expected));
-		failure = new TransportError(stopped as Fault);
+	if (failure === undefined && o.expected !== undefined && t.received !== o.expected) {
+		stop(t, decodedBodyFault(t.received, o.expected));
+		failure = new TransportError(t.stopped as Fault);
 	}
-	settled = true;
-	if (failure === undefined) {
-		return {
-			mimeType: o.mimeType,
-			async commit() {
-				gate.push(null);
-				let binary: IBinaryData | undefined;
-				let storeError: unknown;
-				try {
-					binary = await stored;
-				} catch (error) {
-					storeError = error;
-				} finally {
-					o.detach();
-				}
-				if (!binary) throw new TransportError(storeFault(storeError) ?? classifyError(storeError));
-				learnBinaryMode(ctx, binary);
-				binary.mimeType = o.mimeType;
-				binary.fileName = o.fileName;
-				const size = typeof binary.bytes === 'number' ? binary.bytes : received;
-				return { binary, mimeType: o.mimeType, size };
-			},
-			async discard() {
-				gate.destroy(new Error('download discarded: another file of the task failed'));
-				await storeFailure;
-				o.detach();
-			},
-		};
-	}
-	// Failed: make sure the transfer stops and the store drops its temporary file.
-	o.controller.abort();
-	if (!gate.destroyed)
-		gate.destroy(sourceError instanceof Error ? sourceError : new Error('download failed'));
-	const storeError = await storeFailure;
-	o.detach();
-	const fromStore = storeFault(storeError);
-	if (fromStore) throw new TransportError(fromStore);
-	if (stopped) throw new TransportError(stopped);
-	const fault = classifyError(sourceError ?? failure, o.signal);
-	if (fault.kind !== 'cancelled' && o.expected !== undefined && received < o.expected) {
-		throw new TransportError({
-			kind: 'truncated',
-			code: fault.code,
-			message: `the download stopped after ${received} of ${o.expected} bytes`,
-		});
-	}
-	throw new TransportError(fault);
+	t.settled = true;
+	if (failure === undefined) return heldFile(ctx, t, gate, stored, storeFailure);
+	throw new TransportError(await failedTransfer(t, gate, storeFailure, failure));
 }

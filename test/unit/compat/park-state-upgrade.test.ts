@@ -64,3 +64,46 @@ test('this version’s own state for the same task is obeyed (the check above is
 	expect(check.notice).toBeUndefined();
 	expect(check.state).toEqual(own);
 });
+
+test('0.1.0’s own state (model and reference not sealed) is still obeyed where it fits: its item, an upstream parking node', () => {
+	const json = unsealedItem();
+	const released = sealParkState(
+		{ ...(json[PARK_KEY] as ParkState), node: 'Generate', taskId: 'task_a' },
+		KEY,
+		EXECUTION,
+	);
+	expect(released.item).toBeUndefined();
+	const place = { index: 0, upstream: ['Trigger', 'Generate'], now: 1_700_000_002_000 };
+	const check = verifyParkState(
+		{ ...json, [PARK_KEY]: released } as never,
+		KEY,
+		EXECUTION,
+		'task_a',
+		place,
+	);
+	expect(check.notice).toBeUndefined();
+	expect(check.state).toEqual(released);
+	// The same state read by another item, or below another branch, is not this item's.
+	const elsewhere = verifyParkState(
+		{ ...json, [PARK_KEY]: released } as never,
+		KEY,
+		EXECUTION,
+		'task_a',
+		{
+			...place,
+			index: 1,
+		},
+	);
+	expect(elsewhere.state).toBeUndefined();
+	const notUpstream = verifyParkState(
+		{ ...json, [PARK_KEY]: released } as never,
+		KEY,
+		EXECUTION,
+		'task_a',
+		{
+			...place,
+			upstream: ['Trigger'],
+		},
+	);
+	expect(notUpstream.state).toBeUndefined();
+});

@@ -36,6 +36,21 @@ describe('addresses that are not public', () => {
 		['::127.0.0.1', /loopback/],
 		['64:ff9b::a00:1', /private address \(10\.0\.0\.0\/8\), written as IPv6/],
 		['2002:c0a8:0101::1', /192\.168\.0\.0\/16\), written as IPv6/],
+		// n8n's default block list (@n8n/config ssrf-protection.config) and the transition ranges.
+		['192.0.0.8', /IETF protocol address \(192\.0\.0\.0\/24\)/],
+		['192.0.2.1', /documentation address \(192\.0\.2\.0\/24\)/],
+		['198.18.0.1', /benchmarking address \(198\.18\.0\.0\/15\)/],
+		['198.19.255.255', /benchmarking/],
+		['198.51.100.7', /documentation address \(198\.51\.100\.0\/24\)/],
+		['203.0.113.9', /documentation address \(203\.0\.113\.0\/24\)/],
+		['::ffff:0:127.0.0.1', /loopback address \(127\.0\.0\.0\/8\), written as IPv6/],
+		['::ffff:0:a9fe:a9fe', /link-local address \(169\.254/],
+		['64:ff9b:1::808:808', /local-use NAT64 address \(64:ff9b:1::\/48\)/],
+		['2001::1', /Teredo tunnel address \(2001::\/32\)/],
+		['2001:0:4136:e378:8000:63bf:3fff:fdd2', /Teredo/],
+		['2002:0808:0808::1', /6to4 tunnel address \(2002::\/16\)/],
+		['2001:db8::1', /documentation address \(2001:db8::\/32\)/],
+		['100::1', /discard-only/],
 		['fe80::1', /link-local address \(fe80::\/10\)/],
 		['fe80::1%eth0', /link-local/],
 		['febf:ffff::1', /link-local/],
@@ -58,10 +73,14 @@ describe('addresses that are not public', () => {
 		'192.169.0.1',
 		'11.0.0.1',
 		'2606:4700:4700::1111',
-		'2001:db8::1',
 		'::ffff:8.8.8.8',
 		'64:ff9b::808:808',
-		'2002:0808:0808::1',
+		'198.17.255.255',
+		'198.20.0.0',
+		'192.0.1.1',
+		'2001:1::1',
+		'2001:4860:4860::8888',
+		'::ffff:0:8.8.8.8',
 		'fec0::1'.replace('fec0', 'fbff'),
 	])('%s is public', (ip) => {
 		expect(privateAddressKind(ip)).toBeUndefined();
@@ -103,7 +122,9 @@ describe("the size limit follows n8n's binary data mode", () => {
 		});
 		expect(fault.kind).toBe('config');
 		expect(fault.message).toContain('the file is 600.0 MB (629145600 bytes, its Content-Length)');
-		expect(fault.message).toContain(`the default limit of 256 MB for n8n's "database" binary data mode`);
+		expect(fault.message).toContain(
+			`the default limit of 256 MB for n8n's "database" binary data mode`,
+		);
 		expect(fault.message).toContain('V8 caps at 512 MB');
 		expect(fault.message).toContain('Options → Max File Size (MB) changes the limit');
 		expect(fault.message).toContain('valid 24 hours');

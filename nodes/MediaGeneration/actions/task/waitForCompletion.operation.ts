@@ -33,6 +33,28 @@ interface Entry {
 	json: IDataObject;
 }
 
+/** The names of the nodes upstream of this one (where a parking node can be). */
+function upstreamOf(ctx: IExecuteFunctions): string[] {
+	try {
+		return ctx.getParentNodes(ctx.getNode().name).map((node) => node.name);
+	} catch {
+		return [];
+	}
+}
+
+/**
+ * The parked item's model and reference: sealed in the state; from the item for 0.1.0's states,
+ * which did not seal them (as 0.1.0 read them).
+ */
+function parkedItemFacts(
+	park: ParkState,
+	json: IDataObject,
+): { model?: string; reference?: string } {
+	const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+	const source = park.item ?? json;
+	return { model: text(source.model), reference: text(source.reference) };
+}
+
 /** The park-state key of each run (from its credential), read before the items are prepared. */
 const parkKeys = new WeakMap<IExecuteFunctions, Buffer | undefined>();
 
@@ -90,6 +112,7 @@ export const operation: ItemOperation<Entry, ProgressReporter> = {
 			parkKeys.get(ctx),
 			ctx.getExecutionId() ?? '',
 			fromItem ?? ownTaskId,
+			{ index: i, upstream: upstreamOf(ctx), now: Date.now() },
 		);
 		if (notice) json.notice = notice;
 		if (park?.error) {
@@ -128,11 +151,12 @@ export const operation: ItemOperation<Entry, ProgressReporter> = {
 		const fromPark = park !== undefined;
 		const known = fromPark ? knownTask(park) : undefined;
 		const submittedAt = fromPark ? park.submittedAt : undefined;
+		const facts = fromPark ? parkedItemFacts(park, json) : {};
 		const outcome = await completeTask(ctx, {
 			itemIndex: i,
 			taskId: entry.taskId,
-			model: fromPark && typeof json.model === 'string' ? json.model : undefined,
-			reference: fromPark && typeof json.reference === 'string' ? json.reference : undefined,
+			model: facts.model,
+			reference: facts.reference,
 			submittedAt,
 			// The creation time is learnt from the first read; until then the origin is "now".
 			origin: submittedAt ?? Date.now(),

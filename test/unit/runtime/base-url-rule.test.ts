@@ -1,0 +1,17 @@
+// The nodes' side of the one http:// rule for the Base URL (issue 28, finding 2), against the
+// table the credential's Test is held to as well (test/engine/credentials.test.ts).
+import { BASE_URL_TABLE } from '../../fixtures/base-url-table';
+import { normaliseBaseUrl } from '../../../nodes/shared/transport/api';
+
+describe('the nodes apply the Base URL table', () => {
+	it.each(BASE_URL_TABLE)('%s → %s', (template, verdict) => {
+		const url = template.replace('{port}', '8080');
+		if (verdict === 'refused') {
+			expect(() => normaliseBaseUrl(url)).toThrow(
+				/uses http:\/\/ for a host that is not this machine/,
+			);
+		} else {
+			expect(() => normaliseBaseUrl(url)).not.toThrow();
+		}
+	});
+});
