@@ -27,7 +27,7 @@ const waitProperty: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		'Whether to wait until the task is finished or failed and return its files. Off: returns the task_id at once; get the result with the Media Generation Trigger (set a Callback URL) or Task → Wait for Completion. This node retries service faults itself where that is safe and never submits a task twice, so leave Settings → Retry On Fail off.',
+		'Whether to wait until the task is finished or failed and return its files. Off: returns the task_id at once; get the result with the Media Generation Trigger (set a Callback URL) or Task → Wait for Completion. This node retries service faults itself where that is safe; Settings → Retry On Fail and a Retry of the execution resume accepted tasks and submit anew only failed ones.',
 };
 
 const triggerNotice: INodeProperties = {
