@@ -389,11 +389,31 @@ function alreadyTaken(
 	if (!settings.production || (parsed.claimed !== 'finished' && parsed.claimed !== 'failed')) {
 		return undefined;
 	}
-	const stored = call.ctx.getWorkflowStaticData('node').deliveries;
-	if (!deliveries.has(settings.trigger, settings.keyFor(parsed.claimed), stored, Date.now())) {
+	const store = call.ctx.getWorkflowStaticData('node');
+	if (
+		!deliveries.has(settings.trigger, settings.keyFor(parsed.claimed), store.deliveries, Date.now())
+	) {
 		return undefined;
 	}
-	return refuse(call, 200, { received: true, duplicate: true, task_id: parsed.taskId });
+	// A duplicate also repairs the stored deliveries: another process may have written back an
+	// older copy over this process's records (last writer wins), and n8n writes this call's copy
+	// back after it, now carrying everything this process knows.
+	const live = deliveries.attach(
+		settings.trigger,
+		(store.deliveries ??= {}) as IDataObject,
+		Date.now(),
+	);
+	deliveries.release(live, Date.now());
+	return duplicate(parsed.taskId);
+}
+
+/**
+ * The answer to a duplicate, sent by n8n itself: n8n answers a webhook only after it wrote the
+ * call's static data back (live-webhooks.js, executeWebhook), so a service that delivers again
+ * after this answer finds this delivery stored, whichever process it reaches.
+ */
+function duplicate(taskId: string): IWebhookResponseData {
+	return { webhookResponse: { received: true, duplicate: true, task_id: taskId } };
 }
 
 /** What the run is made of once the task is known, verified or (Verify off) from the body. */
@@ -590,9 +610,7 @@ async function startOnce(
 	const stored = (store.deliveries ??= {}) as IDataObject;
 	const live = deliveries.attach(trigger, stored, now);
 	try {
-		if (!deliveries.take(trigger, key, now)) {
-			return refuse(call, 200, { received: true, duplicate: true, task_id: c.taskId });
-		}
+		if (!deliveries.take(trigger, key, now)) return duplicate(c.taskId);
 		const unsignedKey = deliveryKey(c.taskId, c.confirmed);
 		const marked =
 			auth.acceptUnsigned && key !== unsignedKey && deliveries.take(trigger, unsignedKey, now);
