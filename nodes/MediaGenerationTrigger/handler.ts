@@ -42,6 +42,8 @@ import { deliveries, statusReads, unknownTasks } from './memory';
 
 /** Everything the trigger does before answering takes at most this long (the answer bound). */
 export const ANSWER_WITHIN_MS = 5_000;
+/** A status read still under way at the answer bound may confirm the task until this long after. */
+export const CONFIRM_WITHIN_MS = 60_000;
 /** Status reads for one callback, at most (each also takes a token of the per-trigger budget). */
 const VERIFY_ATTEMPTS = 3;
 /** Retry-After of a 503 "could not confirm": the service should try again later. */
@@ -81,6 +83,11 @@ function answer(
 	res.setHeader('Content-Type', 'application/json; charset=utf-8');
 	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 	res.end(scrub(call, JSON.stringify(body)));
+}
+
+/** Whether the caller has had its answer (the "confirming" answer of a slow status read). */
+function answered(call: Call): boolean {
+	return (call.ctx.getResponseObject() as unknown as MinimalResponse).headersSent === true;
 }
 
 /** Ends the request without starting an execution. */
@@ -149,6 +156,16 @@ type Verification =
 	| { kind: 'unconfirmed'; reason: string };
 
 /**
+ * When the answer bound passes with a status read still under way: the service is answered at
+ * once ("received, confirming") and the read goes on until `until`; the run starts only if the
+ * service then confirms the task. Without it (or once used), the bound ends the verification.
+ */
+interface LateConfirmation {
+	until: number;
+	answer: () => void;
+}
+
+/**
  * Reads the task's status within ANSWER_WITHIN_MS and VERIFY_ATTEMPTS, each read taking a
  * token of the trigger's budget. Retry-After is honoured only while it fits in the deadline; a
  * slow status endpoint is raced with the deadline (the read itself ends at its own timeout).
@@ -158,8 +175,11 @@ async function verifyTask(
 	trigger: string,
 	taskId: string,
 	deadline: number,
+	late?: LateConfirmation,
 ): Promise<Verification> {
 	let last: Fault | undefined;
+	let limit = deadline;
+	let lateUsed = false;
 	for (let attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
 		if (!statusReads.take(trigger, Date.now())) {
 			if (attempt === 0) {
@@ -170,31 +190,25 @@ async function verifyTask(
 			}
 			break;
 		}
-		const remaining = deadline - Date.now();
-		const timer = new AbortController();
 		const read = getTaskStatus(call.ctx, taskId, { retries: 0 }).then(
 			(task) => ({ task }),
 			(error: unknown) => ({ fault: classifyError(error) }),
 		);
-		const outcome = await Promise.race([
-			read,
-			sleep(Math.max(0, remaining), timer.signal).then(
-				() => ({
-					fault: {
-						kind: 'timeout',
-						message: `the status endpoint did not answer within the trigger's ${ANSWER_WITHIN_MS / 1000} s answer bound`,
-					} as Fault,
-				}),
-				() => ({ fault: { kind: 'cancelled', message: 'cancelled' } as Fault }),
-			),
-		]);
-		timer.abort();
+		let outcome = await readBefore(read, limit);
+		if ('late' in outcome && late && !lateUsed) {
+			// Still reading at the bound: answer now, keep reading (a genuine callback of a slow
+			// service, or of a loaded n8n, is not lost; nothing starts unless the service confirms).
+			lateUsed = true;
+			late.answer();
+			limit = late.until;
+			outcome = await readBefore(read, limit);
+		}
 		if ('task' in outcome) return { kind: 'confirmed', task: outcome.task };
 		last = outcome.fault;
 		if (isUnknownTask(last)) return { kind: 'unknown' };
 		if (!isTransientForRead(last) || attempt + 1 >= VERIFY_ATTEMPTS) break;
 		const delay = retryDelay(attempt + 1, last, DEFAULT_BACKOFF);
-		if (Date.now() + delay >= deadline) {
+		if (Date.now() + delay >= limit) {
 			if (last.retryAfterMs !== undefined && last.retryAfterMs > 0) {
 				last = {
 					...last,
@@ -209,6 +223,31 @@ async function verifyTask(
 		kind: 'unconfirmed',
 		reason: scrub(call, last?.message ?? 'no status read was allowed'),
 	};
+}
+
+type ReadOutcome = { task: Task } | { fault: Fault };
+
+/** The read's outcome, or `late` (with a timeout fault) when `until` comes first. */
+async function readBefore(
+	read: Promise<ReadOutcome>,
+	until: number,
+): Promise<ReadOutcome | { fault: Fault; late: true }> {
+	const timer = new AbortController();
+	const outcome = await Promise.race([
+		read,
+		sleep(Math.max(0, until - Date.now()), timer.signal).then(
+			() => ({
+				fault: {
+					kind: 'timeout',
+					message: `the status endpoint did not answer within the trigger's ${ANSWER_WITHIN_MS / 1000} s answer bound`,
+				} as Fault,
+				late: true as const,
+			}),
+			() => ({ fault: { kind: 'cancelled', message: 'cancelled' } as Fault }),
+		),
+	]);
+	timer.abort();
+	return outcome;
 }
 
 /** Output fields that must never carry a secret: scrubbed as text, then parsed back. */
@@ -404,7 +443,7 @@ function alreadyTaken(
 		Date.now(),
 	);
 	deliveries.release(live, Date.now());
-	return duplicate(parsed.taskId);
+	return duplicate(call, parsed.taskId);
 }
 
 /**
@@ -412,7 +451,8 @@ function alreadyTaken(
  * call's static data back (live-webhooks.js, executeWebhook), so a service that delivers again
  * after this answer finds this delivery stored, whichever process it reaches.
  */
-function duplicate(taskId: string): IWebhookResponseData {
+function duplicate(call: Call, taskId: string): IWebhookResponseData {
+	if (answered(call)) return { noWebhookResponse: true };
 	return { webhookResponse: { received: true, duplicate: true, task_id: taskId } };
 }
 
@@ -502,7 +542,16 @@ async function verifyWithService(
 			}),
 		};
 	}
-	const outcome = await verifyTask(call, settings.trigger, taskId, deadline);
+	const outcome = await verifyTask(call, settings.trigger, taskId, deadline, {
+		until: Date.now() + CONFIRM_WITHIN_MS,
+		answer: () => answer(call, 202, { received: true, task_id: taskId, confirming: true }),
+	});
+	if (answered(call) && outcome.kind !== 'confirmed') {
+		// Answered already ("confirming"): whatever the service now says, nothing starts.
+		call.ctx.logger.warn(
+			`Media Generation Trigger: task ${shownId} could not be confirmed after the callback was answered; nothing was started (${outcome.kind === 'unconfirmed' ? outcome.reason : outcome.kind}). Read its status with Task → Get Status.`,
+		);
+	}
 	if (outcome.kind === 'unknown') {
 		unknownTasks.add(settings.trigger, taskId, Date.now());
 		return {
@@ -610,7 +659,7 @@ async function startOnce(
 	const stored = (store.deliveries ??= {}) as IDataObject;
 	const live = deliveries.attach(trigger, stored, now);
 	try {
-		if (!deliveries.take(trigger, key, now)) return duplicate(c.taskId);
+		if (!deliveries.take(trigger, key, now)) return duplicate(call, c.taskId);
 		const unsignedKey = deliveryKey(c.taskId, c.confirmed);
 		const marked =
 			auth.acceptUnsigned && key !== unsignedKey && deliveries.take(trigger, unsignedKey, now);
