@@ -42,6 +42,8 @@ import { deliveries, statusReads, unknownTasks } from './memory';
 
 /** Everything the trigger does before answering takes at most this long (the answer bound). */
 export const ANSWER_WITHIN_MS = 5_000;
+/** A status read still under way at the answer bound may confirm the task until this long after. */
+export const CONFIRM_WITHIN_MS = 60_000;
 /** Status reads for one callback, at most (each also takes a token of the per-trigger budget). */
 const VERIFY_ATTEMPTS = 3;
 /** Retry-After of a 503 "could not confirm": the service should try again later. */
@@ -81,6 +83,11 @@ function answer(
 	res.setHeader('Content-Type', 'application/json; charset=utf-8');
 	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 	res.end(scrub(call, JSON.stringify(body)));
+}
+
+/** Whether the caller has had its answer (the "confirming" answer of a slow status read). */
+function answered(call: Call): boolean {
+	return (call.ctx.getResponseObject() as unknown as MinimalResponse).headersSent === true;
 }
 
 /** Ends the request without starting an execution. */
@@ -149,6 +156,16 @@ type Verification =
 	| { kind: 'unconfirmed'; reason: string };
 
 /**
+ * When the answer bound passes with a status read still under way: the service is answered at
+ * once ("received, confirming") and the read goes on until `until`; the run starts only if the
+ * service then confirms the task. Without it (or once used), the bound ends the verification.
+ */
+interface LateConfirmation {
+	until: number;
+	answer: () => void;
+}
+
+/**
  * Reads the task's status within ANSWER_WITHIN_MS and VERIFY_ATTEMPTS, each read taking a
  * token of the trigger's budget. Retry-After is honoured only while it fits in the deadline; a
  * slow status endpoint is raced with the deadline (the read itself ends at its own timeout).
@@ -158,8 +175,11 @@ async function verifyTask(
 	trigger: string,
 	taskId: string,
 	deadline: number,
+	late?: LateConfirmation,
 ): Promise<Verification> {
 	let last: Fault | undefined;
+	let limit = deadline;
+	let lateUsed = false;
 	for (let attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
 		if (!statusReads.take(trigger, Date.now())) {
 			if (attempt === 0) {
@@ -170,31 +190,25 @@ async function verifyTask(
 			}
 			break;
 		}
-		const remaining = deadline - Date.now();
-		const timer = new AbortController();
 		const read = getTaskStatus(call.ctx, taskId, { retries: 0 }).then(
 			(task) => ({ task }),
 			(error: unknown) => ({ fault: classifyError(error) }),
 		);
-		const outcome = await Promise.race([
-			read,
-			sleep(Math.max(0, remaining), timer.signal).then(
-				() => ({
-					fault: {
-						kind: 'timeout',
-						message: `the status endpoint did not answer within the trigger's ${ANSWER_WITHIN_MS / 1000} s answer bound`,
-					} as Fault,
-				}),
-				() => ({ fault: { kind: 'cancelled', message: 'cancelled' } as Fault }),
-			),
-		]);
-		timer.abort();
+		let outcome = await readBefore(read, limit);
+		if ('late' in outcome && late && !lateUsed) {
+			// Still reading at the bound: answer now, keep reading (a genuine callback of a slow
+			// service, or of a loaded n8n, is not lost; nothing starts unless the service confirms).
+			lateUsed = true;
+			late.answer();
+			limit = late.until;
+			outcome = await readBefore(read, limit);
+		}
 		if ('task' in outcome) return { kind: 'confirmed', task: outcome.task };
 		last = outcome.fault;
 		if (isUnknownTask(last)) return { kind: 'unknown' };
 		if (!isTransientForRead(last) || attempt + 1 >= VERIFY_ATTEMPTS) break;
 		const delay = retryDelay(attempt + 1, last, DEFAULT_BACKOFF);
-		if (Date.now() + delay >= deadline) {
+		if (Date.now() + delay >= limit) {
 			if (last.retryAfterMs !== undefined && last.retryAfterMs > 0) {
 				last = {
 					...last,
@@ -211,6 +225,31 @@ async function verifyTask(
 	};
 }
 
+type ReadOutcome = { task: Task } | { fault: Fault };
+
+/** The read's outcome, or `late` (with a timeout fault) when `until` comes first. */
+async function readBefore(
+	read: Promise<ReadOutcome>,
+	until: number,
+): Promise<ReadOutcome | { fault: Fault; late: true }> {
+	const timer = new AbortController();
+	const outcome = await Promise.race([
+		read,
+		sleep(Math.max(0, until - Date.now()), timer.signal).then(
+			() => ({
+				fault: {
+					kind: 'timeout',
+					message: `the status endpoint did not answer within the trigger's ${ANSWER_WITHIN_MS / 1000} s answer bound`,
+				} as Fault,
+				late: true as const,
+			}),
+			() => ({ fault: { kind: 'cancelled', message: 'cancelled' } as Fault }),
+		),
+	]);
+	timer.abort();
+	return outcome;
+}
+
 /** Output fields that must never carry a secret: scrubbed as text, then parsed back. */
 function scrubbedJson(call: Call, json: IDataObject): IDataObject {
 	const text = JSON.stringify(json);
@@ -218,9 +257,58 @@ function scrubbedJson(call: Call, json: IDataObject): IDataObject {
 	return clean === text ? json : (JSON.parse(clean) as IDataObject);
 }
 
+/** A step either hands its result to the next one or ends the call with this answer. */
+type Step<T> = { ok: T } | { done: IWebhookResponseData };
+
+/** What the request brings: the trigger's options, the callback URL's query, the secrets. */
+interface Request {
+	call: Call;
+	options: IDataObject;
+	query: CallbackQuery;
+	deadline: number;
+}
+
+/** Who wrote the callback URL: signed by the node (with this credential), or accepted unsigned. */
+interface Authenticated {
+	signature: ReturnType<typeof checkSignature>;
+	acceptUnsigned: boolean;
+	reference?: string;
+}
+
+/** The trigger's settings for this call, and the key of its run in the de-duplication memory. */
+interface Settings {
+	event: EventFilter;
+	verify: boolean;
+	download: boolean;
+	binaryProperty: string;
+	trigger: string;
+	/** Production URL: runs are de-duplicated (the Test URL runs every call it is sent). */
+	production: boolean;
+	keyFor: (status: StatusClass) => string;
+}
+
+/**
+ * One callback, in the order of its steps: read the request, authenticate its URL, read its
+ * body, drop a delivery already taken, verify the task with the service, then start the run
+ * once (answering before the files are downloaded). Each step may end the call with an answer.
+ */
 export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const arrived = Date.now();
-	const deadline = arrived + ANSWER_WITHIN_MS;
+	const request = readRequest(ctx);
+	const auth = await authenticate(request);
+	if ('done' in auth) return auth.done;
+	const body = readBody(request);
+	if ('done' in body) return body.done;
+	const settings = readSettings(request, auth.ok, body.ok);
+	const seen = alreadyTaken(request, settings, body.ok);
+	if (seen) return seen;
+	const task = await confirm(request, settings, auth.ok, body.ok);
+	if ('done' in task) return task.done;
+	return await startOnce(request, settings, auth.ok, task.ok);
+}
+
+/** Read: the options and the callback URL's query; what must never be quoted is noted. */
+function readRequest(ctx: IWebhookFunctions): Request {
+	const deadline = Date.now() + ANSWER_WITHIN_MS;
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const secret = typeof options.secret === 'string' ? options.secret : '';
 	let query: CallbackQuery;
@@ -230,16 +318,23 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 		query = { repeatedSignature: false };
 	}
 	const call: Call = { ctx, secrets: [secret, query.secret, query.signature] };
+	return { call, options, query, deadline };
+}
 
+/**
+ * Authenticate: the trigger's Secret, then the reference's signature (checked before anything
+ * else costs: no body search, no status read for a URL the node did not write). A missing or
+ * malformed signature is refused without even reading the credential.
+ */
+async function authenticate({ call, options, query }: Request): Promise<Step<Authenticated>> {
+	const secret = typeof options.secret === 'string' ? options.secret : '';
 	if (secret !== '' && !secretMatches(query.secret, secret)) {
-		return refuse(call, 401, {
-			error: `Missing or wrong "${SECRET_PARAM}" query parameter: the callback URL must carry the secret set in the trigger`,
-		});
+		return {
+			done: refuse(call, 401, {
+				error: `Missing or wrong "${SECRET_PARAM}" query parameter: the callback URL must carry the secret set in the trigger`,
+			}),
+		};
 	}
-
-	// The reference is the node's own only if its signature holds (checked before anything else
-	// costs: no body search, no status read for a URL the node did not write). A missing or
-	// malformed signature is refused without even reading the credential.
 	const acceptUnsigned = options.acceptUnsigned === true;
 	const unsignedRefusal = {
 		error: `The callback URL carries no "${SIGNATURE_PARAM}" query parameter: only tasks submitted by the Media Generation node (same credential) are accepted, unless "Accept Unsigned Callbacks" is on`,
@@ -247,136 +342,158 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 	const mismatch = {
 		error: `The "${SIGNATURE_PARAM}" query parameter does not match the callback reference: this URL was not written by the Media Generation node with this trigger's credential`,
 	};
-	if (query.signature === undefined && !acceptUnsigned) return refuse(call, 401, unsignedRefusal);
+	if (query.signature === undefined && !acceptUnsigned) {
+		return { done: refuse(call, 401, unsignedRefusal) };
+	}
 	if (query.signature !== undefined && !signatureWellFormed(query)) {
-		return refuse(call, 401, mismatch);
+		return { done: refuse(call, 401, mismatch) };
 	}
 	let apiKey = '';
 	try {
-		apiKey = (await getApiCredentials(ctx)).apiKey;
+		apiKey = (await getApiCredentials(call.ctx)).apiKey;
 	} catch (error) {
-		return refuse(
-			call,
-			503,
-			{
-				error: `The trigger's credential cannot be read: ${scrub(call, (error as Error).message ?? '')}`,
-			},
-			{ 'Retry-After': String(RETRY_UNCONFIRMED_S) },
-		);
+		return {
+			done: refuse(
+				call,
+				503,
+				{
+					error: `The trigger's credential cannot be read: ${scrub(call, (error as Error).message ?? '')}`,
+				},
+				{ 'Retry-After': String(RETRY_UNCONFIRMED_S) },
+			),
+		};
 	}
 	call.secrets.push(apiKey);
 	const signature = checkSignature(query, apiKey);
-	if (signature === 'invalid') return refuse(call, 401, mismatch);
+	if (signature === 'invalid') return { done: refuse(call, 401, mismatch) };
 	// Signed, or unsigned by the user's explicit choice (then `signed: false` says so).
-	const reference = query.reference;
+	return { ok: { signature, acceptUnsigned, reference: query.reference } };
+}
 
-	let parsed: ParsedCallback;
+/** Read the body: the task it names and the status it claims (bounded, validated). */
+function readBody({ call }: Request): Step<ParsedCallback> {
 	try {
-		const request = ctx.getRequestObject() as unknown as { rawBody?: unknown };
-		parsed = parseCallbackBody(ctx.getBodyData(), request.rawBody);
+		const request = call.ctx.getRequestObject() as unknown as { rawBody?: unknown };
+		return { ok: parseCallbackBody(call.ctx.getBodyData(), request.rawBody) };
 	} catch (error) {
 		if (error instanceof CallbackBodyError) {
-			return refuse(call, error.httpStatus, { error: error.message });
+			return { done: refuse(call, error.httpStatus, { error: error.message }) };
 		}
-		return refuse(call, 400, { error: 'The callback body could not be read' });
+		return { done: refuse(call, 400, { error: 'The callback body could not be read' }) };
 	}
+}
 
-	const event = ctx.getNodeParameter('event', 'any') as EventFilter;
-	const verify = ctx.getNodeParameter('verify', true) as boolean;
+function readSettings(
+	{ call, query }: Request,
+	auth: Authenticated,
+	parsed: ParsedCallback,
+): Settings {
+	const { ctx } = call;
 	const download = ctx.getNodeParameter('download', true) as boolean;
-	const binaryProperty = download
-		? (ctx.getNodeParameter('binaryPropertyName', 'data') as string).trim() || 'data'
-		: 'data';
-	const taskId = parsed.taskId;
-	// Validated: printable ASCII without spaces, at most 256 characters.
-	const shownId = taskId;
 	const node = ctx.getNode();
-	const trigger = `${ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
-
 	// One execution per task, status and (signed) reference. A signed URL replayed for another
 	// task cannot take that task's execution from its own callback: the reference differs.
 	// Unsigned callbacks share one key per task and status, which a signed delivery also takes
-	// (see below): a genuine signed callback is never a duplicate of an unsigned one, but once a
-	// task ran from its signed callback, unsigned ones for it are.
+	// (see startOnce): a genuine signed callback is never a duplicate of an unsigned one, but once
+	// a task ran from its signed callback, unsigned ones for it are.
 	const keyFor = (status: StatusClass) =>
-		signature === 'valid' && query.signature
-			? `${deliveryKey(taskId, status)}:${query.signature.slice(0, 12)}`
-			: deliveryKey(taskId, status);
-	// With the Test URL n8n listens for one run and does not save static data: a call the user
-	// replays while building the workflow is meant to run.
-	const production = ctx.getMode() !== 'manual';
-	// A replay of a delivery already taken is answered without a status read. (A false claim
-	// can only earn a "duplicate" answer for a task whose execution already started.)
-	if (production && (parsed.claimed === 'finished' || parsed.claimed === 'failed')) {
-		const stored = ctx.getWorkflowStaticData('node').deliveries;
-		if (deliveries.has(trigger, keyFor(parsed.claimed), stored, Date.now())) {
-			return refuse(call, 200, { received: true, duplicate: true, task_id: taskId });
-		}
-	}
+		auth.signature === 'valid' && query.signature
+			? `${deliveryKey(parsed.taskId, status)}:${query.signature.slice(0, 12)}`
+			: deliveryKey(parsed.taskId, status);
+	return {
+		event: ctx.getNodeParameter('event', 'any') as EventFilter,
+		verify: ctx.getNodeParameter('verify', true) as boolean,
+		download,
+		binaryProperty: download
+			? (ctx.getNodeParameter('binaryPropertyName', 'data') as string).trim() || 'data'
+			: 'data',
+		trigger: `${ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}`,
+		// With the Test URL n8n listens for one run and does not save static data: a call the
+		// user replays while building the workflow is meant to run.
+		production: ctx.getMode() !== 'manual',
+		keyFor,
+	};
+}
 
+/**
+ * De-duplicate (early): a replay of a delivery already taken is answered without a status
+ * read. A false claim can only earn a "duplicate" answer for a task whose execution already
+ * started. The delivery is taken for good in startOnce, once the task is confirmed.
+ */
+function alreadyTaken(
+	{ call }: Request,
+	settings: Settings,
+	parsed: ParsedCallback,
+): IWebhookResponseData | undefined {
+	if (!settings.production || (parsed.claimed !== 'finished' && parsed.claimed !== 'failed')) {
+		return undefined;
+	}
+	const store = call.ctx.getWorkflowStaticData('node');
+	if (
+		!deliveries.has(settings.trigger, settings.keyFor(parsed.claimed), store.deliveries, Date.now())
+	) {
+		return undefined;
+	}
+	// A duplicate also repairs the stored deliveries: another process may have written back an
+	// older copy over this process's records (last writer wins), and n8n writes this call's copy
+	// back after it, now carrying everything this process knows.
+	const live = deliveries.attach(
+		settings.trigger,
+		(store.deliveries ??= {}) as IDataObject,
+		Date.now(),
+	);
+	deliveries.release(live, Date.now());
+	return duplicate(call, parsed.taskId);
+}
+
+/**
+ * The answer to a duplicate, sent by n8n itself: n8n answers a webhook only after it wrote the
+ * call's static data back (live-webhooks.js, executeWebhook), so a service that delivers again
+ * after this answer finds this delivery stored, whichever process it reaches.
+ */
+function duplicate(call: Call, taskId: string): IWebhookResponseData {
+	if (answered(call)) return { noWebhookResponse: true };
+	return { webhookResponse: { received: true, duplicate: true, task_id: taskId } };
+}
+
+/** What the run is made of once the task is known, verified or (Verify off) from the body. */
+interface Confirmed {
+	task: Task;
+	taskId: string;
+	confirmed: StatusClass;
+	verified: boolean;
+	bodyProblem?: string;
+}
+
+/**
+ * Verify: the task's status read from the service (Verify With Status Endpoint on), or taken
+ * from the body (off); then only a final status of a selected event goes on.
+ */
+async function confirm(
+	request: Request,
+	settings: Settings,
+	auth: Authenticated,
+	parsed: ParsedCallback,
+): Promise<Step<Confirmed>> {
+	const { call } = request;
+	const taskId = parsed.taskId;
+	// Validated: printable ASCII without spaces, at most 256 characters.
+	const shownId = taskId;
 	let task: Task;
 	let verified = false;
 	let bodyProblem: string | undefined;
-	if (verify) {
-		if (unknownTasks.has(trigger, taskId, Date.now())) {
-			return refuse(call, 404, {
-				error: `Task ${shownId} is unknown to the service (asked less than a minute ago); nothing was started`,
-			});
-		}
-		const outcome = await verifyTask(call, trigger, taskId, deadline);
-		if (outcome.kind === 'unknown') {
-			unknownTasks.add(trigger, taskId, Date.now());
-			return refuse(call, 404, {
-				error: `Task ${shownId} is unknown to the service; nothing was started`,
-			});
-		}
-		if (outcome.kind === 'throttled') {
-			return refuse(
-				call,
-				429,
-				{ error: 'Too many callbacks to confirm right now; nothing was started. Try again later.' },
-				{ 'Retry-After': String(outcome.retryAfterS) },
-			);
-		}
-		if (outcome.kind === 'unconfirmed') {
-			if (options.onVerifyError !== 'start') {
-				return refuse(
-					call,
-					503,
-					{
-						error: `Could not confirm task ${shownId} with the service: ${outcome.reason}. Nothing was started; call again later.`,
-					},
-					{ 'Retry-After': String(RETRY_UNCONFIRMED_S) },
-				);
-			}
-			// "Start With Error" (opt-in): no status and no files are taken from the body. The
-			// claim only filters, so "Failed" workflows do not wake up for what says it is finished.
-			if (parsed.claimed && parsed.claimed !== 'pending' && !eventWanted(event, parsed.claimed)) {
-				return refuse(call, 200, {
-					received: true,
-					ignored: `${parsed.claimed} events are not selected`,
-				});
-			}
-			answer(call, 200, { received: true, task_id: taskId, verified: false });
-			const json = taskOutputJson({ task_id: taskId, status: 'unverified' }, { reference });
-			json.verified = false;
-			json.signed = signature === 'valid';
-			json.claimed_status = parsed.rawStatus ?? null;
-			json.error = `Could not confirm the callback with the status endpoint: ${outcome.reason}. Read the task's status later (its files stay valid 24 hours).`;
-			return { workflowData: [[{ json: scrubbedJson(call, json) }]], noWebhookResponse: true };
-		}
-		if (outcome.task.task_id !== taskId) {
-			return refuse(call, 409, {
-				error: `Asked for task ${shownId}, the service answered with task ${excerpt(outcome.task.task_id)}; nothing was started`,
-			});
-		}
-		task = outcome.task;
+	if (settings.verify) {
+		const outcome = await verifyWithService(request, settings, auth, parsed);
+		if ('done' in outcome) return outcome;
+		task = outcome.ok;
 		verified = true;
 	} else {
 		if (!parsed.claimed) {
-			return refuse(call, 400, {
-				error: `The callback body has no recognisable status (got ${parsed.rawStatus === undefined ? 'none' : excerpt(parsed.rawStatus)}); it is needed when "Verify With Status Endpoint" is off`,
-			});
+			return {
+				done: refuse(call, 400, {
+					error: `The callback body has no recognisable status (got ${parsed.rawStatus === undefined ? 'none' : excerpt(parsed.rawStatus)}); it is needed when "Verify With Status Endpoint" is off`,
+				}),
+			};
 		}
 		const status =
 			parsed.claimed === 'pending' ? (parsed.rawStatus ?? 'processing') : parsed.claimed;
@@ -385,45 +502,167 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 
 	const confirmed = classOf(task.status);
 	if (verified && parsed.claimed && parsed.claimed !== confirmed) {
-		return refuse(call, 409, {
-			error: `The callback says task ${shownId} is ${parsed.rawStatus ?? ''}, the service says ${task.status.slice(0, 100)}; nothing was started`,
-		});
+		return {
+			done: refuse(call, 409, {
+				error: `The callback says task ${shownId} is ${parsed.rawStatus ?? ''}, the service says ${task.status.slice(0, 100)}; nothing was started`,
+			}),
+		};
 	}
 	if (confirmed === 'pending') {
-		return refuse(call, 409, {
-			error: `Task ${shownId} is still ${task.status.slice(0, 100)} at the service; nothing was started`,
+		return {
+			done: refuse(call, 409, {
+				error: `Task ${shownId} is still ${task.status.slice(0, 100)} at the service; nothing was started`,
+			}),
+		};
+	}
+	if (!eventWanted(settings.event, confirmed)) {
+		return {
+			done: refuse(call, 200, {
+				received: true,
+				ignored: `${confirmed} events are not selected`,
+			}),
+		};
+	}
+	return { ok: { task, taskId, confirmed, verified, bodyProblem } };
+}
+
+/** The status read and what each of its outcomes answers (an unknown task starts nothing). */
+async function verifyWithService(
+	{ call, options, deadline }: Request,
+	settings: Settings,
+	auth: Authenticated,
+	parsed: ParsedCallback,
+): Promise<Step<Task>> {
+	const { taskId } = parsed;
+	const shownId = taskId;
+	if (unknownTasks.has(settings.trigger, taskId, Date.now())) {
+		return {
+			done: refuse(call, 404, {
+				error: `Task ${shownId} is unknown to the service (asked less than a minute ago); nothing was started`,
+			}),
+		};
+	}
+	const outcome = await verifyTask(call, settings.trigger, taskId, deadline, {
+		until: Date.now() + CONFIRM_WITHIN_MS,
+		answer: () => answer(call, 202, { received: true, task_id: taskId, confirming: true }),
+	});
+	if (answered(call) && outcome.kind !== 'confirmed') {
+		// Answered already ("confirming"): whatever the service now says, nothing starts.
+		call.ctx.logger.warn(
+			`Media Generation Trigger: task ${shownId} could not be confirmed after the callback was answered; nothing was started (${outcome.kind === 'unconfirmed' ? outcome.reason : outcome.kind}). Read its status with Task → Get Status.`,
+		);
+	}
+	if (outcome.kind === 'unknown') {
+		unknownTasks.add(settings.trigger, taskId, Date.now());
+		return {
+			done: refuse(call, 404, {
+				error: `Task ${shownId} is unknown to the service; nothing was started`,
+			}),
+		};
+	}
+	if (outcome.kind === 'throttled') {
+		return {
+			done: refuse(
+				call,
+				429,
+				{ error: 'Too many callbacks to confirm right now; nothing was started. Try again later.' },
+				{ 'Retry-After': String(outcome.retryAfterS) },
+			),
+		};
+	}
+	if (outcome.kind === 'unconfirmed') {
+		if (options.onVerifyError !== 'start') {
+			return {
+				done: refuse(
+					call,
+					503,
+					{
+						error: `Could not confirm task ${shownId} with the service: ${outcome.reason}. Nothing was started; call again later.`,
+					},
+					{ 'Retry-After': String(RETRY_UNCONFIRMED_S) },
+				),
+			};
+		}
+		return { done: startUnverified(call, settings, auth, parsed, outcome.reason) };
+	}
+	if (outcome.task.task_id !== taskId) {
+		return {
+			done: refuse(call, 409, {
+				error: `Asked for task ${shownId}, the service answered with task ${excerpt(outcome.task.task_id)}; nothing was started`,
+			}),
+		};
+	}
+	return { ok: outcome.task };
+}
+
+/**
+ * "On Verification Error → Start With Error" (opt-in): no status and no files are taken from
+ * the body. The claim only filters, so "Failed" workflows do not wake up for what says it is
+ * finished.
+ */
+function startUnverified(
+	call: Call,
+	settings: Settings,
+	auth: Authenticated,
+	parsed: ParsedCallback,
+	reason: string,
+): IWebhookResponseData {
+	if (
+		parsed.claimed &&
+		parsed.claimed !== 'pending' &&
+		!eventWanted(settings.event, parsed.claimed)
+	) {
+		return refuse(call, 200, {
+			received: true,
+			ignored: `${parsed.claimed} events are not selected`,
 		});
 	}
-	if (!eventWanted(event, confirmed)) {
-		return refuse(call, 200, { received: true, ignored: `${confirmed} events are not selected` });
-	}
+	const taskId = parsed.taskId;
+	answer(call, 200, { received: true, task_id: taskId, verified: false });
+	const json = taskOutputJson(
+		{ task_id: taskId, status: 'unverified' },
+		{ reference: auth.reference },
+	);
+	json.verified = false;
+	json.signed = auth.signature === 'valid';
+	json.claimed_status = parsed.rawStatus ?? null;
+	json.error = `Could not confirm the callback with the status endpoint: ${reason}. Read the task's status later (its files stay valid 24 hours).`;
+	return { workflowData: [[{ json: scrubbedJson(call, json) }]], noWebhookResponse: true };
+}
 
-	const key = keyFor(confirmed);
+/**
+ * De-duplicate (for good) and start: the delivery is taken in this process's memory and in
+ * this request's copy of static data, which n8n writes back after webhook() returns (until then,
+ * and a while after, every delivery the process takes is added to it too); then the run starts.
+ * A start that fails gives the delivery back, so the service's next attempt runs.
+ */
+async function startOnce(
+	{ call }: Request,
+	settings: Settings,
+	auth: Authenticated,
+	c: Confirmed,
+): Promise<IWebhookResponseData> {
+	const { ctx } = call;
 	const now = Date.now();
-	const run = {
-		task,
-		taskId,
-		confirmed,
-		reference,
-		verified,
-		signed: signature === 'valid',
-		bodyProblem,
-		download,
-		binaryProperty,
+	const run: Start = {
+		...c,
+		reference: auth.reference,
+		signed: auth.signature === 'valid',
+		download: settings.download,
+		binaryProperty: settings.binaryProperty,
 		now,
 	};
-	if (!production) return await start(call, run);
+	if (!settings.production) return await start(call, run);
+	const { trigger } = settings;
+	const key = settings.keyFor(c.confirmed);
 	const store = ctx.getWorkflowStaticData('node');
 	const stored = (store.deliveries ??= {}) as IDataObject;
-	// This request's copy of static data is written back by n8n after webhook() returns: until
-	// then (and a while after) every delivery the process takes is added to it too.
 	const live = deliveries.attach(trigger, stored, now);
 	try {
-		if (!deliveries.take(trigger, key, now)) {
-			return refuse(call, 200, { received: true, duplicate: true, task_id: taskId });
-		}
-		const unsignedKey = deliveryKey(taskId, confirmed);
-		const marked = acceptUnsigned && key !== unsignedKey && deliveries.take(trigger, unsignedKey, now);
+		if (!deliveries.take(trigger, key, now)) return duplicate(call, c.taskId);
+		const unsignedKey = deliveryKey(c.taskId, c.confirmed);
+		const marked =
+			auth.acceptUnsigned && key !== unsignedKey && deliveries.take(trigger, unsignedKey, now);
 		try {
 			return await start(call, run);
 		} catch (error) {

@@ -3,6 +3,10 @@
 // without waiting, with the trigger's production URL and a reference per item; the simulator's
 // callbacks then start executions, read back through n8n's public API with a key created
 // through n8n's REST API. A forged callback (a task the service does not know) starts nothing.
+// The same instance plays n8n's own recovery paths on a third workflow (Webhook → Split → Generate
+// waiting for the files): Retry from the Executions list with the original and with the current
+// workflow, a Timeout then a Retry after the task finished with a restart of n8n in between, and
+// a new execution with the same input; submissions are counted at the simulator.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -31,6 +35,8 @@ jest.setTimeout(300_000);
 
 const TRIGGER_WF = 'mgenTrigger0001';
 const SUBMIT_WF = 'mgenSubmitter01';
+const RETRY_WF = 'mgenRetryFlow01';
+const RETRY_PATH = `e2e-retry-${process.pid}`;
 const TRIGGER_WEBHOOK_ID = randomUUID();
 const SUBMIT_PATH = `e2e-submit-${process.pid}`;
 const BROWSER_ID = 'mgen-e2e-browser';
@@ -93,6 +99,31 @@ function submitterWorkflow() {
 	);
 }
 
+/** Generate waiting for the files, each row's Timeout from the row (default 30 minutes). */
+function retryWorkflow() {
+	return workflow(
+		RETRY_WF,
+		[
+			webhookNode(RETRY_PATH),
+			splitRows(),
+			mediaNode('Generate', {
+				resource: 'image',
+				operation: 'generate',
+				model: 'image-by-id',
+				modelId: sim.imageModelId,
+				prompt: '={{ $json.prompt }}',
+				imageByIdOptions: { size: '1:1', n: 1 },
+				waitForCompletion: true,
+				options: { timeoutMinutes: '={{ $json.timeout || 30 }}', maxPollIntervalSeconds: 1 },
+			}),
+		],
+		{
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] },
+		},
+	);
+}
+
 const executionsOf = (workflowId: string) => listExecutions(n8n, apiKey, workflowId);
 const endedExecutions = (workflowId: string, count: number, timeoutMs?: number) =>
 	ended(n8n, apiKey, workflowId, count, timeoutMs);
@@ -110,9 +141,10 @@ beforeAll(async () => {
 	n8n = await N8nInstance.create('callback');
 	await n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
-		await n8n.importWorkflows([triggerWorkflow(), submitterWorkflow()]);
+		await n8n.importWorkflows([triggerWorkflow(), submitterWorkflow(), retryWorkflow()]);
 		await n8n.cli(['publish:workflow', `--id=${TRIGGER_WF}`], { label: 'publish-trigger' });
 		await n8n.cli(['publish:workflow', `--id=${SUBMIT_WF}`], { label: 'publish-submitter' });
+		await n8n.cli(['publish:workflow', `--id=${RETRY_WF}`], { label: 'publish-retry' });
 		await n8n.start();
 		apiKey = (await createOwnerApiKey(n8n, OWNER)).key;
 	});
@@ -327,6 +359,90 @@ test('10 callbacks arriving together are all remembered: after a restart of n8n,
 		);
 		expect(started.filter((id) => id === barrier)).toHaveLength(1);
 		expect(new Set(started).size).toBe(11);
+	}));
+
+// ---- n8n's recovery paths: Retry from the Executions list, a restart, a new execution ----
+
+type Row = { prompt: string; timeout?: number };
+
+/** Posts rows to the retry workflow; returns its ended execution (production, mode webhook). */
+async function runRows(rows: Row[]) {
+	const known = new Set((await executionsOf(RETRY_WF)).map((e) => e.id));
+	const res = await fetch(`${n8n.baseUrl}/webhook/${RETRY_PATH}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ rows }),
+	});
+	expect(res.status).toBe(200);
+	const all = await endedExecutions(RETRY_WF, known.size + 1, 120_000);
+	return all.find((e) => !known.has(e.id))!;
+}
+
+/** The editor's Retry (Executions list): original workflow, or "with current workflow". */
+async function retry(executionId: string, loadWorkflow: boolean) {
+	const known = new Set((await executionsOf(RETRY_WF)).map((e) => e.id));
+	const cookie = await login(n8n, OWNER);
+	const res = await fetch(`${n8n.baseUrl}/rest/executions/${executionId}/retry`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID, cookie },
+		body: JSON.stringify({ loadWorkflow }),
+	});
+	expect(res.status).toBe(200);
+	const all = await endedExecutions(RETRY_WF, known.size + 1, 120_000);
+	const retried = all.find((e) => !known.has(e.id))!;
+	expect((retried as { mode?: string }).mode).toBe('retry');
+	return retried;
+}
+
+/** Submissions the service accepted for rows of this prefix (each one a task, each one billed). */
+const submitsOf = (prefix: string) => sim.tasks().filter((t) => t.prompt.startsWith(prefix)).length;
+const generated = (execution: { data?: { resultData: { runData: Record<string, Array<{ data?: { main: Array<ItemJson[] | null> } }>> } } }) =>
+	execution.data!.resultData.runData.Generate.at(-1)!.data!.main[0]!.map((i) => i.json);
+
+test('Retry from the Executions list, original and current workflow: accepted tasks resumed, the failed one submitted anew', () =>
+	n8n.explain(async () => {
+		for (const loadWorkflow of [false, true]) {
+			const p = `retry-${loadWorkflow ? 'current' : 'original'}`;
+			const rows = [{ prompt: `${p} a` }, { prompt: `${p} b [sim:failonce=busy]` }, { prompt: `${p} c` }];
+			const failed = await runRows(rows);
+			expect(failed.status).toBe('error');
+			expect(submitsOf(p)).toBe(3);
+			const first = rows.map((r) => sim.tasks().find((t) => t.prompt === r.prompt)!.id);
+			const retried = await retry(failed.id, loadWorkflow);
+			expect(retried.status).toBe('success');
+			// The failed row asked for a new task; the two finished ones were not paid again (today: 6).
+			expect(submitsOf(p)).toBe(4);
+			const out = generated(retried);
+			expect(out.map((j) => j.status)).toEqual(['finished', 'finished', 'finished']);
+			expect([out[0].task_id, out[2].task_id]).toEqual([first[0], first[2]]);
+			expect(out[1].task_id).not.toBe(first[1]);
+		}
+	}));
+
+test('a Timeout, n8n restarted, the task finished meanwhile: the Retry fetches it without paying again', () =>
+	n8n.explain(async () => {
+		const p = 'retry-timeout';
+		const failed = await runRows([{ prompt: `${p} [sim:duration=8000]`, timeout: 0.05 }]);
+		expect(failed.status).toBe('error');
+		const [task] = sim.tasks().filter((t) => t.prompt.startsWith(p));
+		await n8n.stop();
+		await n8n.start();
+		while (sim.task(task.id)?.endedAt === undefined) await new Promise((r) => setTimeout(r, 200));
+		const retried = await retry(failed.id, false);
+		expect(retried.status).toBe('success');
+		expect(submitsOf(p)).toBe(1);
+		const [json] = generated(retried);
+		expect(json).toMatchObject({ task_id: task.id, status: 'finished' });
+	}));
+
+test('a new execution with the same input submits again (a new generation, never a reused task)', () =>
+	n8n.explain(async () => {
+		const p = 'retry-daily';
+		const first = await runRows([{ prompt: `${p} same prompt` }]);
+		const second = await runRows([{ prompt: `${p} same prompt` }]);
+		expect([first.status, second.status]).toEqual(['success', 'success']);
+		expect(submitsOf(p)).toBe(2);
+		expect(generated(second)[0].task_id).not.toBe(generated(first)[0].task_id);
 	}));
 
 test("the key is nowhere in n8n's server log", () =>

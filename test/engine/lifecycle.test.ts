@@ -190,9 +190,10 @@ describe('Task operations', () => {
 });
 
 describe('Retry On Fail', () => {
-	it('a retried node run does not submit the task again', async () => {
+	it('a failed task is submitted anew on each try (a retry asks for a new attempt)', async () => {
 		// The task fails, so the node run fails and n8n's Retry On Fail runs the node again: the
-		// task this execution already submitted must be resumed, not submitted (and billed) anew.
+		// service's verdict on that task is final, so each try submits a new one (retries.test.ts
+		// has accepted tasks resumed next to a failed one).
 		const result = await run(
 			sim(),
 			mediaWorkflow(videoParams('fails [sim:duration=200][sim:fail=out of credits]'), {
@@ -202,9 +203,9 @@ describe('Retry On Fail', () => {
 			}),
 		);
 		expect(result.status).toBe('error');
-		expect(sim().count('submit')).toBe(1);
-		expect(sim().tasks()).toHaveLength(1);
-		expect(errorText(result)).toContain(sim().tasks()[0].id);
+		expect(sim().count('submit')).toBe(3);
+		expect(sim().tasks()).toHaveLength(3);
+		expect(errorText(result)).toContain(sim().tasks()[2].id);
 		expect(errorText(result)).toContain('out of credits');
 	});
 

@@ -356,6 +356,12 @@ export interface RunOptions {
 	mode?: WorkflowExecuteMode;
 	/** n8n's execution timeout: absolute deadline = now + timeoutMs. */
 	timeoutMs?: number;
+	/**
+	 * Plays a Retry from the Executions list of this failed run, as n8n's ExecutionService.retry
+	 * does: a new execution in mode 'retry' from the failed execution's stored data (a JSON round
+	 * trip, as the database), its error and the failed node's last run removed.
+	 */
+	retryOf?: IRun;
 }
 
 export interface HarnessEvent {
@@ -442,6 +448,18 @@ function safeStringify(value: unknown): string {
 	});
 }
 
+/** The data a Retry starts from (n8n's ExecutionService.retry, 2.41.1). */
+function retryData(failed: IRun): IRun['data'] {
+	const data = JSON.parse(JSON.stringify(failed.data)) as IRun['data'];
+	const { lastNodeExecuted } = data.resultData;
+	if (lastNodeExecuted) {
+		delete data.resultData.error;
+		const runs = data.resultData.runData[lastNodeExecuted] ?? [];
+		if (runs.length > 0 && runs[runs.length - 1].error !== undefined) runs.pop();
+	}
+	return data;
+}
+
 /** Starts a workflow; returns at once with handles to await or cancel it. */
 export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = {}): RunningExecution {
 	const executionId = options.executionId ?? `harness-${randomUUID()}`;
@@ -470,7 +488,8 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = 
 			staticData: json.staticData,
 		});
 
-		const hooks = createHooks(options.mode ?? 'manual', executionId, workflow, json);
+		const mode = options.mode ?? (options.retryOf ? 'retry' : 'manual');
+		const hooks = createHooks(mode, executionId, workflow, json);
 		if (options.withoutResumeToken) {
 			hooks.addHandler('workflowExecuteBefore', (_workflow, data) => {
 				if (data) delete data.resumeToken;
@@ -511,11 +530,15 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = 
 			options.mode ?? 'manual',
 			options.resumeToken ? createRunExecutionData({ resumeToken: options.resumeToken }) : undefined,
 		);
-		const promise = execution.run({
-			workflow,
-			startNode,
-			pinData: Object.keys(pinData).length ? pinData : undefined,
-		});
+		const promise = options.retryOf
+			? new WorkflowExecute(additionalData, mode, retryData(options.retryOf)).processRunExecutionData(
+					workflow,
+				)
+			: execution.run({
+					workflow,
+					startNode,
+					pinData: Object.keys(pinData).length ? pinData : undefined,
+				});
 		cancelRun = () => promise.cancel();
 		if (cancelled) promise.cancel();
 		const run = await promise;

@@ -99,6 +99,12 @@ export interface ReceiverOptions {
 	workflowId?: string;
 	/** Static data as stored before the first request (e.g. by another n8n process). */
 	staticData?: IDataObject;
+	/**
+	 * The workflow's row in n8n's database, shared with other receivers (other processes of one
+	 * n8n): each request reads its static data when it arrives and writes the whole object back
+	 * after the trigger returned, as n8n does (no lock, last writer wins).
+	 */
+	database?: { staticData: IDataObject };
 	/** The id of each execution a request starts (default: a random one). */
 	nextExecutionId?: () => string;
 }
@@ -192,7 +198,9 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 		throw new Error(`Webhook harness: ${trigger.type} has no default webhook`);
 	}
 	const path = `${trigger.webhookId}/${String(description.path ?? '')}`;
-	let stored: IDataObject = JSON.parse(JSON.stringify(options.staticData ?? {})) as IDataObject;
+	const database = options.database ?? {
+		staticData: JSON.parse(JSON.stringify(options.staticData ?? {})) as IDataObject,
+	};
 	const deliveries: Delivery[] = [];
 	const executions: Array<Promise<WebhookExecution>> = [];
 	const waiters: Array<() => void> = [];
@@ -246,7 +254,7 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 			connections: json.connections,
 			active: mode === 'webhook',
 			nodeTypes,
-			staticData: persist ? JSON.parse(JSON.stringify(stored)) : {},
+			staticData: persist ? JSON.parse(JSON.stringify(database.staticData)) : {},
 			settings: { executionOrder: 'v1', ...(json.settings ?? {}) },
 		});
 		const node = workflow.getNode(trigger.name) as INode;
@@ -287,7 +295,7 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 		if (persist && workflow.staticData.__dataChanged === true) {
 			const copy = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
 			delete copy.__dataChanged;
-			stored = copy;
+			database.staticData = copy;
 		}
 		if (!result.noWebhookResponse && result.workflowData === undefined) {
 			respond(200, result.webhookResponse ?? { message: 'Webhook call received' });
@@ -370,7 +378,7 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 			await Promise.all(deliveries.slice(0, n).map((d) => d.execution));
 			return deliveries.slice(0, n);
 		},
-		staticData: () => JSON.parse(JSON.stringify(stored)) as IDataObject,
+		staticData: () => JSON.parse(JSON.stringify(database.staticData)) as IDataObject,
 		readBinary,
 		binaryPath,
 		async close() {

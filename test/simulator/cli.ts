@@ -13,7 +13,7 @@ const USAGE = `Usage: npm run simulator -- [options]
   --callback-retries N   retries of a failed callback POST (default 3)
   --unknown-task S       404 | 400 | envelope (default 404)
   --seed N               seed of fault rates
-Prompt markers: [sim:duration=MS] [sim:fail=Reason] [sim:never] [sim:size=BYTES] [sim:files=N]`;
+Prompt markers: [sim:duration=MS] [sim:fail=Reason] [sim:failonce=Reason] [sim:never] [sim:size=BYTES] [sim:files=N]`;
 
 function parse(argv: string[]): SimulatorOptions {
 	const o: SimulatorOptions = { port: 8787, defaultDurationMs: 3000 };

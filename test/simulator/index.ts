@@ -567,6 +567,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		const count = mk.files !== undefined ? Math.max(0, Number(mk.files) | 0) : sub.defaultFiles;
 		const size = actualSize(kind, mk.size !== undefined ? Number(mk.size) : undefined);
 		const token = randomUUID().slice(0, 8);
+		// [sim:failonce=Reason]: the first task of this prompt fails, later ones (a retry) finish.
+		const failing =
+			mk.fail !== undefined ||
+			(mk.failonce !== undefined && ![...tasks.values()].some((t) => t.prompt === prompt));
 		const files: SimFile[] = Array.from({ length: count }, (_, index) => ({
 			index,
 			kind,
@@ -583,8 +587,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			createdAt: clock.now(),
 			durationMs:
 				mk.duration !== undefined ? Math.max(0, Number(mk.duration) || 0) : defaultDurationMs,
-			outcome: mk.never !== undefined ? 'never' : mk.fail !== undefined ? 'fail' : 'finish',
-			errorMessage: mk.fail !== undefined ? mk.fail || 'generation failed' : undefined,
+			outcome: mk.never !== undefined ? 'never' : failing ? 'fail' : 'finish',
+			errorMessage: failing ? mk.fail || mk.failonce || 'generation failed' : undefined,
 			files,
 			callbackDone: false,
 		};

@@ -1,90 +1,205 @@
 import { createHash } from 'crypto';
 
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 /**
- * Tasks this process submitted, per execution/node/run/item. n8n's "Retry On Fail" calls
- * execute() again in the same execution (same process, same run index): an item whose exact
- * submission was already accepted then resumes its task instead of paying for a new one, and
- * one whose answer was lost (the task may exist) is not sent again either.
- * Entries are dropped when the node run ends without error, and expire after 25 hours.
+ * The ledger of the tasks this node submitted in this execution, the one module that writes and
+ * reads it. It lives in n8n's node execution context (`getContext('node')`), which n8n keeps in
+ * the execution's own data (`executionData.contextData`): the same object across the tries of
+ * Retry On Fail, saved with a failed execution, and handed unchanged to a Retry from the
+ * Executions list (with the original or the current workflow, after a restart, on any queue
+ * worker: ExecutionService.retry starts from the failed execution's stored data). A new
+ * execution starts with an empty context, so it never reuses an old task.
+ *
+ * Entries are per node run (run index) and item, with a digest of what was submitted (model,
+ * input, callback URL): an item whose input changed is a new submission. What is read back is
+ * checked (the execution data is stored in n8n's database): a malformed entry is ignored.
  */
-interface Entry {
-	/** Absent when the submission may or may not have been accepted (answer lost). */
+export type LedgerState = 'accepted' | 'unknown' | 'failed';
+
+export interface Entry {
+	state: LedgerState;
+	/** Set for accepted and failed tasks; absent when the submission got no answer. */
 	taskId?: string;
 	createdTime?: string;
 	submittedAt: number;
-	storedAt: number;
 }
 
-const TTL_MS = 25 * 60 * 60 * 1000;
+interface Ledger {
+	/** The execution whose submissions `submitted` counts (the spend guard is per execution). */
+	execution: string;
+	submitted: number;
+	/** `${runIndex}|${itemIndex}` → entry with its submission digest. */
+	entries: Record<string, Entry & { digest: string }>;
+}
+
+const FIELD = 'mediaGenerationLedger';
+/** A task's files live 24 hours: an older entry is worth nothing and is dropped. */
+const TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_ENTRIES = 20_000;
-const entries = new Map<string, Entry>();
+const TASK_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+const STATES: readonly string[] = ['accepted', 'unknown', 'failed'];
 
-// The key of one execute() call (one context) is the same for all its items: computed once, as
+// What one execute() call (one context) reads is the same for all its items: computed once, as
 // $runIndex costs a whole expression evaluation.
-const runKeys = new WeakMap<IExecuteFunctions, string>();
+const runIndexes = new WeakMap<IExecuteFunctions, string>();
+const fallbackContexts = new WeakMap<IExecuteFunctions, IDataObject>();
 
-function runKey(ctx: IExecuteFunctions): string {
-	const known = runKeys.get(ctx);
+function runIndexOf(ctx: IExecuteFunctions): string {
+	const known = runIndexes.get(ctx);
 	if (known !== undefined) return known;
-	const key = computeRunKey(ctx);
-	runKeys.set(ctx, key);
-	return key;
-}
-
-function computeRunKey(ctx: IExecuteFunctions): string {
-	let executionId = '';
-	try {
-		executionId = ctx.getExecutionId() ?? '';
-	} catch {
-		executionId = '';
-	}
-	// A loop runs the node again with a new run index: a new, intended submission.
 	let runIndex = '0';
 	try {
 		runIndex = String(ctx.evaluateExpression('{{ $runIndex }}', 0));
 	} catch {
 		runIndex = '0';
 	}
-	return `${executionId}|${ctx.getWorkflow().id ?? ''}|${ctx.getNode().name}|${runIndex}`;
+	runIndexes.set(ctx, runIndex);
+	return runIndex;
 }
 
-function key(ctx: IExecuteFunctions, itemIndex: number, body: unknown): string {
-	const digest = createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 32);
-	return `${runKey(ctx)}|${itemIndex}|${digest}`;
-}
-
-function evict(now: number): void {
-	for (const [k, entry] of entries) {
-		if (now - entry.storedAt > TTL_MS || entries.size > MAX_ENTRIES) entries.delete(k);
-		else break;
+function executionIdOf(ctx: IExecuteFunctions): string {
+	try {
+		return ctx.getExecutionId() ?? '';
+	} catch {
+		return '';
 	}
 }
 
-export function findAccepted(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	body: unknown,
-): Entry | undefined {
-	evict(Date.now());
-	if (!ctx.getExecutionId?.()) return undefined;
-	return entries.get(key(ctx, itemIndex, body));
+function contextOf(ctx: IExecuteFunctions): IDataObject {
+	try {
+		return ctx.getContext('node') as IDataObject;
+	} catch {
+		// No execution data (a context n8n builds without one): the ledger lasts this call only.
+		let own = fallbackContexts.get(ctx);
+		if (!own) {
+			own = {};
+			fallbackContexts.set(ctx, own);
+		}
+		return own;
+	}
 }
 
-export function rememberAccepted(
+function validEntry(value: unknown, now: number): (Entry & { digest: string }) | undefined {
+	if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+	const v = value as Record<string, unknown>;
+	if (typeof v.state !== 'string' || !STATES.includes(v.state)) return undefined;
+	if (typeof v.digest !== 'string' || !/^[0-9a-f]{32}$/.test(v.digest)) return undefined;
+	if (typeof v.submittedAt !== 'number' || !Number.isFinite(v.submittedAt)) return undefined;
+	if (now - v.submittedAt > TTL_MS || v.submittedAt > now + 60_000) return undefined;
+	const hasId = typeof v.taskId === 'string' && TASK_ID.test(v.taskId);
+	if (v.state !== 'unknown' && !hasId) return undefined;
+	if (v.taskId !== undefined && !hasId) return undefined;
+	const entry: Entry & { digest: string } = {
+		state: v.state as LedgerState,
+		digest: v.digest,
+		submittedAt: v.submittedAt,
+	};
+	if (hasId) entry.taskId = v.taskId as string;
+	if (typeof v.createdTime === 'string' && v.createdTime.length <= 64)
+		entry.createdTime = v.createdTime;
+	return entry;
+}
+
+/** Reads, checks and prunes the ledger; the object returned is the one n8n saves. */
+function ledgerOf(ctx: IExecuteFunctions): Ledger {
+	const context = contextOf(ctx);
+	const raw = context[FIELD] as unknown;
+	const now = Date.now();
+	const executionId = executionIdOf(ctx);
+	const ledger: Ledger = { execution: executionId, submitted: 0, entries: {} };
+	if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+		const r = raw as Record<string, unknown>;
+		if (
+			r.execution === executionId &&
+			typeof r.submitted === 'number' &&
+			Number.isInteger(r.submitted) &&
+			r.submitted >= 0
+		)
+			ledger.submitted = r.submitted;
+		const entries = r.entries;
+		if (entries && typeof entries === 'object' && !Array.isArray(entries)) {
+			for (const [k, v] of Object.entries(entries as Record<string, unknown>)) {
+				if (!/^\d{1,9}\|\d{1,9}$/.test(k)) continue;
+				const entry = validEntry(v, now);
+				if (entry) ledger.entries[k] = entry;
+				if (Object.keys(ledger.entries).length >= MAX_ENTRIES) break;
+			}
+		}
+	}
+	if (raw !== ledger) context[FIELD] = ledger as unknown as IDataObject;
+	return ledger;
+}
+
+// The ledger object in the context is replaced by the checked copy once per execute() call.
+const checked = new WeakMap<IExecuteFunctions, Ledger>();
+
+function ledger(ctx: IExecuteFunctions): Ledger {
+	let known = checked.get(ctx);
+	if (!known) {
+		known = ledgerOf(ctx);
+		checked.set(ctx, known);
+	}
+	return known;
+}
+
+/** What identifies one submission: the same model, input and callback URL. */
+export function submissionDigest(submission: {
+	model: string;
+	input: unknown;
+	callbackUrl?: string;
+}): string {
+	const text = JSON.stringify([submission.model, submission.input, submission.callbackUrl ?? null]);
+	return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+function keyOf(ctx: IExecuteFunctions, itemIndex: number): string {
+	return `${runIndexOf(ctx)}|${itemIndex}`;
+}
+
+/** The entry of this item in this node run, if it was submitted with the same digest. */
+export function findSubmitted(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	body: unknown,
-	entry: Omit<Entry, 'storedAt'>,
+	digest: string,
+): Entry | undefined {
+	const entry = ledger(ctx).entries[keyOf(ctx, itemIndex)];
+	return entry && entry.digest === digest ? entry : undefined;
+}
+
+/** Records what became of a submission (call before anything else can fail). */
+export function record(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	digest: string,
+	entry: Entry,
 ): void {
-	if (!ctx.getExecutionId?.()) return;
-	entries.set(key(ctx, itemIndex, body), { ...entry, storedAt: Date.now() });
+	const l = ledger(ctx);
+	const key = keyOf(ctx, itemIndex);
+	delete l.entries[key];
+	if (Object.keys(l.entries).length >= MAX_ENTRIES) return;
+	l.entries[key] = { ...entry, digest };
+}
+
+/** Marks the accepted task of an item as failed on the service: the next try submits anew. */
+export function markFailed(ctx: IExecuteFunctions, itemIndex: number, digest: string): void {
+	const entry = ledger(ctx).entries[keyOf(ctx, itemIndex)];
+	if (entry && entry.digest === digest && entry.taskId !== undefined) entry.state = 'failed';
+}
+
+/** Counts one submission sent by this execution (the spend guard's count). */
+export function countSubmission(ctx: IExecuteFunctions): void {
+	ledger(ctx).submitted += 1;
+}
+
+/** Submissions this node already sent in this execution (earlier runs, earlier tries). */
+export function submittedInExecution(ctx: IExecuteFunctions): number {
+	return ledger(ctx).submitted;
 }
 
 /** Forget this node run's tasks (it completed; a later run is a new, intended submission). */
 export function forgetRun(ctx: IExecuteFunctions): void {
-	if (!ctx.getExecutionId?.()) return;
-	const prefix = `${runKey(ctx)}|`;
-	for (const k of [...entries.keys()]) if (k.startsWith(prefix)) entries.delete(k);
+	const l = ledger(ctx);
+	const prefix = `${runIndexOf(ctx)}|`;
+	for (const k of Object.keys(l.entries)) if (k.startsWith(prefix)) delete l.entries[k];
 }

@@ -31,7 +31,15 @@ import {
 	readWaitMode,
 } from './durableWait';
 import { cancelled, submitFailure } from './itemErrors';
-import { findAccepted, forgetRun, rememberAccepted } from './acceptedTasks';
+import {
+	countSubmission,
+	findSubmitted,
+	forgetRun,
+	markFailed,
+	record,
+	submissionDigest,
+	submittedInExecution,
+} from './acceptedTasks';
 import { readRunOptions, type RunOptions } from './runOptions';
 import { generateRunProperties } from './runOptionsPanel';
 import { ProgressReporter } from './progress';
@@ -84,6 +92,7 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 
 			// 2. Submit and wait, at most `maxConcurrentTasks` at a time (taken from the first item).
 			const firstValid = prepared.find((p): p is Prepared => !isOutcome(p));
+			if (firstValid) checkSpend(ctx, prepared, firstValid.run.maxSubmissions);
 			const limit = firstValid?.run.maxConcurrentTasks ?? 1;
 			const progress = new ProgressReporter(ctx, items.length);
 
@@ -111,6 +120,40 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 }
 
 /**
+ * The spend guard: the items this run would submit (not those resuming a task of an earlier try
+ * or of the execution a Retry starts from), plus what this node already submitted in this
+ * execution, must stay within Options → Max Submissions per Execution. Checked before anything
+ * is sent.
+ */
+function checkSpend(
+	ctx: IExecuteFunctions,
+	prepared: Array<Prepared | ItemOutcome>,
+	cap: number,
+): void {
+	let toSubmit = 0;
+	prepared.forEach((p, itemIndex) => {
+		if (isOutcome(p)) return;
+		const digest = submissionDigest({
+			model: p.model,
+			input: p.input,
+			callbackUrl: p.run.callbackUrl,
+		});
+		const state = findSubmitted(ctx, itemIndex, digest)?.state;
+		if (state !== 'accepted' && state !== 'unknown') toSubmit += 1;
+	});
+	const earlier = submittedInExecution(ctx);
+	if (earlier + toSubmit <= cap) return;
+	const counted = earlier > 0 ? ` (${toSubmit} now, ${earlier} earlier in this execution)` : '';
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`This execution would submit ${earlier + toSubmit} generations${counted}, more than Options → Max Submissions per Execution (${cap})`,
+		{
+			description: `Nothing was submitted. If ${earlier + toSubmit} paid generations are intended, raise "Max Submissions per Execution" in the node's Options; otherwise check the input of this node (for example a spreadsheet read whole by mistake).`,
+		},
+	);
+}
+
+/**
  * "Wait Mode: Park Until Callbacks": every item is submitted with this execution's resume URL
  * as callback URL, then the execution parks (see durableWait.ts). The Task → Wait for
  * Completion node after this one makes the output polling would have made.
@@ -127,7 +170,11 @@ async function generateParked(
 	const outcomes = await mapWithLimit(prepared.length, limit, async (i) => {
 		const entry = prepared[i];
 		if ('ok' in entry) return entry;
-		const run = { ...entry.run, waitForCompletion: false, callbackUrl: parkCallbackUrl(resumeUrl, i) };
+		const run = {
+			...entry.run,
+			waitForCompletion: false,
+			callbackUrl: parkCallbackUrl(resumeUrl, i),
+		};
 		return await guard(ctx, i, async () => await runItem(ctx, i, { ...entry, run }, progress));
 	});
 	if (outcomes.some((o) => !o.ok) && !ctx.continueOnFail()) {
@@ -190,18 +237,21 @@ async function runItem(
 		body.callback_url = signCallbackUrl(run.callbackUrl, (await getApiCredentials(ctx)).apiKey);
 	const baseJson: IDataObject = { model, reference: run.callbackReference ?? null };
 
-	// An accepted task of this very item in this very run (Retry On Fail): resume, never re-pay.
+	// A task this item's submission got in this node run (an earlier try of Retry On Fail, or the
+	// failed execution a Retry from the Executions list starts from): resume it, never re-pay.
 	let submitted: SubmittedTask | undefined;
 	let submittedAt = Date.now();
-	const previous = findAccepted(ctx, itemIndex, body);
+	const digest = submissionDigest({ model, input, callbackUrl: run.callbackUrl });
+	const found = findSubmitted(ctx, itemIndex, digest);
+	const previous = found?.state === 'failed' ? undefined : found;
 	if (previous && previous.taskId === undefined) {
-		const message = `Item ${itemIndex}: an earlier attempt of this execution submitted this item and its answer was lost: the submission may have been accepted`;
+		const message = `Item ${itemIndex}: an earlier attempt submitted this item and its answer was lost: the submission may have been accepted`;
 		return {
 			ok: false,
 			error: new NodeOperationError(ctx.getNode(), message, {
 				itemIndex,
 				description:
-					'It was NOT sent again on this retry: a repeat could create a second task and be billed twice. If a task was created, its task_id is unknown here: check the service before running this item again.',
+					"It was NOT sent again on this retry: a repeat could create a second task and be billed twice. Look for the task in the service's dashboard: if there is one, fetch its files with Task → Download Files and its task_id; if there is none, run the workflow again (a new execution submits the item).",
 			}),
 			json: { ...baseJson, submission: 'unknown' },
 		};
@@ -219,6 +269,7 @@ async function runItem(
 		});
 	} else {
 		let failure: ItemOutcome | undefined;
+		countSubmission(ctx);
 		try {
 			submitted = await submitTask(ctx, body, {
 				rateLimitDeadline: submittedAt + run.timeoutMs,
@@ -234,10 +285,11 @@ async function runItem(
 			failure = { ok: false, ...submitFailure(ctx, itemIndex, error, baseJson) };
 		}
 		if (failure && failure.ok === false && failure.json.submission === 'unknown') {
-			rememberAccepted(ctx, itemIndex, body, { submittedAt });
+			record(ctx, itemIndex, digest, { state: 'unknown', submittedAt });
 		}
 		if (failure || !submitted) return failure as ItemOutcome;
-		rememberAccepted(ctx, itemIndex, body, {
+		record(ctx, itemIndex, digest, {
+			state: 'accepted',
 			taskId: submitted.task_id,
 			createdTime: submitted.created_time,
 			submittedAt,
@@ -259,7 +311,7 @@ async function runItem(
 		return { ok: true, data: { json, pairedItem: { item: itemIndex } } };
 	}
 
-	return await completeTask(ctx, {
+	const outcome = await completeTask(ctx, {
 		itemIndex,
 		taskId: submitted.task_id,
 		model,
@@ -277,4 +329,7 @@ async function runItem(
 			typicalMs: getModel(modelKey).typicalDuration.ms,
 		},
 	});
+	// The service failed the task: a next try (Retry On Fail, a Retry) asks for a new attempt.
+	if (!outcome.ok && outcome.json.status === 'failed') markFailed(ctx, itemIndex, digest);
+	return outcome;
 }

@@ -19,11 +19,18 @@ export interface RunOptions {
 	checkReferenceImages: boolean;
 	/** Options → Max File Size (MB); undefined: the default of n8n's binary data mode. */
 	maxFileSizeMb?: number;
+	/** Options → Max Submissions per Execution: the spend guard (Generate only). */
+	maxSubmissions: number;
 }
 
 export const DEFAULT_TIMEOUT_MINUTES = 30;
 export const DEFAULT_MAX_CONCURRENT = 50;
 export const DEFAULT_MAX_POLL_INTERVAL_SECONDS = 30;
+/**
+ * The spend guard's default: ten times a large daily batch (100 rows), a tenth of the
+ * 10,000-row spreadsheet picked by mistake. Raised per node for bigger runs.
+ */
+export const DEFAULT_MAX_SUBMISSIONS = 1000;
 
 function fail(ctx: IExecuteFunctions, itemIndex: number, message: string): never {
 	throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${message}`, { itemIndex });
@@ -119,6 +126,16 @@ export function readRunOptions(
 		{ min: 0 },
 	);
 
+	const maxSubmissions = numberOption(
+		ctx,
+		itemIndex,
+		options,
+		'maxSubmissions',
+		'Max Submissions per Execution',
+		DEFAULT_MAX_SUBMISSIONS,
+		{ min: 1, integer: true },
+	);
+
 	let callbackUrl: string | undefined;
 	const rawCallback = typeof options.callbackUrl === 'string' ? options.callbackUrl.trim() : '';
 	const reference =
@@ -154,5 +171,6 @@ export function readRunOptions(
 		callbackReference: reference || undefined,
 		checkReferenceImages: options.checkReferenceImages === true,
 		maxFileSizeMb: maxFileSizeMb > 0 ? maxFileSizeMb : undefined,
+		maxSubmissions,
 	};
 }

@@ -5,6 +5,7 @@ import { waitModeOption } from './durableWait';
 import {
 	DEFAULT_MAX_CONCURRENT,
 	DEFAULT_MAX_POLL_INTERVAL_SECONDS,
+	DEFAULT_MAX_SUBMISSIONS,
 	DEFAULT_TIMEOUT_MINUTES,
 } from './runOptions';
 
@@ -26,7 +27,7 @@ const waitProperty: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		'Whether to wait until the task is finished or failed and return its files. Off: returns the task_id at once; get the result with the Media Generation Trigger (set a Callback URL) or Task → Wait for Completion. This node retries service faults itself where that is safe and never submits a task twice, so leave Settings → Retry On Fail off.',
+		'Whether to wait until the task is finished or failed and return its files. Off: returns the task_id at once; get the result with the Media Generation Trigger (set a Callback URL) or Task → Wait for Completion. This node retries service faults itself where that is safe; Settings → Retry On Fail and a Retry of the execution resume accepted tasks and submit anew only failed ones.',
 };
 
 const triggerNotice: INodeProperties = {
@@ -121,6 +122,15 @@ export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeP
 		},
 		{ ...downloadOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 		concurrencyOption,
+		{
+			displayName: 'Max Submissions per Execution',
+			name: 'maxSubmissions',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: DEFAULT_MAX_SUBMISSIONS,
+			description:
+				'Spend guard: the most tasks this node may submit in one execution (all items, all runs of a loop). Over it, the node fails before submitting anything. Raise it for larger batches.',
+		},
 		{ ...pollIntervalOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 		{ ...timeoutOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 		{ ...waitModeOption, displayOptions: { show: { '/waitForCompletion': [true] } } },

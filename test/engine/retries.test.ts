@@ -1,0 +1,193 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+// Exactly once across n8n's recovery paths, through n8n's engine: Retry On Fail and a Retry
+// from the Executions list (played as ExecutionService.retry does: mode 'retry', from the failed
+// execution's stored data) resume accepted tasks, submit failed ones anew, never send blind an
+// item whose submission got no answer; a new execution always submits; the spend guard stops a
+// batch over its cap before anything is sent. Submissions are counted at the simulator.
+import type { IDataObject, IRun } from 'n8n-workflow';
+
+import {
+	NODE,
+	imageGenerateParams,
+	mediaWorkflow,
+	run,
+	servedBytes,
+	useSimulator,
+} from './support';
+
+const sim = useSimulator();
+jest.setTimeout(90_000);
+
+const rows = (...prompts: string[]) => prompts.map((prompt) => ({ prompt }));
+const params = (options: IDataObject = {}) =>
+	imageGenerateParams(sim(), '={{ $json.prompt }}', options);
+const errorText = (result: { error?: unknown }) => {
+	const e = result.error as { message?: string; description?: string } | undefined;
+	return `${e?.message ?? ''}\n${e?.description ?? ''}`;
+};
+const taskIds = (result: { outputOf(node: string): Array<{ json: IDataObject }> }) =>
+	result.outputOf(NODE).map((item) => item.json.task_id);
+
+async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!check()) {
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
+
+describe('Retry from the Executions list', () => {
+	it('resumes the accepted tasks and submits the failed one anew', async () => {
+		const workflow = mediaWorkflow(params());
+		const items = rows('row a', 'row b [sim:failonce=out of luck]', 'row c');
+		const failed = await run(sim(), workflow, { items, mode: 'webhook' });
+		expect(failed.status).toBe('error');
+		expect(errorText(failed)).toContain('out of luck');
+		expect(sim().count('submit')).toBe(3);
+		const [a, b, c] = sim()
+			.tasks()
+			.map((t) => t.id);
+
+		const retried = await run(sim(), workflow, { retryOf: failed.run });
+		expect(retried.error).toBeUndefined();
+		// Only the failed row asked for a new task: 4 submissions, not 6.
+		expect(sim().count('submit')).toBe(4);
+		const ids = taskIds(retried);
+		expect(ids[0]).toBe(a);
+		expect(ids[2]).toBe(c);
+		expect(ids[1]).not.toBe(b);
+		expect(retried.outputOf(NODE).map((i) => i.json.status)).toEqual([
+			'finished',
+			'finished',
+			'finished',
+		]);
+		const first = retried.outputOf(NODE)[0];
+		expect((await retried.readBinary(first)).equals(servedBytes(sim().task(a)!))).toBe(true);
+	});
+
+	it('after a Timeout, picks up the task that finished meanwhile instead of paying again', async () => {
+		const workflow = mediaWorkflow(params({ timeoutMinutes: 0.01 }));
+		const failed = await run(sim(), workflow, {
+			items: rows('slow [sim:duration=2500]'),
+			mode: 'webhook',
+		});
+		expect(failed.status).toBe('error');
+		expect(errorText(failed)).toMatch(/did not finish within the timeout/);
+		const [task] = sim().tasks();
+		await until(() => sim().task(task.id)?.endedAt !== undefined, 'the task to finish');
+
+		const retried = await run(sim(), workflow, { retryOf: failed.run });
+		expect(retried.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(1);
+		const [item] = retried.outputOf(NODE);
+		expect(item.json.task_id).toBe(task.id);
+		expect((await retried.readBinary(item)).equals(servedBytes(task))).toBe(true);
+	});
+
+	it('does not send blind an item whose submission got no answer, and says what to do', async () => {
+		sim().faults.add({ endpoint: 'submit', kind: 'drop', when: 'after', match: 'lost' });
+		const workflow = mediaWorkflow(params());
+		const failed = await run(sim(), workflow, {
+			items: rows('kept', 'lost answer'),
+			mode: 'webhook',
+		});
+		expect(failed.status).toBe('error');
+		const submitsBefore = sim().count('submit');
+		const tasksBefore = sim().tasks().length;
+		expect(tasksBefore).toBe(2);
+
+		const retried = await run(sim(), workflow, { retryOf: failed.run });
+		expect(retried.status).toBe('error');
+		expect(sim().tasks()).toHaveLength(tasksBefore);
+		expect(sim().count('submit')).toBe(submitsBefore);
+		expect(errorText(retried)).toMatch(/answer was lost/);
+		expect(errorText(retried)).toMatch(/NOT sent again/);
+		expect(errorText(retried)).toMatch(/Task → Download Files/);
+	});
+
+	it('ignores a ledger altered in the stored execution: the item is submitted, nothing else is read', async () => {
+		const workflow = mediaWorkflow(params());
+		const failed = await run(sim(), workflow, { items: rows('x [sim:fail=no]'), mode: 'webhook' });
+		expect(failed.status).toBe('error');
+		const data = JSON.parse(JSON.stringify(failed.run)) as IRun;
+		const context = data.data.executionData!.contextData[`node:${NODE}`] as IDataObject;
+		const ledger = context.mediaGenerationLedger as { entries: Record<string, IDataObject> };
+		// A task_id that is not one, for the only item: must not be resumed (nor requested).
+		for (const entry of Object.values(ledger.entries)) {
+			entry.taskId = '../../admin?x=1';
+			entry.state = 'accepted';
+		}
+		const retried = await run(sim(), workflow, { retryOf: data });
+		expect(retried.status).toBe('error');
+		expect(sim().count('submit')).toBe(2);
+		expect(sim().requests.some((r) => r.path.includes('admin'))).toBe(false);
+	});
+});
+
+describe('Retry On Fail', () => {
+	it('submits a failed task anew on the next try and resumes the accepted ones', async () => {
+		const workflow = mediaWorkflow(params(), {
+			retryOnFail: true,
+			maxTries: 3,
+			waitBetweenTries: 0,
+		});
+		const items = rows('one', 'two [sim:failonce=busy]', 'three');
+		const result = await run(sim(), workflow, { items, mode: 'webhook' });
+		expect(result.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(4);
+		const [one, , three] = sim()
+			.tasks()
+			.map((t) => t.id);
+		const ids = taskIds(result);
+		expect([ids[0], ids[2]]).toEqual([one, three]);
+	});
+});
+
+describe('a new execution', () => {
+	it('with the same input submits again: a new generation the user asked for', async () => {
+		const workflow = mediaWorkflow(params());
+		const first = await run(sim(), workflow, { items: rows('daily prompt'), mode: 'trigger' });
+		const second = await run(sim(), workflow, { items: rows('daily prompt'), mode: 'trigger' });
+		expect(first.error).toBeUndefined();
+		expect(second.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(2);
+		expect(taskIds(second)[0]).not.toBe(taskIds(first)[0]);
+	});
+});
+
+describe('spend guard', () => {
+	it('over Max Submissions per Execution: fails before anything is sent, naming count and option', async () => {
+		const workflow = mediaWorkflow(params({ maxSubmissions: 2 }));
+		const result = await run(sim(), workflow, { items: rows('a', 'b', 'c') });
+		expect(result.status).toBe('error');
+		expect(sim().requests).toHaveLength(0);
+		expect(errorText(result)).toMatch(/submit 3 generations/);
+		expect(errorText(result)).toMatch(/Max Submissions per Execution \(2\)/);
+		expect(errorText(result)).toMatch(/Nothing was submitted/);
+	});
+
+	it('its default stops a spreadsheet of 1,001 rows and lets 3 rows through', async () => {
+		const workflow = mediaWorkflow(params());
+		const big = await run(sim(), workflow, {
+			items: Array.from({ length: 1001 }, (_, i) => ({ prompt: `row ${i}` })),
+		});
+		expect(big.status).toBe('error');
+		expect(errorText(big)).toMatch(/1001 generations.*\(1000\)/);
+		expect(sim().requests).toHaveLength(0);
+		const small = await run(sim(), workflow, { items: rows('a', 'b', 'c') });
+		expect(small.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(3);
+	});
+
+	it('a retry counts only what it submits itself', async () => {
+		const workflow = mediaWorkflow(params({ maxSubmissions: 2 }));
+		const failed = await run(sim(), workflow, {
+			items: rows('p [sim:failonce=x]', 'q'),
+			mode: 'webhook',
+		});
+		expect(failed.status).toBe('error');
+		const retried = await run(sim(), workflow, { retryOf: failed.run });
+		expect(retried.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(3);
+	});
+});
