@@ -96,6 +96,7 @@ function runOptions(kind: string, index: number): Record<string, unknown> {
 		timeoutMinutes: 5,
 		waitMode: 'poll',
 		maxFileSizeMb: 64,
+		maxSubmissions: 50,
 	};
 }
 
