@@ -6,9 +6,12 @@
 // batch over its cap before anything is sent. Submissions are counted at the simulator.
 import type { IDataObject, IRun } from 'n8n-workflow';
 
+import { MANUAL_TRIGGER_TYPE, chain } from '../harness';
 import {
 	NODE,
+	TRIGGER,
 	imageGenerateParams,
+	mediaNode,
 	mediaWorkflow,
 	run,
 	servedBytes,
@@ -122,6 +125,65 @@ describe('Retry from the Executions list', () => {
 		expect(sim().count('submit')).toBe(2);
 		expect(sim().requests.some((r) => r.path.includes('admin'))).toBe(false);
 	});
+});
+
+describe('Retry of a Generate in Wait Mode: Park Until Callbacks', () => {
+	const FINISH = 'Finish';
+	// Generate parks on its execution's resume URL; the Task → Wait for Completion after it
+	// finishes the job. A Retry runs under a new execution id, hence a new resume URL.
+	const parkedWorkflow = () =>
+		chain(
+			{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+			mediaNode(params({ waitMode: 'park' })),
+			mediaNode(
+				{
+					resource: 'task',
+					operation: 'waitForCompletion',
+					taskId: '={{ $json.task_id }}',
+					options: { maxPollIntervalSeconds: 1 },
+				},
+				{},
+				FINISH,
+			),
+		);
+
+	it.each([
+		['finished', 0],
+		['still running', 3000],
+	])(
+		'resumes the accepted task (%s) without paying again; its result is not lost',
+		async (_label, duration) => {
+			// The second row's submission is refused (not accepted: no task), so the node fails
+			// after the first row's task was accepted.
+			const fault = sim().faults.add({
+				endpoint: 'submit',
+				kind: '429',
+				when: 'before',
+				match: 'refused',
+				retryAfter: 3600,
+			});
+			const workflow = parkedWorkflow();
+			const items = rows(`kept [sim:duration=${duration}]`, 'refused [sim:duration=0]');
+			const failed = await run(sim(), workflow, { items, mode: 'webhook' });
+			expect(failed.status).toBe('error');
+			expect(sim().tasks()).toHaveLength(1);
+			const [kept] = sim().tasks();
+			sim().faults.remove(fault);
+
+			const retried = await run(sim(), workflow, { retryOf: failed.run });
+			// The kept row's task is picked up (was: submitted again with the retry's resume URL);
+			// only the refused row is submitted.
+			expect(sim().tasks()).toHaveLength(2);
+			// Not parked on a callback that goes to the failed execution's resume URL: the
+			// finishing node polls the running task and downloads its files.
+			expect(retried.status).toBe('success');
+			const out = retried.outputOf(FINISH);
+			expect(out.map((i) => i.json.status)).toEqual(['finished', 'finished']);
+			expect(out[0].json.task_id).toBe(kept.id);
+			const task = sim().task(kept.id)!;
+			expect((await retried.readBinary(out[0])).equals(servedBytes(task))).toBe(true);
+		},
+	);
 });
 
 describe('Retry On Fail', () => {

@@ -15,7 +15,13 @@ import { isTerminal, type Task } from '../../shared/task';
 import { parseCallbackBody } from '../../shared/callbackBody';
 import { StatusReadBudget } from '../../shared/statusReadBudget';
 import { mapWithLimit, type ItemOutcome } from './batch';
-import { PARK_KEY, parkStateKey, sealParkState, storedParkState, type ParkState } from './parkState';
+import {
+	PARK_KEY,
+	parkStateKey,
+	sealParkState,
+	storedParkState,
+	type ParkState,
+} from './parkState';
 
 /*
  * "Park Until Callbacks": the execution is saved as waiting (nothing runs) until every item's
@@ -213,7 +219,12 @@ const statusReads = new StatusReadBudget();
 /** One park: the execution's resume path and token, the parking node and when it parked. */
 function registryKey(resumeUrl: string, node: string, parkedAt: unknown): string {
 	const url = new URL(resumeUrl);
-	return JSON.stringify([url.pathname, url.searchParams.get('signature') ?? '', node, parkedAt ?? null]);
+	return JSON.stringify([
+		url.pathname,
+		url.searchParams.get('signature') ?? '',
+		node,
+		parkedAt ?? null,
+	]);
 }
 
 /** Adds an entry, first dropping the expired ones (and the oldest beyond MAX_REGISTRIES). */
@@ -283,6 +294,8 @@ export async function parkExecution(
 		timeoutMs: number;
 		submittedAt: number[];
 		files?: Array<{ downloadFiles: boolean; binaryPropertyName: string } | undefined>;
+		/** Items resuming a task accepted in the run a Retry starts from (callback elsewhere). */
+		resumed?: boolean[];
 	},
 ): Promise<INodeExecutionData[]> {
 	const now = Date.now();
@@ -317,7 +330,9 @@ export async function parkExecution(
 		const item = waiting[k];
 		const state = storedParkState(item.json) as ParkState;
 		try {
-			const task = await getTaskStatus(ctx, String(item.json.task_id), { retries: CONFIRM_RETRIES });
+			const task = await getTaskStatus(ctx, String(item.json.task_id), {
+				retries: CONFIRM_RETRIES,
+			});
 			item.json.status = task.status;
 			if (isTerminal(task.status)) {
 				state.task = taskJson(task);
@@ -334,6 +349,18 @@ export async function parkExecution(
 	const pending = waiting.filter((item) => !storedParkState(item.json)?.task);
 	const seal = await sealerOf(ctx);
 	if (pending.length === 0) return items.map(seal);
+	// A resumed task still running calls back the resume URL of the execution this one retries,
+	// which no longer waits: parking would wait for it until the deadline. Not parked, the
+	// Wait for Completion node after this one polls every task that is not final.
+	const unawaitable = pending.filter(
+		(item) => opts.resumed?.[storedParkState(item.json)?.index ?? -1],
+	);
+	if (unawaitable.length > 0) {
+		ctx.logger.info(
+			`Media Generation does not park: ${unawaitable.length} task(s) resumed from the execution this one retries call back that execution, so the next node polls`,
+		);
+		return items.map(seal);
+	}
 
 	const deadline = now + opts.timeoutMs;
 	for (const item of items) {
@@ -406,7 +433,8 @@ async function learnOthers(
 	budget: string,
 ): Promise<void> {
 	const sentinel = registry.sentinel;
-	const order = sentinel && ids.includes(sentinel) ? [sentinel, ...ids.filter((id) => id !== sentinel)] : ids;
+	const order =
+		sentinel && ids.includes(sentinel) ? [sentinel, ...ids.filter((id) => id !== sentinel)] : ids;
 	let next = 0;
 	let size = 1;
 	while (next < order.length) {
@@ -420,7 +448,8 @@ async function learnOthers(
 				if (!statusReads.take(budget, Date.now())) throw new Error('status-read budget spent');
 				const task = await getTaskStatus(ctx, id, { retries: CONFIRM_RETRIES });
 				if (task.task_id === id && isTerminal(task.status)) {
-					if (!registry.confirmed.has(id)) registry.confirmed.set(id, { task, finishedAt: Date.now() });
+					if (!registry.confirmed.has(id))
+						registry.confirmed.set(id, { task, finishedAt: Date.now() });
 					return;
 				}
 			} catch (error) {
@@ -515,7 +544,12 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 		return { noWebhookResponse: true };
 	}
 	if (!registry.confirmed.has(taskId)) {
-		answer(ctx, 202, { received: true, task_id: taskId, confirmed: false, note: 'not final at the service yet' });
+		answer(ctx, 202, {
+			received: true,
+			task_id: taskId,
+			confirmed: false,
+			note: 'not final at the service yet',
+		});
 		return { noWebhookResponse: true };
 	}
 
@@ -527,10 +561,14 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 	let pending = pendingNow();
 	if (pending.length > 0 && !registry.resumed) {
 		if (!registry.learning) {
-			registry.learning = learnOthers(ctx, registry, pending.map((json) => String(json.task_id)), budget)
-				.finally(() => {
-					registry.learning = undefined;
-				});
+			registry.learning = learnOthers(
+				ctx,
+				registry,
+				pending.map((json) => String(json.task_id)),
+				budget,
+			).finally(() => {
+				registry.learning = undefined;
+			});
 		}
 		await registry.learning;
 		pending = pendingNow();

@@ -167,6 +167,14 @@ async function generateParked(
 	const own = prepared.find((p): p is Prepared => !('ok' in p) && p.run.callbackUrl !== undefined);
 	const resumeUrl = await checkParkable(ctx, { userCallbackUrl: own?.run.callbackUrl });
 	const timeoutMs = (prepared.find((p): p is Prepared => !('ok' in p)) as Prepared).run.timeoutMs;
+	// Items whose task was accepted in the run this one retries: their callback goes to the
+	// resume URL of that run's execution, which no longer waits, so parking cannot await them.
+	const resumed = prepared.map(
+		(p, i) =>
+			!('ok' in p) &&
+			findSubmitted(ctx, i, submissionDigest({ model: p.model, input: p.input }))?.state ===
+				'accepted',
+	);
 	const outcomes = await mapWithLimit(prepared.length, limit, async (i) => {
 		const entry = prepared[i];
 		if ('ok' in entry) return entry;
@@ -175,16 +183,17 @@ async function generateParked(
 			waitForCompletion: false,
 			callbackUrl: parkCallbackUrl(resumeUrl, i),
 		};
-		return await guard(ctx, i, async () => await runItem(ctx, i, { ...entry, run }, progress));
+		return await guard(
+			ctx,
+			i,
+			async () => await runItem(ctx, i, { ...entry, run }, progress, undefined, true),
+		);
 	});
 	if (outcomes.some((o) => !o.ok) && !ctx.continueOnFail()) {
 		// As when polling: the first failure ends the node, listing the other items' task_ids
-		// (finishBatch masks the resume URL's signature in what it throws).
-		try {
-			await finishBatch(ctx, outcomes);
-		} finally {
-			forgetRun(ctx);
-		}
+		// (finishBatch masks the resume URL's signature in what it throws). The ledger is kept:
+		// a Retry of this execution resumes the accepted tasks.
+		await finishBatch(ctx, outcomes);
 	}
 	const submittedAt = outcomes.map((o) => {
 		const at = o.ok ? o.data.json.submitted_at : undefined;
@@ -195,7 +204,13 @@ async function generateParked(
 			? undefined
 			: { downloadFiles: p.run.downloadFiles, binaryPropertyName: p.run.binaryPropertyName },
 	);
-	const result = await parkExecution(ctx, outcomes, { resumeUrl, timeoutMs, submittedAt, files });
+	const result = await parkExecution(ctx, outcomes, {
+		resumeUrl,
+		timeoutMs,
+		submittedAt,
+		files,
+		resumed,
+	});
 	forgetRun(ctx);
 	return result;
 }
@@ -209,6 +224,7 @@ async function runItem(
 	prepared: Prepared,
 	progress: ProgressReporter,
 	durations?: DurationLearner,
+	parked = false,
 ): Promise<ItemOutcome> {
 	const { model, modelKey, input, run } = prepared;
 	// Items still queued behind Max Tasks in Flight when the user cancels are never sent.
@@ -241,7 +257,14 @@ async function runItem(
 	// failed execution a Retry from the Executions list starts from): resume it, never re-pay.
 	let submitted: SubmittedTask | undefined;
 	let submittedAt = Date.now();
-	const digest = submissionDigest({ model, input, callbackUrl: run.callbackUrl });
+	// Parked, the callback URL is the execution's resume URL, which a Retry's execution does not
+	// share: it is left out, so that the Retry finds the task (a user's Callback URL is refused
+	// in that mode, see checkParkable).
+	const digest = submissionDigest({
+		model,
+		input,
+		callbackUrl: parked ? undefined : run.callbackUrl,
+	});
 	const found = findSubmitted(ctx, itemIndex, digest);
 	const previous = found?.state === 'failed' ? undefined : found;
 	if (previous && previous.taskId === undefined) {
