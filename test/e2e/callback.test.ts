@@ -29,7 +29,15 @@ import {
 	login,
 	newOwner,
 } from './executions-api';
-import { CREDENTIAL, credentialImport, mediaNode, noOp, splitRows, webhookNode, workflow } from './workflows';
+import {
+	CREDENTIAL,
+	credentialImport,
+	mediaNode,
+	noOp,
+	splitRows,
+	webhookNode,
+	workflow,
+} from './workflows';
 
 jest.setTimeout(300_000);
 
@@ -37,6 +45,8 @@ const TRIGGER_WF = 'mgenTrigger0001';
 const SUBMIT_WF = 'mgenSubmitter01';
 const RETRY_WF = 'mgenRetryFlow01';
 const RETRY_PATH = `e2e-retry-${process.pid}`;
+const PARK_RETRY_WF = 'mgenParkRetry01';
+const PARK_RETRY_PATH = `e2e-park-retry-${process.pid}`;
 const TRIGGER_WEBHOOK_ID = randomUUID();
 const SUBMIT_PATH = `e2e-submit-${process.pid}`;
 const BROWSER_ID = 'mgen-e2e-browser';
@@ -124,6 +134,38 @@ function retryWorkflow() {
 	);
 }
 
+/** The same rows, Generate parked (Wait Mode: Park Until Callbacks), a Wait for Completion after it. */
+function parkRetryWorkflow() {
+	return workflow(
+		PARK_RETRY_WF,
+		[
+			webhookNode(PARK_RETRY_PATH),
+			splitRows(),
+			mediaNode('Generate', {
+				resource: 'image',
+				operation: 'generate',
+				model: 'image-by-id',
+				modelId: sim.imageModelId,
+				prompt: '={{ $json.prompt }}',
+				imageByIdOptions: { size: '1:1', n: 1 },
+				waitForCompletion: true,
+				options: { waitMode: 'park', timeoutMinutes: 5 },
+			}),
+			mediaNode('Finish', {
+				resource: 'task',
+				operation: 'waitForCompletion',
+				taskId: '={{ $json.task_id }}',
+				options: { maxPollIntervalSeconds: 1 },
+			}),
+		],
+		{
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] },
+			Generate: { main: [[{ node: 'Finish', type: 'main', index: 0 }]] },
+		},
+	);
+}
+
 const executionsOf = (workflowId: string) => listExecutions(n8n, apiKey, workflowId);
 const endedExecutions = (workflowId: string, count: number, timeoutMs?: number) =>
 	ended(n8n, apiKey, workflowId, count, timeoutMs);
@@ -141,10 +183,16 @@ beforeAll(async () => {
 	n8n = await N8nInstance.create('callback');
 	await n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
-		await n8n.importWorkflows([triggerWorkflow(), submitterWorkflow(), retryWorkflow()]);
+		await n8n.importWorkflows([
+			triggerWorkflow(),
+			submitterWorkflow(),
+			retryWorkflow(),
+			parkRetryWorkflow(),
+		]);
 		await n8n.cli(['publish:workflow', `--id=${TRIGGER_WF}`], { label: 'publish-trigger' });
 		await n8n.cli(['publish:workflow', `--id=${SUBMIT_WF}`], { label: 'publish-submitter' });
 		await n8n.cli(['publish:workflow', `--id=${RETRY_WF}`], { label: 'publish-retry' });
+		await n8n.cli(['publish:workflow', `--id=${PARK_RETRY_WF}`], { label: 'publish-park-retry' });
 		await n8n.start();
 		apiKey = (await createOwnerApiKey(n8n, OWNER)).key;
 	});
@@ -366,21 +414,21 @@ test('10 callbacks arriving together are all remembered: after a restart of n8n,
 type Row = { prompt: string; timeout?: number };
 
 /** Posts rows to the retry workflow; returns its ended execution (production, mode webhook). */
-async function runRows(rows: Row[]) {
-	const known = new Set((await executionsOf(RETRY_WF)).map((e) => e.id));
-	const res = await fetch(`${n8n.baseUrl}/webhook/${RETRY_PATH}`, {
+async function runRows(rows: Row[], workflowId = RETRY_WF, webhookPath = RETRY_PATH) {
+	const known = new Set((await executionsOf(workflowId)).map((e) => e.id));
+	const res = await fetch(`${n8n.baseUrl}/webhook/${webhookPath}`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify({ rows }),
 	});
 	expect(res.status).toBe(200);
-	const all = await endedExecutions(RETRY_WF, known.size + 1, 120_000);
+	const all = await endedExecutions(workflowId, known.size + 1, 120_000);
 	return all.find((e) => !known.has(e.id))!;
 }
 
 /** The editor's Retry (Executions list): original workflow, or "with current workflow". */
-async function retry(executionId: string, loadWorkflow: boolean) {
-	const known = new Set((await executionsOf(RETRY_WF)).map((e) => e.id));
+async function retry(executionId: string, loadWorkflow: boolean, workflowId = RETRY_WF) {
+	const known = new Set((await executionsOf(workflowId)).map((e) => e.id));
 	const cookie = await login(n8n, OWNER);
 	const res = await fetch(`${n8n.baseUrl}/rest/executions/${executionId}/retry`, {
 		method: 'POST',
@@ -388,7 +436,7 @@ async function retry(executionId: string, loadWorkflow: boolean) {
 		body: JSON.stringify({ loadWorkflow }),
 	});
 	expect(res.status).toBe(200);
-	const all = await endedExecutions(RETRY_WF, known.size + 1, 120_000);
+	const all = await endedExecutions(workflowId, known.size + 1, 120_000);
 	const retried = all.find((e) => !known.has(e.id))!;
 	expect((retried as { mode?: string }).mode).toBe('retry');
 	return retried;
@@ -396,14 +444,21 @@ async function retry(executionId: string, loadWorkflow: boolean) {
 
 /** Submissions the service accepted for rows of this prefix (each one a task, each one billed). */
 const submitsOf = (prefix: string) => sim.tasks().filter((t) => t.prompt.startsWith(prefix)).length;
-const generated = (execution: { data?: { resultData: { runData: Record<string, Array<{ data?: { main: Array<ItemJson[] | null> } }>> } } }) =>
-	execution.data!.resultData.runData.Generate.at(-1)!.data!.main[0]!.map((i) => i.json);
+const generated = (execution: {
+	data?: {
+		resultData: { runData: Record<string, Array<{ data?: { main: Array<ItemJson[] | null> } }>> };
+	};
+}) => execution.data!.resultData.runData.Generate.at(-1)!.data!.main[0]!.map((i) => i.json);
 
 test('Retry from the Executions list, original and current workflow: accepted tasks resumed, the failed one submitted anew', () =>
 	n8n.explain(async () => {
 		for (const loadWorkflow of [false, true]) {
 			const p = `retry-${loadWorkflow ? 'current' : 'original'}`;
-			const rows = [{ prompt: `${p} a` }, { prompt: `${p} b [sim:failonce=busy]` }, { prompt: `${p} c` }];
+			const rows = [
+				{ prompt: `${p} a` },
+				{ prompt: `${p} b [sim:failonce=busy]` },
+				{ prompt: `${p} c` },
+			];
 			const failed = await runRows(rows);
 			expect(failed.status).toBe('error');
 			expect(submitsOf(p)).toBe(3);
@@ -443,6 +498,34 @@ test('a new execution with the same input submits again (a new generation, never
 		expect([first.status, second.status]).toEqual(['success', 'success']);
 		expect(submitsOf(p)).toBe(2);
 		expect(generated(second)[0].task_id).not.toBe(generated(first)[0].task_id);
+	}));
+
+test('Park Until Callbacks: the Retry picks up the accepted task still running, without paying again, and returns it', () =>
+	n8n.explain(async () => {
+		const p = 'retry-park';
+		// The second row's submission is refused (429 beyond the submit budget: no task), after the
+		// first row's task was accepted; the node fails before parking.
+		const fault = sim.faults.add({
+			endpoint: 'submit',
+			kind: '429',
+			when: 'before',
+			match: `${p} refused`,
+			retryAfter: 3600,
+		});
+		const rows = [{ prompt: `${p} kept [sim:duration=6000]` }, { prompt: `${p} refused` }];
+		const failed = await runRows(rows, PARK_RETRY_WF, PARK_RETRY_PATH);
+		sim.faults.remove(fault);
+		expect(failed.status).toBe('error');
+		expect(submitsOf(p)).toBe(1);
+		const [kept] = sim.tasks().filter((t) => t.prompt.startsWith(p));
+		const retried = await retry(failed.id, false, PARK_RETRY_WF);
+		// Was: the kept row submitted again (its digest held the failed execution's resume URL).
+		expect(submitsOf(p)).toBe(2);
+		// Its callback went to the failed execution: the Retry did not park on it, it polled.
+		expect(retried.status).toBe('success');
+		const out = retried.data!.resultData.runData.Finish[0].data!.main[0]!.map((i) => i.json);
+		expect(out.map((j) => j.status)).toEqual(['finished', 'finished']);
+		expect(out[0].task_id).toBe(kept.id);
 	}));
 
 test("the key is nowhere in n8n's server log", () =>
