@@ -11,7 +11,8 @@
 // `--generate`: only the Generate path of a 300 MB file, phase by phase, against Task → Download
 // Files of the same file (issue 30). `--quick`: every form above (the comparison on one case, the
 // downloads, the Generate path, the profile) at tiny sizes in one n8n, to prove it runs; `--out
-// FILE` writes the results elsewhere.
+// FILE` writes the results elsewhere. `--burst`: the callback burst under CPU load instead
+// (bench/callback-burst.ts).
 //
 // Per run: wall time (n8n's own startedAt → stoppedAt), status reads the simulator answered,
 // executions and node runs, the bytes of the execution's `execution_data` row in n8n's SQLite
@@ -534,6 +535,8 @@ const rows = (n: number, tag: string, markers: string) =>
 	Array.from({ length: n }, (_, i) => ({ prompt: `${tag} ${i} ${markers}` }));
 
 export async function main(argv: string[]) {
+	// --burst: the callback burst of issue 27 under CPU load, a benchmark of its own.
+	if (argv.includes('--burst')) return (await import('./callback-burst')).main(argv);
 	const quick = argv.includes('--quick');
 	const mode = argv.includes('--generate')
 		? '-generate'

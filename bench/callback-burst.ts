@@ -1,0 +1,328 @@
+// `npm run bench:n8n -- --burst`: the callback burst of issue 27 (point 3) in ONE real n8n 2.41.1
+// (`n8n start`, SQLite, this package installed as a community package) against the simulator.
+// A published Media Generation Trigger (Verify and Download on) receives the callbacks of tasks
+// submitted through the Media Generation node (a Webhook → Split → Generate workflow, not
+// waiting, Callback URL = the trigger's production URL, so every URL is signed by the node). The
+// tasks finish at once; their own callbacks are held back (a fault rule of the simulator), then
+// all are sent at the same moment by a sender that delivers once with a 10 s timeout (the
+// simulator's sender, as a service that never retries), while CPU burners (busy loops in child
+// processes, bounded in time) load the machine's cores. Rounds: 4 burners × 50 callbacks, then
+// 16 burners × 100 (`--rounds 16x100,4x50` to choose).
+//
+// Per round: the answers (200, 202, 503, other, none within 10 s), answer times, and, once the
+// runs have settled (a 202 'confirming' starts its run up to 60 s later), the runs started per
+// task (none twice) and the tasks without a run. Figures only: nothing here passes or fails.
+// Loopback only: n8n, the simulator and the sender run on 127.0.0.1.
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply; the CPU burners are child processes of this script */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { startSimulator } from '../test/simulator';
+import { createApiKey, executionsOf, newOwner } from '../test/e2e/executions-api';
+import { N8nInstance, TRIGGER_TYPE, removeEmptyRunFolder } from '../test/e2e/n8n';
+import {
+	CREDENTIAL,
+	credentialImport,
+	mediaNode,
+	noOp,
+	splitRows,
+	webhookNode,
+	workflow,
+} from '../test/e2e/workflows';
+import { round, table } from './lib/stats';
+
+const TRIGGER_WF = 'burstTrigger001';
+const SUBMIT_WF = 'burstSubmit0001';
+const TRIGGER_NODE = 'Media Generation Trigger';
+/** How long a round waits for runs after the burst: the trigger confirms for up to 60 s. */
+const SETTLE_MS = 90_000;
+/** Burners stop by themselves after this, whatever happens to this process. */
+const BURN_MS = 60_000;
+
+const printed: string[] = [];
+function say(line: string) {
+	printed.push(line);
+	process.stdout.write(`${line}\n`);
+}
+const load = () =>
+	os
+		.loadavg()
+		.map((l) => l.toFixed(1))
+		.join(' ');
+
+interface Round {
+	burners: number;
+	callbacks: number;
+	answers: Record<string, number>;
+	answerMs: { median: number; p90: number; max: number };
+	runsPerTask: Record<string, number>;
+	tasksWithoutRun: number;
+	tasksRunTwice: number;
+	loadBefore: string;
+	loadDuring: string;
+	/**
+	 * "Database ping failed" lines n8n logged during the round: while its ping fails, n8n answers
+	 * every request 503 "Database is not ready!" before any node sees it (see docs/reliability.md).
+	 */
+	dbPingFailures: number;
+	/** Status reads the trigger made: one per callback that reached the trigger's code. */
+	statusReads: number;
+}
+
+const pingFailures = (n8n: N8nInstance) =>
+	(n8n.serverLogText().match(/Database ping failed/g) ?? []).length;
+
+function parseRounds(argv: string[]): Array<{ burners: number; callbacks: number }> {
+	const i = argv.indexOf('--rounds');
+	const text = i >= 0 ? argv[i + 1] : '4x50,16x100';
+	return text.split(',').map((r) => {
+		const [b, c] = r.split('x').map(Number);
+		if (!Number.isInteger(b) || !Number.isInteger(c) || b < 0 || c < 1)
+			throw new Error(`--rounds: "${r}" is not BURNERSxCALLBACKS`);
+		return { burners: b, callbacks: c };
+	});
+}
+
+/** A busy loop per burner in its own process, ending by itself after `ms`. */
+function startBurners(count: number, ms: number): ChildProcess[] {
+	const code = `const end = Date.now() + ${ms}; let x = 0; while (Date.now() < end) x++;`;
+	return Array.from({ length: count }, () =>
+		spawn(process.execPath, ['-e', code], { stdio: 'ignore' }),
+	);
+}
+
+function stopBurners(burners: ChildProcess[]) {
+	for (const b of burners) if (b.exitCode === null) b.kill('SIGKILL');
+}
+
+function percentile(sorted: number[], p: number): number {
+	if (sorted.length === 0) return 0;
+	return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+}
+
+export async function main(argv: string[]) {
+	const rounds = parseRounds(argv);
+	const outArg = argv.indexOf('--out');
+	const out =
+		outArg >= 0 && argv[outArg + 1]
+			? path.resolve(argv[outArg + 1])
+			: path.join(__dirname, 'results', 'n8n-burst.json');
+	say(`# bench:n8n --burst ${new Date().toISOString()}, ${os.cpus().length} cores, load ${load()}`);
+
+	// callbackRetries 0: a task's callback is delivered once (the simulator's 10 s timeout).
+	const sim = await startSimulator({
+		apiKey: `bench-burst-${process.pid}-secret`,
+		callbackRetries: 0,
+	});
+	const n8n = await N8nInstance.create('bench-burst');
+	const webhookId = randomUUID();
+	const submitPath = `bench-burst-submit-${process.pid}`;
+	const results: Record<string, unknown> = {
+		date: new Date().toISOString(),
+		cores: os.cpus().length,
+	};
+	const done: Round[] = [];
+	try {
+		const triggerUrl = () => `${n8n.baseUrl}/webhook/${webhookId}/media-generation`;
+		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
+		await n8n.importWorkflows([
+			workflow(
+				TRIGGER_WF,
+				[
+					{
+						id: 'n-trigger',
+						name: TRIGGER_NODE,
+						type: TRIGGER_TYPE,
+						typeVersion: 1,
+						position: [0, 0],
+						webhookId,
+						parameters: { event: 'any', verify: true, download: true },
+						credentials: { mediaGenerationApi: CREDENTIAL },
+					},
+					noOp('Received'),
+				],
+				{ [TRIGGER_NODE]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+			),
+			workflow(
+				SUBMIT_WF,
+				[
+					webhookNode(submitPath, 'lastNode'),
+					splitRows(),
+					mediaNode('Submit', {
+						resource: 'image',
+						operation: 'generate',
+						model: 'image-by-id',
+						modelId: sim.imageModelId,
+						prompt: '={{ $json.prompt }}',
+						imageByIdOptions: { size: '1:1', n: 1 },
+						waitForCompletion: false,
+						options: {
+							callbackUrl: triggerUrl(),
+							callbackReference: '={{ $json.ref }}',
+							maxConcurrentTasks: 10,
+						},
+					}),
+				],
+				{
+					Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+					Split: { main: [[{ node: 'Submit', type: 'main', index: 0 }]] },
+				},
+			),
+		]);
+		await n8n.cli(['publish:workflow', `--id=${TRIGGER_WF}`], { label: 'publish-trigger' });
+		await n8n.cli(['publish:workflow', `--id=${SUBMIT_WF}`], { label: 'publish-submitter' });
+		await n8n.start();
+		const apiKey = (await createApiKey(n8n, newOwner())).key;
+		// The tasks' own callbacks are held back; the burst sends them (once each) at one moment.
+		sim.faults.add({ endpoint: 'callback', kind: 'drop' });
+
+		for (const [r, { burners, callbacks }] of rounds.entries()) {
+			const rows = Array.from({ length: callbacks }, (_, i) => ({
+				ref: `r${r}-${i}`,
+				prompt: `burst ${r} ${i} [sim:duration=0]`,
+			}));
+			const submitted = await fetch(`${n8n.baseUrl}/webhook/${submitPath}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ rows }),
+			});
+			const items = (await submitted.json()) as Array<{ task_id?: string }>;
+			if (!submitted.ok || !Array.isArray(items) || items.length !== callbacks)
+				throw new Error(`submitting ${callbacks} tasks: HTTP ${submitted.status}`);
+			const ids = items.map((i) => String(i.task_id));
+			// Finished at the service before the burst.
+			while (!ids.every((id) => sim.task(id)?.endedAt !== undefined))
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			const before = new Set((await executionsOf(n8n, apiKey, TRIGGER_WF, false)).map((e) => e.id));
+
+			const pingFailuresBefore = pingFailures(n8n);
+			const readsBefore = sim.count('status');
+			const loadBefore = load();
+			const burning = startBurners(burners, BURN_MS);
+			let loadDuring = loadBefore;
+			try {
+				// Let the burners take the cores before the burst.
+				await new Promise((resolve) => setTimeout(resolve, burners > 0 ? 5_000 : 0));
+				const sent = Date.now();
+				const answers = await Promise.all(
+					ids.map(async (id) => {
+						const entry = await sim.sendCallback(id);
+						return { status: entry.status, ms: entry.at - sent };
+					}),
+				);
+				loadDuring = load();
+				stopBurners(burning);
+
+				const counts: Record<string, number> = {};
+				for (const a of answers) {
+					const key = a.status === 0 ? 'no answer within 10 s' : String(a.status);
+					counts[key] = (counts[key] ?? 0) + 1;
+				}
+				const times = answers
+					.filter((a) => a.status !== 0)
+					.map((a) => a.ms)
+					.sort((a, b) => a - b);
+
+				// Runs: until every task has one, or SETTLE_MS after the burst.
+				const runsOf = new Map<string, number>();
+				const deadline = Date.now() + SETTLE_MS;
+				for (;;) {
+					// n8n's API may answer 503 ("Database is not ready") while loaded: asked again.
+					const listed = await executionsOf(n8n, apiKey, TRIGGER_WF).catch(() => undefined);
+					if (!listed) {
+						if (Date.now() > deadline + 60_000)
+							throw new Error("n8n's executions API kept failing");
+						await new Promise((resolve) => setTimeout(resolve, 2_000));
+						continue;
+					}
+					const fresh = listed.filter(
+						(e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status),
+					);
+					runsOf.clear();
+					for (const e of fresh) {
+						const item = e.data?.resultData.runData[TRIGGER_NODE]?.[0]?.data?.main[0]?.[0];
+						const id = String(item?.json.task_id);
+						runsOf.set(id, (runsOf.get(id) ?? 0) + 1);
+					}
+					if (ids.every((id) => runsOf.has(id)) || Date.now() > deadline) break;
+					await new Promise((resolve) => setTimeout(resolve, 2_000));
+				}
+				const perTask: Record<string, number> = {};
+				for (const id of ids) {
+					const n = String(runsOf.get(id) ?? 0);
+					perTask[n] = (perTask[n] ?? 0) + 1;
+				}
+				const result: Round = {
+					burners,
+					callbacks,
+					answers: counts,
+					answerMs: {
+						median: percentile(times, 50),
+						p90: percentile(times, 90),
+						max: times[times.length - 1] ?? 0,
+					},
+					runsPerTask: perTask,
+					tasksWithoutRun: ids.filter((id) => !runsOf.has(id)).length,
+					dbPingFailures: pingFailures(n8n) - pingFailuresBefore,
+					statusReads: sim.count('status') - readsBefore,
+					tasksRunTwice: ids.filter((id) => (runsOf.get(id) ?? 0) > 1).length,
+					loadBefore,
+					loadDuring,
+				};
+				done.push(result);
+				say(
+					`${burners} burners × ${callbacks} callbacks: answers ${JSON.stringify(counts)}, answer time median ${result.answerMs.median} ms, p90 ${result.answerMs.p90} ms, max ${result.answerMs.max} ms; runs per task ${JSON.stringify(perTask)}; without a run ${result.tasksWithoutRun}, twice ${result.tasksRunTwice}; ${result.statusReads} status reads (callbacks that reached the trigger); n8n's database ping failed ${result.dbPingFailures} times (load ${loadBefore} → ${loadDuring})`,
+				);
+			} finally {
+				stopBurners(burning);
+			}
+		}
+	} finally {
+		await n8n.dispose();
+		await sim.close();
+		removeEmptyRunFolder();
+	}
+	results.rounds = done;
+	say('');
+	say(
+		table([
+			[
+				'burners',
+				'callbacks',
+				'200',
+				'202',
+				'503',
+				'other',
+				'no answer in 10 s',
+				'answer p90',
+				'without a run',
+				'run twice',
+			],
+			...done.map((r) => {
+				const a = r.answers;
+				const other = Object.entries(a)
+					.filter(([k]) => !['200', '202', '503', 'no answer within 10 s'].includes(k))
+					.reduce((s, [, n]) => s + n, 0);
+				return [
+					r.burners,
+					r.callbacks,
+					a['200'] ?? 0,
+					a['202'] ?? 0,
+					a['503'] ?? 0,
+					other,
+					a['no answer within 10 s'] ?? 0,
+					`${round(r.answerMs.p90 / 1000, 2)} s`,
+					r.tasksWithoutRun,
+					r.tasksRunTwice,
+				];
+			}),
+		]),
+	);
+	fs.mkdirSync(path.dirname(out), { recursive: true });
+	fs.writeFileSync(out, `${JSON.stringify(results, null, '\t')}\n`);
+	fs.writeFileSync(out.replace(/\.json$/, '.txt'), `${printed.join('\n')}\n`);
+	say(`results written to ${path.relative(process.cwd(), out)} and its .txt`);
+}
