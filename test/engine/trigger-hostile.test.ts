@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ANSWER_WITHIN_MS } from '../../nodes/MediaGenerationTrigger/handler';
-import { STATUS_READ_LIMITS } from '../../nodes/shared/statusReadBudget';
+import { TRIGGER_STATUS_READ_LIMITS as STATUS_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/memory';
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
@@ -51,7 +51,9 @@ async function setup(
 	const receiver = await startCallbackReceiver({
 		workflow: triggerWorkflow(parameters),
 		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-		credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
+		credentials: {
+			mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+		},
 	});
 	open.push({
 		close: async () => {
@@ -221,7 +223,9 @@ describe('the answer comes within the bound whatever the service does', () => {
 		expect(took).toBeLessThan(ANSWER_WITHIN_MS + 2_000);
 		const [d] = await s.receiver.waitFor(1);
 		expect(d.execution).toBeUndefined();
-		expect(String((d.answer as IDataObject).error)).toMatch(/beyond the trigger's 5 s answer bound/);
+		expect(String((d.answer as IDataObject).error)).toMatch(
+			/beyond the trigger's 5 s answer bound/,
+		);
 	});
 
 	it('a status endpoint that takes 8 s: answered "confirming" at the bound, the run starts once the service confirms', async () => {
@@ -233,13 +237,19 @@ describe('the answer comes within the bound whatever the service does', () => {
 		const started = Date.now();
 		const entry = await s.sim.sendCallback(taskId);
 		const took = Date.now() - started;
-		report(`[trigger] answer with a status endpoint taking 8 s: HTTP ${entry.status} after ${took} ms`);
+		report(
+			`[trigger] answer with a status endpoint taking 8 s: HTTP ${entry.status} after ${took} ms`,
+		);
 		expect(entry.status).toBe(202);
 		expect(took).toBeLessThan(ANSWER_WITHIN_MS + 2_000);
 		const [d] = await s.receiver.waitFor(1);
 		expect(d.answer).toEqual({ received: true, task_id: taskId, confirming: true });
 		const execution = await d.execution;
-		expect(execution?.outputOf('Media Generation Trigger')[0].json).toMatchObject({ task_id: taskId, status: 'finished', verified: true });
+		expect(execution?.outputOf('Media Generation Trigger')[0].json).toMatchObject({
+			task_id: taskId,
+			status: 'finished',
+			verified: true,
+		});
 	});
 
 	it('answered "confirming", then the service does not know the task: nothing starts', async () => {
@@ -316,7 +326,9 @@ describe('secrets never leave the trigger', () => {
 			const receiver = await startCallbackReceiver({
 				workflow: triggerWorkflow({ options: { secret, onVerifyError } }),
 				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-				credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl, allowPrivateFileHosts: true } },
+				credentials: {
+					mediaGenerationApi: { apiKey: API_KEY, baseUrl, allowPrivateFileHosts: true },
+				},
 			});
 			open.push(receiver);
 			quoted = signed(receiver.callbackUrl({ ref: 'r1', secret }));
@@ -356,7 +368,13 @@ describe('duplicate suppression under concurrency and restarts', () => {
 			workflowId: 'restarted-process',
 			staticData: s.receiver.staticData(),
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl, allowPrivateFileHosts: true } },
+			credentials: {
+				mediaGenerationApi: {
+					apiKey: API_KEY,
+					baseUrl: s.sim.baseUrl,
+					allowPrivateFileHosts: true,
+				},
+			},
 		});
 		open.push(restarted);
 		// The URLs carry the restarted receiver's address, the same query (ref, sig).

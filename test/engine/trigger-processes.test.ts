@@ -93,3 +93,27 @@ test('a burst over two processes, then each callback again to the other process:
 		`two processes: 10 callbacks, then each again to the other process → ${runs - 10} started again\n`,
 	);
 });
+
+test('a batch of 100 tasks calling back at once: every callback starts its run (the status-read budget covers it)', async () => {
+	sim ??= await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30 });
+	const receiver = await startCallbackReceiver({
+		workflow: workflow(),
+		workflowId: 'batch-at-once',
+		database: { staticData: {} },
+		credentials: {
+			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+			mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+		},
+	});
+	open.push(receiver);
+	const api = client(sim);
+	const ids = await Promise.all(
+		Array.from({ length: 100 }, (_, i) => api.create(sim.imageModelId, { prompt: `batch ${i}` })),
+	);
+	await Promise.all(ids.map((id) => api.pollToEnd(id)));
+	// Sent once each, as by a service that never retries (was: 50 confirmed, the rest 429).
+	const answers = await Promise.all(ids.map((id) => deliver(receiver, id)));
+	expect(answers.filter((c) => c.status !== 200).map((c) => c.status)).toEqual([]);
+	await receiver.waitFor(100);
+	expect(await receiver.executions()).toHaveLength(100);
+});
