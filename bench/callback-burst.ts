@@ -95,9 +95,11 @@ function parseRounds(argv: string[]): Array<{ burners: number; callbacks: number
 /** A busy loop per burner in its own process, ending by itself after `ms`. */
 function startBurners(count: number, ms: number): ChildProcess[] {
 	const code = `const end = Date.now() + ${ms}; let x = 0; while (Date.now() < end) x++;`;
-	return Array.from({ length: count }, () =>
-		spawn(process.execPath, ['-e', code], { stdio: 'ignore' }),
-	);
+	return Array.from({ length: count }, () => {
+		const burner = spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
+		if (burner.pid !== undefined) os.setPriority(burner.pid, 0);
+		return burner;
+	});
 }
 
 function stopBurners(burners: ChildProcess[]) {
@@ -114,13 +116,16 @@ export async function main(argv: string[]) {
 	// --no-verify: the trigger takes the body's status (no status read before the answer), to
 	// tell the status read's share of the answer time from n8n's.
 	const verify = !argv.includes('--no-verify');
+	// --service-first: this process (the simulator and the sender) at a higher CPU priority than
+	// n8n and the burners (needs root), as a service on another machine would be.
+	const serviceFirst = argv.includes('--service-first');
 	const outArg = argv.indexOf('--out');
 	const out =
 		outArg >= 0 && argv[outArg + 1]
 			? path.resolve(argv[outArg + 1])
 			: path.join(__dirname, 'results', verify ? 'n8n-burst.json' : 'n8n-burst-no-verify.json');
 	say(
-		`# bench:n8n --burst ${new Date().toISOString()}, ${os.cpus().length} cores, load ${load()}${verify ? '' : ', Verify off'}`,
+		`# bench:n8n --burst ${new Date().toISOString()}, ${os.cpus().length} cores, load ${load()}${verify ? '' : ', Verify off'}${serviceFirst ? ', simulator and sender at priority -10' : ''}`,
 	);
 
 	// callbackRetries 0: a task's callback is delivered once (the simulator's 10 s timeout).
@@ -186,6 +191,8 @@ export async function main(argv: string[]) {
 		await n8n.cli(['publish:workflow', `--id=${TRIGGER_WF}`], { label: 'publish-trigger' });
 		await n8n.cli(['publish:workflow', `--id=${SUBMIT_WF}`], { label: 'publish-submitter' });
 		await n8n.start();
+		// After n8n started (a child inherits its parent's priority); burners are set back to 0.
+		if (serviceFirst) os.setPriority(0, -10);
 		const apiKey = (await createApiKey(n8n, newOwner())).key;
 		// The tasks' own callbacks are held back; the burst sends them (once each) at one moment.
 		sim.faults.add({ endpoint: 'callback', kind: 'drop' });
