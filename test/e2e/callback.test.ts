@@ -85,19 +85,26 @@ function triggerWorkflow() {
 	);
 }
 
+/** A Generate of the simulator's image model, one image per row's prompt, with `run`'s settings. */
+function imageGenerate(name: string, run: Record<string, unknown>) {
+	return mediaNode(name, {
+		resource: 'image',
+		operation: 'generate',
+		model: 'image-by-id',
+		modelId: sim.imageModelId,
+		prompt: '={{ $json.prompt }}',
+		imageByIdOptions: { size: '1:1', n: 1 },
+		...run,
+	});
+}
+
 function submitterWorkflow() {
 	return workflow(
 		SUBMIT_WF,
 		[
 			webhookNode(SUBMIT_PATH, 'lastNode'),
 			splitRows(),
-			mediaNode('Submit', {
-				resource: 'image',
-				operation: 'generate',
-				model: 'image-by-id',
-				modelId: sim.imageModelId,
-				prompt: '={{ $json.prompt }}',
-				imageByIdOptions: { size: '1:1', n: 1 },
+			imageGenerate('Submit', {
 				waitForCompletion: false,
 				options: { callbackUrl: triggerUrl(), callbackReference: '={{ $json.ref }}' },
 			}),
@@ -116,13 +123,7 @@ function retryWorkflow() {
 		[
 			webhookNode(RETRY_PATH),
 			splitRows(),
-			mediaNode('Generate', {
-				resource: 'image',
-				operation: 'generate',
-				model: 'image-by-id',
-				modelId: sim.imageModelId,
-				prompt: '={{ $json.prompt }}',
-				imageByIdOptions: { size: '1:1', n: 1 },
+			imageGenerate('Generate', {
 				waitForCompletion: true,
 				options: { timeoutMinutes: '={{ $json.timeout || 30 }}', maxPollIntervalSeconds: 1 },
 			}),
@@ -141,13 +142,7 @@ function parkRetryWorkflow() {
 		[
 			webhookNode(PARK_RETRY_PATH),
 			splitRows(),
-			mediaNode('Generate', {
-				resource: 'image',
-				operation: 'generate',
-				model: 'image-by-id',
-				modelId: sim.imageModelId,
-				prompt: '={{ $json.prompt }}',
-				imageByIdOptions: { size: '1:1', n: 1 },
+			imageGenerate('Generate', {
 				waitForCompletion: true,
 				options: { waitMode: 'park', timeoutMinutes: 5 },
 			}),
