@@ -44,8 +44,15 @@ import { deliveries, statusReads, unknownTasks } from './memory';
 export const ANSWER_WITHIN_MS = 5_000;
 /** A status read still under way at the answer bound may confirm the task until this long after. */
 export const CONFIRM_WITHIN_MS = 60_000;
-/** Status reads for one callback, at most (each also takes a token of the per-trigger budget). */
+/** Status reads for one callback before the answer bound (each also takes a token of the per-trigger budget). */
 const VERIFY_ATTEMPTS = 3;
+/**
+ * Status reads for one callback in all, when a failed read is retried within the confirmation
+ * window after the "confirming" answer (a forged id still costs at most this many).
+ */
+const CONFIRM_READS = 6;
+/** Backoff between those reads: 0.5-1 s, 1-2, 2-4, 4-8, 7.5-15 (about 30 s at most in all). */
+const CONFIRM_BACKOFF = { baseMs: 1_000, maxMs: 15_000 };
 /** Retry-After of a 503 "could not confirm": the service should try again later. */
 const RETRY_UNCONFIRMED_S = 60;
 
@@ -156,19 +163,24 @@ type Verification =
 	| { kind: 'unconfirmed'; reason: string };
 
 /**
- * When the answer bound passes with a status read still under way: the service is answered at
- * once ("received, confirming") and the read goes on until `until`; the run starts only if the
- * service then confirms the task. Without it (or once used), the bound ends the verification.
+ * The "confirming" answer: once the service has it, the reads go on until `until` and the run
+ * starts only if the service then confirms the task. Given when a read is still under way at
+ * the answer bound, and (`onFailure`) when a read fails in a way worth retrying, so a genuine
+ * callback is not lost to a service that never calls again. Without it, the bound ends the
+ * verification.
  */
 interface LateConfirmation {
 	until: number;
+	onFailure: boolean;
 	answer: () => void;
 }
 
 /**
- * Reads the task's status within ANSWER_WITHIN_MS and VERIFY_ATTEMPTS, each read taking a
- * token of the trigger's budget. Retry-After is honoured only while it fits in the deadline; a
- * slow status endpoint is raced with the deadline (the read itself ends at its own timeout).
+ * Reads the task's status, each read taking a token of the trigger's budget: within
+ * ANSWER_WITHIN_MS and VERIFY_ATTEMPTS until the caller is answered "confirming", then within
+ * the confirmation window and CONFIRM_READS (waiting for a token of the budget rather than
+ * giving up). Retry-After is honoured only while it fits in the current limit; a slow status
+ * endpoint is raced with it (the read itself ends at its own timeout).
  */
 async function verifyTask(
 	call: Call,
@@ -179,9 +191,18 @@ async function verifyTask(
 ): Promise<Verification> {
 	let last: Fault | undefined;
 	let limit = deadline;
-	let lateUsed = false;
-	for (let attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
-		if (!statusReads.take(trigger, Date.now())) {
+	let confirming = false;
+	/** Answers "confirming" (once) and extends the limit to the confirmation window. */
+	const confirmLater = (): boolean => {
+		if (!late || confirming) return false;
+		confirming = true;
+		late.answer();
+		limit = late.until;
+		return true;
+	};
+	const reads = late?.onFailure ? CONFIRM_READS : VERIFY_ATTEMPTS;
+	for (let attempt = 0; attempt < reads; attempt++) {
+		if (!(await takeRead(trigger, confirming ? limit : undefined))) {
 			if (attempt === 0) {
 				return {
 					kind: 'throttled',
@@ -195,34 +216,55 @@ async function verifyTask(
 			(error: unknown) => ({ fault: classifyError(error) }),
 		);
 		let outcome = await readBefore(read, limit);
-		if ('late' in outcome && late && !lateUsed) {
-			// Still reading at the bound: answer now, keep reading (a genuine callback of a slow
-			// service, or of a loaded n8n, is not lost; nothing starts unless the service confirms).
-			lateUsed = true;
-			late.answer();
-			limit = late.until;
-			outcome = await readBefore(read, limit);
-		}
+		// Still reading at the bound: answer now, keep reading (a genuine callback of a slow
+		// service, or of a loaded n8n, is not lost; nothing starts unless the service confirms).
+		if ('late' in outcome && confirmLater()) outcome = await readBefore(read, limit);
 		if ('task' in outcome) return { kind: 'confirmed', task: outcome.task };
 		last = outcome.fault;
 		if (isUnknownTask(last)) return { kind: 'unknown' };
-		if (!isTransientForRead(last) || attempt + 1 >= VERIFY_ATTEMPTS) break;
-		const delay = retryDelay(attempt + 1, last, DEFAULT_BACKOFF);
-		if (Date.now() + delay >= limit) {
+		if (!isTransientForRead(last) || attempt + 1 >= reads) break;
+		// A failure worth retrying (refused, reset, timeout, 5xx, 429): with onFailure, the
+		// retries go on after the "confirming" answer, within the confirmation window.
+		const window = late?.onFailure ? late.until : limit;
+		const delay = retryDelay(
+			attempt + 1,
+			last,
+			late?.onFailure ? CONFIRM_BACKOFF : DEFAULT_BACKOFF,
+		);
+		if (Date.now() + delay >= window) {
 			if (last.retryAfterMs !== undefined && last.retryAfterMs > 0) {
+				const bound =
+					window === deadline
+						? `${ANSWER_WITHIN_MS / 1000} s answer bound`
+						: `${CONFIRM_WITHIN_MS / 1000} s confirmation window`;
 				last = {
 					...last,
-					message: `${last.message} (the service asked to wait ${Math.ceil(last.retryAfterMs / 1000)} s, beyond the trigger's ${ANSWER_WITHIN_MS / 1000} s answer bound)`,
+					message: `${last.message} (the service asked to wait ${Math.ceil(last.retryAfterMs / 1000)} s, beyond the trigger's ${bound})`,
 				};
 			}
 			break;
 		}
+		if (late?.onFailure) confirmLater();
 		await sleep(delay);
 	}
 	return {
 		kind: 'unconfirmed',
 		reason: scrub(call, last?.message ?? 'no status read was allowed'),
 	};
+}
+
+/**
+ * A token of the trigger's status-read budget; once the caller has its "confirming" answer,
+ * waits for one until `waitUntil` (nobody is held by the wait, and the reads stay in the budget).
+ */
+async function takeRead(trigger: string, waitUntil?: number): Promise<boolean> {
+	while (!statusReads.take(trigger, Date.now())) {
+		if (waitUntil === undefined) return false;
+		const wait = Math.max(100, statusReads.waitMs(trigger));
+		if (Date.now() + wait >= waitUntil) return false;
+		await sleep(wait);
+	}
+	return true;
 }
 
 type ReadOutcome = { task: Task } | { fault: Fault };
@@ -542,11 +584,18 @@ async function verifyWithService(
 			}),
 		};
 	}
+	const startWithError = options.onVerifyError === 'start';
 	const outcome = await verifyTask(call, settings.trigger, taskId, deadline, {
 		until: Date.now() + CONFIRM_WITHIN_MS,
+		// "Start With Error" starts at the first failure, as documented: no retries after it.
+		onFailure: !startWithError,
 		answer: () => answer(call, 202, { received: true, task_id: taskId, confirming: true }),
 	});
-	if (answered(call) && outcome.kind !== 'confirmed') {
+	if (
+		answered(call) &&
+		outcome.kind !== 'confirmed' &&
+		!(outcome.kind === 'unconfirmed' && startWithError)
+	) {
 		// Answered already ("confirming"): whatever the service now says, nothing starts.
 		call.ctx.logger.warn(
 			`Media Generation Trigger: task ${shownId} could not be confirmed after the callback was answered; nothing was started (${outcome.kind === 'unconfirmed' ? outcome.reason : outcome.kind}). Read its status with Task → Get Status.`,
@@ -571,7 +620,9 @@ async function verifyWithService(
 		};
 	}
 	if (outcome.kind === 'unconfirmed') {
-		if (options.onVerifyError !== 'start') {
+		if (!startWithError) {
+			// Only when nothing could be tried any more before answering: a failure not worth
+			// retrying (the key refused, say), or a Retry-After beyond the confirmation window.
 			return {
 				done: refuse(
 					call,

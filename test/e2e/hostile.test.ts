@@ -233,9 +233,11 @@ test('floods of callbacks: unsigned ones cost no status read, signed ones for un
 		// (n8n serves a registered webhook at about 13 a second here: 1,000 took 76 s of the layer.
 		// The engine layer floods the trigger with 1,000 in under a second.)
 		const signed = await flood(500, () => signedUrl('leaked'), 'signed-unknown', 100);
-		// 202: a status read still under way at the 5 s answer bound on a loaded machine
-		// ("confirming"; the service then calls the id unknown and nothing starts).
-		expect(signed.count(404) + signed.count(429) + signed.count(503) + signed.count(202)).toBe(500);
+		// 202: a status read still under way at the 5 s answer bound, or failed, on a loaded
+		// machine ("confirming"; the service then calls the id unknown and nothing starts).
+		// A 503 here is n8n's own ("Database is not ready" under load), never the trigger's: a
+		// failed read is retried after answering.
+		expect(signed.count(404) + signed.count(429) + signed.count(202) + signed.count(503)).toBe(500);
 		expect(signed.count(404)).toBeGreaterThan(0);
 		// The trigger's budget: 50 at once, then 10 per second.
 		expect(signed.reads).toBeLessThanOrEqual(50 + 10 * Math.ceil(signed.seconds));
@@ -272,8 +274,8 @@ test('at least 30 kinds of hostile requests: each answered as expected, quickly,
 			{
 				name: 'a 15.9 MiB JSON body (one long string, unknown id)',
 				send: () => post(signedUrl(), big(BODY_LIMIT - 100_000), json),
-				expect: [404, 503, 202],
-				says: /unknown to the service|Could not confirm|confirming/,
+				expect: [404, 202],
+				says: /unknown to the service|confirming/,
 			},
 			{
 				name: `a ${(millionKeys.length / 1e6).toFixed(1)} MB JSON body with 1,000,000 keys and no task id`,
@@ -355,12 +357,12 @@ test('at least 30 kinds of hostile requests: each answered as expected, quickly,
 					post(signedUrl(), asJson({ task_id: 'task_unknown_text' }), {
 						'content-type': 'text/plain',
 					}),
-				expect: [404, 503, 202],
+				expect: [404, 202],
 			},
 			{
 				name: 'JSON without a content type (unknown id)',
 				send: () => post(signedUrl(), Buffer.from(asJson({ task_id: 'task_unknown_none' }))),
-				expect: [404, 503, 202],
+				expect: [404, 202],
 			},
 			{
 				name: 'JSON as application/octet-stream (unknown id)',
@@ -368,7 +370,7 @@ test('at least 30 kinds of hostile requests: each answered as expected, quickly,
 					post(signedUrl(), asJson({ task_id: 'task_unknown_octet' }), {
 						'content-type': 'application/octet-stream',
 					}),
-				expect: [404, 503, 202],
+				expect: [404, 202],
 			},
 			{
 				name: 'a urlencoded form (unknown id)',
@@ -376,7 +378,7 @@ test('at least 30 kinds of hostile requests: each answered as expected, quickly,
 					post(signedUrl(), 'task_id=task_unknown_form&status=finished', {
 						'content-type': 'application/x-www-form-urlencoded',
 					}),
-				expect: [404, 503, 202],
+				expect: [404, 202],
 			},
 			{
 				name: 'XML (no task id)',
@@ -402,17 +404,17 @@ test('at least 30 kinds of hostile requests: each answered as expected, quickly,
 						...json,
 						'content-encoding': 'gzip',
 					}),
-				expect: [404, 503, 202],
+				expect: [404, 202],
 			},
 			{
 				name: 'JSON with a byte-order mark (unknown id)',
 				send: () => post(signedUrl(), `\ufeff${asJson({ task_id: 'task_unknown_bom' })}`, json),
-				expect: [404, 503, 202],
+				expect: [404, 202],
 			},
 			{
 				name: 'double-encoded JSON (unknown id)',
 				send: () => post(signedUrl(), asJson(asJson({ task_id: 'task_unknown_double' })), json),
-				expect: [404, 503, 202],
+				expect: [404, 202],
 			},
 			{
 				name: 'UTF-16 declared charset',
@@ -483,14 +485,14 @@ test('at least 30 kinds of hostile requests: each answered as expected, quickly,
 						asJson({ task_id: 'task_unknown_status', status: 's'.repeat(1_000_000) }),
 						json,
 					),
-				expect: [404, 503, 202],
+				expect: [404, 202],
 			},
 			{
 				name: 'an unknown id, asked again (negative cache)',
 				send: () => post(signedUrl(), asJson({ task_id: 'task_unknown_text' }), json),
-				// From the negative cache, unless the first ask itself timed out under load (503).
-				expect: [404, 503, 202],
-				says: /asked less than a minute ago|Could not confirm|confirming/,
+				// From the negative cache, unless the first ask was still confirming (a failed or slow read: 202).
+				expect: [404, 202],
+				says: /asked less than a minute ago|confirming/,
 			},
 			// Forged references and secrets.
 			{

@@ -172,36 +172,57 @@ describe('the callback reference is authenticated', () => {
 	});
 });
 
-describe('an unconfirmed callback starts nothing by default', () => {
-	it('20 callbacks while the status endpoint answers 503: all answered 503 with Retry-After, no execution', async () => {
+describe('a status read that fails is retried after a "confirming" answer; only the service starts a run', () => {
+	// A service that never calls again (issue 27, point 3): a failed read was answered 503 and the
+	// genuine callback was lost. Now the trigger answers 202 at once and keeps reading.
+	it('20 callbacks for a forged id while the status endpoint fails 3 times each: all answered 202 "confirming", no execution, reads bounded', async () => {
 		const s = await setup();
-		s.sim.faults.add({ endpoint: 'status', kind: '503' });
+		// 3 failures per callback: every read the trigger made before answering (was: 20 × 503).
+		s.sim.faults.add({ endpoint: 'status', kind: '503', times: 60 });
 		const url = signed(s.receiver.callbackUrl({ ref: 'r' }));
 		const entries = await Promise.all(
 			Array.from({ length: 20 }, () =>
 				s.sim.sendCallback('task_forged_20', { url, body: body('task_forged_20') }),
 			),
 		);
-		expect(entries.map((e) => e.status)).toEqual(Array(20).fill(503));
-		await s.receiver.waitFor(20);
-		expect(
-			s.receiver.deliveries.every((d) =>
-				/Could not confirm task task_forged_20 /.test(String((d.answer as IDataObject).error)),
-			),
-		).toBe(true);
+		expect(entries.map((e) => e.status)).toEqual(Array(20).fill(202));
+		const delivered = await s.receiver.waitFor(20, 60_000);
+		for (const d of delivered) {
+			expect(d.answer).toEqual({ received: true, task_id: 'task_forged_20', confirming: true });
+			expect(await d.execution).toBeUndefined();
+		}
 		expect(await s.receiver.executions()).toHaveLength(0);
+		// The service called the id unknown: the next callback for it is answered from memory.
+		expect(
+			(await s.sim.sendCallback('task_forged_20', { url, body: body('task_forged_20') })).status,
+		).toBe(404);
+		report(
+			`[trigger] 20 forged callbacks behind a failing status endpoint: ${statusReads(s.sim)} status reads`,
+		);
+		expect(statusReads(s.sim)).toBeLessThanOrEqual(20 * 6);
 	});
 
-	it('with 429 at the status endpoint too; the genuine callback starts once the service answers again', async () => {
+	it('a genuine callback while the status endpoint answers 429 (Retry-After: 6) twice: 202 at once, then one run with the confirmed task', async () => {
 		const s = await setup({}, { callbackRetries: 0 });
 		const taskId = await finishedTask(s);
-		const rule = s.sim.faults.add({ endpoint: 'status', kind: '429', retryAfter: 1 });
-		expect((await s.sim.sendCallback(taskId)).status).toBe(503);
-		expect(await s.receiver.executions()).toHaveLength(0);
-		s.sim.faults.remove(rule);
-		expect((await s.sim.sendCallback(taskId)).status).toBe(200);
-		await s.receiver.waitFor(2);
+		s.sim.faults.add({ endpoint: 'status', kind: '429', retryAfter: 6, times: 2 });
+		const started = Date.now();
+		const entry = await s.sim.sendCallback(taskId);
+		const took = Date.now() - started;
+		report(
+			`[trigger] answer with 429 (Retry-After: 6) twice: HTTP ${entry.status} after ${took} ms`,
+		);
+		expect(entry.status).toBe(202);
+		const [d] = await s.receiver.waitFor(1, 60_000);
+		expect(d.answer).toEqual({ received: true, task_id: taskId, confirming: true });
+		const execution = await d.execution;
+		expect(execution?.outputOf('Media Generation Trigger')[0].json).toMatchObject({
+			task_id: taskId,
+			status: 'finished',
+			verified: true,
+		});
 		expect(await s.receiver.executions()).toHaveLength(1);
+		expect(statusReads(s.sim)).toBe(3);
 	});
 });
 
@@ -224,7 +245,7 @@ describe('the answer comes within the bound whatever the service does', () => {
 		const [d] = await s.receiver.waitFor(1);
 		expect(d.execution).toBeUndefined();
 		expect(String((d.answer as IDataObject).error)).toMatch(
-			/beyond the trigger's 5 s answer bound/,
+			/beyond the trigger's 60 s confirmation window/,
 		);
 	});
 
@@ -311,10 +332,11 @@ describe('secrets never leave the trigger', () => {
 		const secret = `s-${randomBytes(6).toString('hex')}`;
 		let quoted = '';
 		const service = http.createServer((req, res) => {
-			res.writeHead(500, { 'content-type': 'application/json' });
+			// 403: nothing to retry, so "Reject" answers 503 at once, quoting the service.
+			res.writeHead(403, { 'content-type': 'application/json' });
 			res.end(
 				JSON.stringify({
-					code: 500,
+					code: 403,
 					message: `callback_url ${quoted} could not be checked (key ${API_KEY})`,
 				}),
 			);

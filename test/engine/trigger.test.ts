@@ -426,18 +426,20 @@ describe('Media Generation Trigger: when verification or download fails nothing 
 		expect(s.sim.count('status')).toBe(3);
 	});
 
-	it('On Verification Error "Reject": 503, nothing starts; the service\'s retry then succeeds once', async () => {
+	it('On Verification Error "Reject": a status endpoint failing 3 times is answered 202 "confirming", then the run starts once, confirmed', async () => {
 		const s = await setup({ options: { onVerifyError: 'reject' } }, { callbackRetries: 3 });
 		const taskId = await submit(s, 'fox');
-		// The first callback's three status reads fail, the retried callback's succeed.
+		// Every read the trigger made before answering fails (was: 503, and a service that never
+		// calls again lost the task); it answers at the first failure and reads again after.
 		s.sim.faults.add({ endpoint: 'status', kind: '500', times: 3 });
-		const deliveries = await settle(s, 2);
-		expect(deliveries.map((d) => d.status)).toEqual([503, 200]);
-		expect(deliveries[0].answer).toMatchObject({ error: expect.stringContaining(`Could not confirm task ${taskId}`) });
-		expect(await s.receiver.executions()).toHaveLength(1);
-		const [item] = (await executionOf(deliveries[1])).outputOf('Downstream');
+		const deliveries = await settle(s, 1);
+		expect(deliveries.map((d) => d.status)).toEqual([202]);
+		expect(deliveries[0].answer).toEqual({ received: true, task_id: taskId, confirming: true });
+		const [item] = (await executionOf(deliveries[0])).outputOf('Downstream');
 		expect(item.json).toMatchObject({ task_id: taskId, status: 'finished', verified: true });
-	});
+		expect(await s.receiver.executions()).toHaveLength(1);
+		expect(s.sim.count('status')).toBe(4);
+	}, 30_000);
 
 	it('a wrong API key: the execution starts with an error that never contains the key', async () => {
 		const s = await setup();
