@@ -22,7 +22,6 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { downloadTaskFiles } from '../../nodes/shared/transport/downloads';
 import { privateAddressKind } from '../../nodes/shared/transport/fileHosts';
-import { TransportError } from '../../nodes/shared/transport/faults';
 import {
 	BINARY_DATA_PATH,
 	MANUAL_TRIGGER_TYPE,
@@ -30,6 +29,7 @@ import {
 	registerNodeType,
 	runWorkflow,
 } from '../harness';
+import { downloadAsItem } from './support';
 
 jest.setTimeout(60_000);
 
@@ -95,24 +95,9 @@ class BoundsProbe implements INodeType {
 				],
 			];
 		}
-		try {
-			const { binary, files } = await downloadTaskFiles(
-				this,
-				{ task_id: 'task-7', status: 'finished', files: urls.map((file_url) => ({ file_url })) },
-				{ modelLabel: 'probe', retries: 0, ...options },
-			);
-			return [[{ json: { files }, binary, pairedItem: { item: 0 } }]];
-		} catch (error) {
-			const fault = error instanceof TransportError ? error.fault : undefined;
-			return [
-				[
-					{
-						json: { error: (error as Error).message, kind: fault?.kind ?? 'other' },
-						pairedItem: { item: 0 },
-					},
-				],
-			];
-		}
+		return [
+			[await downloadAsItem(this, 'task-7', urls, { modelLabel: 'probe', retries: 0, ...options })],
+		];
 	}
 }
 registerNodeType(new BoundsProbe());

@@ -22,10 +22,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { downloadTaskFiles } from '../../nodes/shared/transport/downloads';
-import { TransportError } from '../../nodes/shared/transport/faults';
 import { checkImageUrls } from '../../nodes/shared/transport/referenceImageProbe';
 import { MANUAL_TRIGGER_TYPE, chain, registerNodeType, runWorkflow } from '../harness';
+import { downloadAsItem } from './support';
 import { fakeNetwork, notFound, type Answer, type FakeNetwork } from './fake-network';
 
 /** Node 24's default CA list (newer than the @types/node this repository pins). */
@@ -74,24 +73,15 @@ class PinProbe implements INodeType {
 				return [[{ json: { error: (error as Error).message }, pairedItem: { item: 0 } }]];
 			}
 		}
-		try {
-			const { binary, files } = await downloadTaskFiles(
-				ctx,
-				{ task_id: 'task-28', status: 'finished', files: urls.map((file_url) => ({ file_url })) },
-				{ modelLabel: 'probe', retries: 0, allowPrivateFileHosts: false },
-			);
-			return [[{ json: { files }, binary, pairedItem: { item: 0 } }]];
-		} catch (error) {
-			const fault = error instanceof TransportError ? error.fault : undefined;
-			return [
-				[
-					{
-						json: { error: (error as Error).message, kind: fault?.kind ?? 'other' },
-						pairedItem: { item: 0 },
-					},
-				],
-			];
-		}
+		return [
+			[
+				await downloadAsItem(ctx, 'task-28', urls, {
+					modelLabel: 'probe',
+					retries: 0,
+					allowPrivateFileHosts: false,
+				}),
+			],
+		];
 	}
 }
 registerNodeType(new PinProbe());

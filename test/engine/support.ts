@@ -15,6 +15,8 @@ import {
 	type RunResult,
 	type WorkflowJson,
 } from '../harness';
+import { downloadTaskFiles } from '../../nodes/shared/transport/downloads';
+import { TransportError } from '../../nodes/shared/transport/faults';
 import { mediaBuffer, startSimulator, type SimTask, type Simulator } from '../simulator';
 
 export const TRIGGER = 'Start';
@@ -44,7 +46,11 @@ export function credentialsFor(sim: Simulator, apiKey = sim.apiKey): RunOptions[
 export type NodeSettings = NonNullable<NodeSpec['settings']>;
 
 /** A Media Generation node with the package's credential. */
-export function mediaNode(parameters: IDataObject, settings: NodeSettings = {}, name = NODE): NodeSpec {
+export function mediaNode(
+	parameters: IDataObject,
+	settings: NodeSettings = {},
+	name = NODE,
+): NodeSpec {
 	return {
 		name,
 		type: MEDIA_GENERATION_TYPE,
@@ -173,5 +179,34 @@ export function errorText(item: INodeExecutionData): string {
 /** Start times of a task's submit and end: from the simulator's own log and task records. */
 export function taskWindow(sim: Simulator, task: SimTask): { start: number; end: number } {
 	const submit = sim.requests.find((r) => r.endpoint === 'submit' && r.taskId === task.id);
-	return { start: submit?.at ?? task.createdAt, end: task.endedAt ?? task.createdAt + task.durationMs };
+	return {
+		start: submit?.at ?? task.createdAt,
+		end: task.endedAt ?? task.createdAt + task.durationMs,
+	};
+}
+
+/**
+ * What the download probes of the file-host tests output: the task's files as an item, or the
+ * refusal's message and fault kind (so a test reads what a user would see in the item).
+ */
+export async function downloadAsItem(
+	ctx: Parameters<typeof downloadTaskFiles>[0],
+	taskId: string,
+	urls: string[],
+	options: Parameters<typeof downloadTaskFiles>[2],
+): Promise<INodeExecutionData> {
+	try {
+		const { binary, files } = await downloadTaskFiles(
+			ctx,
+			{ task_id: taskId, status: 'finished', files: urls.map((file_url) => ({ file_url })) },
+			options,
+		);
+		return { json: { files }, binary, pairedItem: { item: 0 } };
+	} catch (error) {
+		const fault = error instanceof TransportError ? error.fault : undefined;
+		return {
+			json: { error: (error as Error).message, kind: fault?.kind ?? 'other' },
+			pairedItem: { item: 0 },
+		};
+	}
 }
