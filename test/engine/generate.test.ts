@@ -4,6 +4,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RunResult } from '../harness';
+import { credentialResolutions } from '../harness/credentials';
 import type { Simulator } from '../simulator';
 import {
 	NODE,
@@ -321,6 +322,32 @@ describe('submit without waiting', () => {
 		const callbackUrl = new URL(sim().tasks()[0].callbackUrl!);
 		expect(callbackUrl.origin + callbackUrl.pathname).toBe('https://n8n.example.com/webhook/abc/media-generation');
 		expect(callbackUrl.searchParams.get('ref')).toBe('row-7');
+	});
+});
+
+describe('credential', () => {
+	it('read once per node run, however many requests the run sends (n8n resolves it again for each request it authenticates)', async () => {
+		const before = credentialResolutions.get('mediaGenerationApi') ?? 0;
+		// Two failed reads: at least three status reads, whatever the poll schedule.
+		sim().faults.add({ endpoint: 'status', kind: '503', times: 2 });
+		const result = await run(
+			sim(),
+			mediaWorkflow({
+				resource: 'image',
+				operation: 'generate',
+				model: 'image-by-id',
+				modelId: sim().imageModelId,
+				prompt: 'polled [sim:duration=300]',
+				imageByIdOptions: { size: '1:1', n: 1 },
+			}),
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.outputOf(NODE)[0].json.status).toBe('finished');
+		// A submission and several status reads, all with the key.
+		expect(sim().count('status')).toBeGreaterThanOrEqual(3);
+		for (const r of sim().requests.filter((q) => q.endpoint !== 'file'))
+			expect(r.headers.authorization).toMatch(/^Bearer /);
+		expect((credentialResolutions.get('mediaGenerationApi') ?? 0) - before).toBe(1);
 	});
 });
 

@@ -19,6 +19,13 @@ import { ICredentialsHelper, NodeHelpers, isExpression } from 'n8n-workflow';
 
 export type CredentialValues = Record<string, ICredentialDataDecryptedObject>;
 
+/**
+ * How many times a credential was resolved (getDecrypted) in this process, by type. In n8n each
+ * resolution is a database read and a decryption, and in a webhook call of n8n 2.x a fresh
+ * expression isolate as well.
+ */
+export const credentialResolutions = new Map<string, number>();
+
 export class HarnessCredentialsHelper extends ICredentialsHelper {
 	constructor(
 		private readonly types: Map<string, ICredentialType>,
@@ -97,6 +104,7 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		_details: INodeCredentialsDetails,
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
+		credentialResolutions.set(type, (credentialResolutions.get(type) ?? 0) + 1);
 		const given = this.values[type];
 		if (!given) {
 			throw new Error(`Harness: no credential values given for type "${type}"`);
