@@ -256,7 +256,8 @@ function triggerWorkflow() {
 		id: 'a0000000-0000-4000-8000-000000000201',
 		name: 'Media Generation Trigger',
 		type: TRIGGER_TYPE,
-		typeVersion: 1,
+		// The version a new node gets in this release.
+		typeVersion: description.defaultVersion ?? 1,
 		position: [0, 0],
 		webhookId: TRIGGER_WEBHOOK_ID,
 		credentials: CREDENTIALS,

@@ -19,7 +19,11 @@ export class MediaGenerationTrigger implements INodeType {
 			dark: 'file:mediaGenerationTrigger.dark.svg',
 		},
 		group: ['trigger'],
-		version: 1,
+		// 1.1 behaves as 1 does; n8n's webhook server treats a start node of version 1 as its own
+		// Webhook node of version 1 and evaluates an expression for every callback before reading
+		// its body (webhook-helpers.js, parseRequestBody), costly under a burst of callbacks.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle:
 			'={{"On " + {"any": "finished or failed", "finished": "finished", "failed": "failed"}[$parameter["event"]] + " task"}}',
 		// n8n's node creator shows this node and Media Generation as one entry that carries this

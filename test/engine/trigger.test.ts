@@ -4,8 +4,10 @@
 import { randomBytes } from 'crypto';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { credentialResolutions } from '../harness/credentials';
 import { startCallbackReceiver, type CallbackReceiver, type Delivery } from '../harness/webhook';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
 import { client } from '../simulator/client';
@@ -24,12 +26,14 @@ const open: Setup[] = [];
 async function setup(
 	parameters: INodeParameters = {},
 	simOptions: SimulatorOptions = {},
+	typeVersion = 1,
 ): Promise<Setup> {
 	const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30, ...simOptions });
 	const workflow = chain(
 		{
 			name: 'Media Generation Trigger',
 			type: MEDIA_GENERATION_TRIGGER_TYPE,
+			typeVersion,
 			parameters,
 			credentials: mediaCredentials(),
 		},
@@ -38,7 +42,9 @@ async function setup(
 	const receiver = await startCallbackReceiver({
 		workflow,
 		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-		credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
+		credentials: {
+			mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+		},
 	});
 	const s = { sim, receiver };
 	open.push(s);
@@ -62,7 +68,11 @@ async function submit(
 	prompt = 'a red fox',
 	query: Record<string, string> = { ref: 'row-7' },
 ): Promise<string> {
-	return await client(sim).create(sim.imageModelId, { prompt }, { callback_url: signed(receiver.callbackUrl(query)) });
+	return await client(sim).create(
+		sim.imageModelId,
+		{ prompt },
+		{ callback_url: signed(receiver.callbackUrl(query)) },
+	);
 }
 
 /** Waits for the simulator's own callback (and its retries) and what the trigger did with it. */
@@ -113,7 +123,9 @@ describe('Media Generation Trigger: genuine callbacks', () => {
 			expect(files[0]).toMatchObject({ binary_property: 'data', size: bytes.length });
 
 			// Confirmed with the status endpoint, with the key; files fetched without it.
-			const statusCalls = s.sim.requests.filter((r) => r.endpoint === 'status' && r.taskId === taskId);
+			const statusCalls = s.sim.requests.filter(
+				(r) => r.endpoint === 'status' && r.taskId === taskId,
+			);
 			expect(statusCalls.length).toBeGreaterThanOrEqual(1);
 			expect(statusCalls[0].headers.authorization).toBe(`Bearer ${API_KEY}`);
 			expect(fileRequests(s.sim)).toHaveLength(2);
@@ -129,7 +141,9 @@ describe('Media Generation Trigger: genuine callbacks', () => {
 	it('many tasks at once: one execution each, every result matched to its own reference', async () => {
 		const s = await setup();
 		const refs = Array.from({ length: 12 }, (_, i) => `row-${i}`);
-		const ids = await Promise.all(refs.map((ref, i) => submit(s, `fox ${i} [sim:duration=${20 + i * 5}]`, { ref })));
+		const ids = await Promise.all(
+			refs.map((ref, i) => submit(s, `fox ${i} [sim:duration=${20 + i * 5}]`, { ref })),
+		);
 		const deliveries = await settle(s, refs.length);
 		expect(deliveries).toHaveLength(refs.length);
 		const executions = await s.receiver.executions();
@@ -176,7 +190,10 @@ describe('Media Generation Trigger: genuine callbacks', () => {
 		await submit(s, 'doomed [sim:fail]');
 		const [delivery] = await settle(s, 1);
 		expect(delivery.status).toBe(200);
-		expect(delivery.answer).toMatchObject({ received: true, ignored: 'failed events are not selected' });
+		expect(delivery.answer).toMatchObject({
+			received: true,
+			ignored: 'failed events are not selected',
+		});
 		expect(delivery.execution).toBeUndefined();
 		expect(s.receiver.deliveries).toHaveLength(1);
 	});
@@ -214,11 +231,23 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 	it('a task unknown to the service: 404, no execution, no download', async () => {
 		for (const unknownTaskStyle of ['404', '400', 'envelope'] as const) {
 			const s = await setup({}, { unknownTaskStyle });
-			const forged = { code: 200, data: { task_id: 'task_forged', status: 'finished', files: [{ file_url: `${s.sim.fileBaseUrl}/evil.png` }] } };
-			const entry = await s.sim.sendCallback('task_forged', { url: signed(s.receiver.callbackUrl()), body: forged });
+			const forged = {
+				code: 200,
+				data: {
+					task_id: 'task_forged',
+					status: 'finished',
+					files: [{ file_url: `${s.sim.fileBaseUrl}/evil.png` }],
+				},
+			};
+			const entry = await s.sim.sendCallback('task_forged', {
+				url: signed(s.receiver.callbackUrl()),
+				body: forged,
+			});
 			expect(entry.status).toBe(404);
 			const [delivery] = await s.receiver.waitFor(1);
-			expect(delivery.answer).toMatchObject({ error: expect.stringContaining('task_forged is unknown') });
+			expect(delivery.answer).toMatchObject({
+				error: expect.stringContaining('task_forged is unknown'),
+			});
 			expect(delivery.execution).toBeUndefined();
 			expect(fileRequests(s.sim)).toHaveLength(0);
 		}
@@ -227,12 +256,21 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 	it('a "finished" claim for a task still processing: 409, no execution', async () => {
 		const s = await setup();
 		const taskId = await submit(s, 'slow [sim:never]');
-		const body = { code: 200, data: { task_id: taskId, status: 'finished', files: [{ file_url: 'http://127.0.0.1:1/x.png' }] } };
+		const body = {
+			code: 200,
+			data: {
+				task_id: taskId,
+				status: 'finished',
+				files: [{ file_url: 'http://127.0.0.1:1/x.png' }],
+			},
+		};
 		const entry = await s.sim.sendCallback(taskId, { body });
 		expect(entry.status).toBe(409);
 		const [delivery] = await s.receiver.waitFor(1);
 		expect(delivery.answer).toMatchObject({
-			error: expect.stringMatching(/callback says .* is finished, the service says (not_started|queued|processing)/),
+			error: expect.stringMatching(
+				/callback says .* is finished, the service says (not_started|queued|processing)/,
+			),
 		});
 		expect(delivery.execution).toBeUndefined();
 		expect(fileRequests(s.sim)).toHaveLength(0);
@@ -242,13 +280,15 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		const s = await setup();
 		const taskId = await submit(s, 'fox');
 		await settle(s, 1);
-		const entry = await s.sim.sendCallback(taskId, { body: { task_id: taskId, status: 'failed', error_message: 'forged' } });
+		const entry = await s.sim.sendCallback(taskId, {
+			body: { task_id: taskId, status: 'failed', error_message: 'forged' },
+		});
 		expect(entry.status).toBe(409);
 		expect(s.receiver.deliveries[1].execution).toBeUndefined();
 		expect(await s.receiver.executions()).toHaveLength(1);
 	});
 
-	it('files injected into the body are never fetched: the service\'s files are', async () => {
+	it("files injected into the body are never fetched: the service's files are", async () => {
 		const s = await setup();
 		const taskId = await submit(s, 'fox [sim:never]');
 		// Make the task end without its own callback: forge one for the real, finished task.
@@ -256,7 +296,14 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		s.sim.task(taskId)!.callbackDone = true;
 		s.sim.clock.advance(60_000);
 		const evil = `${s.sim.fileBaseUrl}/files/evil/0-injected.png`;
-		const body = { code: 200, data: { task_id: taskId, status: 'finished', files: [{ file_url: evil, file_type: 'image' }] } };
+		const body = {
+			code: 200,
+			data: {
+				task_id: taskId,
+				status: 'finished',
+				files: [{ file_url: evil, file_type: 'image' }],
+			},
+		};
 		const entry = await s.sim.sendCallback(taskId, { body });
 		expect(entry.status).toBe(200);
 		const [delivery] = await s.receiver.waitFor(1);
@@ -268,7 +315,10 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 
 	it('a callback without a task id: 400 with a clear message, nothing asked of the service', async () => {
 		const s = await setup();
-		const entry = await s.sim.sendCallback('x', { url: signed(s.receiver.callbackUrl()), body: { hello: 'world' } });
+		const entry = await s.sim.sendCallback('x', {
+			url: signed(s.receiver.callbackUrl()),
+			body: { hello: 'world' },
+		});
 		expect(entry.status).toBe(400);
 		const [delivery] = await s.receiver.waitFor(1);
 		expect(delivery.answer).toEqual({
@@ -286,6 +336,40 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		// The simulator retried after the 400 with the whole body: exactly one execution.
 		expect(s.receiver.deliveries.map((d) => d.status)).toEqual([400, 200]);
 		expect(await s.receiver.executions()).toHaveLength(1);
+	});
+
+	it.each([1, 1.1])(
+		'version %s: a JSON callback sent as application/octet-stream (a body n8n does not parse) starts one execution',
+		async (typeVersion) => {
+			const s = await setup({}, {}, typeVersion);
+			s.sim.faults.add({ endpoint: 'callback', kind: 'drop' });
+			const taskId = await submit(s);
+			while (s.sim.task(taskId)?.endedAt === undefined) await sleep(20);
+			const res = await fetch(s.sim.task(taskId)!.callbackUrl!, {
+				method: 'POST',
+				headers: { 'content-type': 'application/octet-stream' },
+				body: JSON.stringify({ task_id: taskId, status: 'finished' }),
+			});
+			expect(res.status).toBe(200);
+			const [delivery] = await s.receiver.waitFor(1);
+			const execution = await executionOf(delivery);
+			expect(execution.outputOf('Downstream')[0].json).toMatchObject({
+				task_id: taskId,
+				status: 'finished',
+			});
+			expect(await s.receiver.executions()).toHaveLength(1);
+		},
+	);
+
+	it('a callback resolves the credential once: its signature and its status read use the same read', async () => {
+		const s = await setup();
+		const before = credentialResolutions.get('mediaGenerationApi') ?? 0;
+		await submit(s);
+		const [delivery] = await settle(s, 1);
+		expect(delivery.status).toBe(200);
+		await executionOf(delivery);
+		// submit() above is the simulator's client, not the node: every resolution is the trigger's.
+		expect((credentialResolutions.get('mediaGenerationApi') ?? 0) - before).toBe(1);
 	});
 
 	it('a duplicate callback (same task, same status) does not run the workflow twice', async () => {
@@ -317,16 +401,28 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		// Another n8n process (or the same after a restart) loads the stored static data.
 		const restarted = await startCallbackReceiver({
 			workflow: chain(
-				{ name: 'Media Generation Trigger', type: MEDIA_GENERATION_TRIGGER_TYPE, credentials: mediaCredentials() },
+				{
+					name: 'Media Generation Trigger',
+					type: MEDIA_GENERATION_TRIGGER_TYPE,
+					credentials: mediaCredentials(),
+				},
 				{ name: 'Downstream', type: NOOP_TYPE },
 			),
 			workflowId: 'restarted-process',
 			staticData: s.receiver.staticData(),
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl, allowPrivateFileHosts: true } },
+			credentials: {
+				mediaGenerationApi: {
+					apiKey: API_KEY,
+					baseUrl: s.sim.baseUrl,
+					allowPrivateFileHosts: true,
+				},
+			},
 		});
 		try {
-			const replay = await s.sim.sendCallback(taskId, { url: signed(restarted.callbackUrl({ ref: 'row-7' })) });
+			const replay = await s.sim.sendCallback(taskId, {
+				url: signed(restarted.callbackUrl({ ref: 'row-7' })),
+			});
 			expect(replay.status).toBe(200);
 			const [delivery] = await restarted.waitFor(1);
 			expect(delivery.answer).toMatchObject({ duplicate: true });
@@ -340,15 +436,29 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		const s = await setup();
 		const manual = await startCallbackReceiver({
 			workflow: chain(
-				{ name: 'Media Generation Trigger', type: MEDIA_GENERATION_TRIGGER_TYPE, credentials: mediaCredentials() },
+				{
+					name: 'Media Generation Trigger',
+					type: MEDIA_GENERATION_TRIGGER_TYPE,
+					credentials: mediaCredentials(),
+				},
 				{ name: 'Downstream', type: NOOP_TYPE },
 			),
 			mode: 'manual',
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl: s.sim.baseUrl, allowPrivateFileHosts: true } },
+			credentials: {
+				mediaGenerationApi: {
+					apiKey: API_KEY,
+					baseUrl: s.sim.baseUrl,
+					allowPrivateFileHosts: true,
+				},
+			},
 		});
 		try {
-			const taskId = await client(s.sim).create(s.sim.imageModelId, { prompt: 'fox' }, { callback_url: signed(manual.callbackUrl()) });
+			const taskId = await client(s.sim).create(
+				s.sim.imageModelId,
+				{ prompt: 'fox' },
+				{ callback_url: signed(manual.callbackUrl()) },
+			);
 			await manual.waitFor(1);
 			await s.sim.idle();
 			await s.sim.sendCallback(taskId);
@@ -371,7 +481,9 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		expect(entries.map((e) => e.status)).toEqual([200, 200, 200]);
 		await s.receiver.waitFor(3);
 		expect(await s.receiver.executions()).toHaveLength(1);
-		expect(s.receiver.deliveries.filter((d) => (d.answer as IDataObject).duplicate === true)).toHaveLength(2);
+		expect(
+			s.receiver.deliveries.filter((d) => (d.answer as IDataObject).duplicate === true),
+		).toHaveLength(2);
 	});
 });
 
@@ -386,11 +498,15 @@ describe('Media Generation Trigger: secret in the callback URL', () => {
 		s.sim.clock.advance(60_000);
 
 		const none = await s.sim.sendCallback(taskId);
-		const wrong = await s.sim.sendCallback(taskId, { url: s.receiver.callbackUrl({ ref: 'r1', secret: 'guess' }) });
+		const wrong = await s.sim.sendCallback(taskId, {
+			url: s.receiver.callbackUrl({ ref: 'r1', secret: 'guess' }),
+		});
 		expect([none.status, wrong.status]).toEqual([401, 401]);
 		expect(s.sim.count('status')).toBe(0);
 
-		const right = await s.sim.sendCallback(taskId, { url: signed(s.receiver.callbackUrl({ ref: 'r1', secret })) });
+		const right = await s.sim.sendCallback(taskId, {
+			url: signed(s.receiver.callbackUrl({ ref: 'r1', secret })),
+		});
 		expect(right.status).toBe(200);
 		const deliveries = await s.receiver.waitFor(3);
 		expect(deliveries.map((d) => d.execution !== undefined)).toEqual([false, false, true]);
@@ -444,7 +560,11 @@ describe('Media Generation Trigger: when verification or download fails nothing 
 	it('a wrong API key: the execution starts with an error that never contains the key', async () => {
 		const s = await setup();
 		const workflow = chain(
-			{ name: 'Media Generation Trigger', type: MEDIA_GENERATION_TRIGGER_TYPE, credentials: mediaCredentials() },
+			{
+				name: 'Media Generation Trigger',
+				type: MEDIA_GENERATION_TRIGGER_TYPE,
+				credentials: mediaCredentials(),
+			},
 			{ name: 'Downstream', type: NOOP_TYPE },
 		);
 		const wrongKey = `sk-${randomBytes(12).toString('hex')}`;
@@ -452,11 +572,21 @@ describe('Media Generation Trigger: when verification or download fails nothing 
 		const receiver = await startCallbackReceiver({
 			workflow,
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			credentials: { mediaGenerationApi: { apiKey: wrongKey, baseUrl: s.sim.baseUrl, allowPrivateFileHosts: true } },
+			credentials: {
+				mediaGenerationApi: {
+					apiKey: wrongKey,
+					baseUrl: s.sim.baseUrl,
+					allowPrivateFileHosts: true,
+				},
+			},
 		});
 		try {
 			// Node and trigger share the (wrong) credential: the signature holds, the status read fails.
-			const taskId = await client(s.sim).create(s.sim.imageModelId, { prompt: 'fox' }, { callback_url: signed(receiver.callbackUrl(), wrongKey) });
+			const taskId = await client(s.sim).create(
+				s.sim.imageModelId,
+				{ prompt: 'fox' },
+				{ callback_url: signed(receiver.callbackUrl(), wrongKey) },
+			);
 			await receiver.waitFor(1);
 			const [delivery] = await receiver.waitFor(1);
 			const execution = await executionOf(delivery);
@@ -479,8 +609,15 @@ describe('Media Generation Trigger: when verification or download fails nothing 
 		const [delivery] = await settle(s, 1);
 		expect(delivery.status).toBe(200);
 		const [item] = (await executionOf(delivery)).outputOf('Downstream');
-		expect(item.json).toMatchObject({ task_id: taskId, status: 'finished', verified: true, reference: 'row-7' });
-		expect((item.json.files as IDataObject[])[0].url).toBe((s.sim.view(taskId)!.files as IDataObject[])[0].file_url);
+		expect(item.json).toMatchObject({
+			task_id: taskId,
+			status: 'finished',
+			verified: true,
+			reference: 'row-7',
+		});
+		expect((item.json.files as IDataObject[])[0].url).toBe(
+			(s.sim.view(taskId)!.files as IDataObject[])[0].file_url,
+		);
 		expect(item.json.error).toMatch(/Downloading the files failed: .*HTTP 404.*expired/);
 		expect(item.binary).toBeUndefined();
 		// The callback was answered once: the service has nothing to retry.
@@ -513,9 +650,14 @@ describe('Media Generation Trigger: Verify With Status Endpoint off', () => {
 
 	it('refuses a body without a recognisable status (400)', async () => {
 		const s = await setup({ verify: false });
-		const entry = await s.sim.sendCallback('t', { url: signed(s.receiver.callbackUrl()), body: { task_id: 't' } });
+		const entry = await s.sim.sendCallback('t', {
+			url: signed(s.receiver.callbackUrl()),
+			body: { task_id: 't' },
+		});
 		expect(entry.status).toBe(400);
 		const [delivery] = await s.receiver.waitFor(1);
-		expect(delivery.answer).toMatchObject({ error: expect.stringContaining('no recognisable status') });
+		expect(delivery.answer).toMatchObject({
+			error: expect.stringContaining('no recognisable status'),
+		});
 	});
 });

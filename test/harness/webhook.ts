@@ -157,6 +157,18 @@ function parseBody(raw: Buffer, contentType: string | undefined): unknown {
 	return {};
 }
 
+/** The content types n8n parses for a start node of a version above 1. */
+function n8nParses(contentType: string | undefined): boolean {
+	const type = contentType ?? '';
+	return (
+		type.startsWith('application/json') ||
+		type.startsWith('text/plain') ||
+		type.startsWith('application/x-www-form-urlencoded') ||
+		type.endsWith('/xml') ||
+		type.endsWith('+xml')
+	);
+}
+
 function findTrigger(json: WorkflowJson, name?: string): INode {
 	const node = name
 		? json.nodes.find((n) => n.name === name)
@@ -242,7 +254,15 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 			respond(400, { message: 'Failed to parse request body' });
 			return;
 		}
-		request.rawBody = raw;
+		// n8n (webhook-helpers.js, parseRequestBody): a start node of version 1 has every body
+		// read; from version 2 of a version list (1.1 here) only JSON, text, form and XML ones, a
+		// body of another type is left to the node (n8n's raw-body middleware: readRawBody).
+		if (trigger.typeVersion > 1 && !n8nParses(req.headers['content-type'])) {
+			request.body = undefined;
+			request.readRawBody = async () => {
+				request.rawBody = raw;
+			};
+		} else request.rawBody = raw;
 		request.query = query;
 		request.params = {};
 
