@@ -72,6 +72,19 @@ interface Round {
 	statusReads: number;
 	/** Callbacks answered 202 "confirming" whose status read then failed: nothing started. */
 	unconfirmedAfterAnswer: number;
+	/** Webhook calls n8n refused before the trigger's code ran, by n8n's message. */
+	refusedByN8n: Record<string, number>;
+	/**
+	 * The n8n server's resident memory before the round and at its highest (sampled every
+	 * 250 ms): n8n 2.x holds an expression isolate for every webhook call in progress.
+	 */
+	n8nRssMb: { before?: number; peak: number };
+	/**
+	 * CPU time the n8n server used from the burst to the end of the round (its task runner is a
+	 * process of its own, not counted): what the callbacks cost n8n, whatever else loads the
+	 * machine.
+	 */
+	n8nCpuMs?: number;
 }
 
 const pingFailures = (n8n: N8nInstance) =>
@@ -80,6 +93,55 @@ const pingFailures = (n8n: N8nInstance) =>
 const unconfirmed = (n8n: N8nInstance) =>
 	(n8n.serverLogText().match(/could not be confirmed after the callback was answered/g) ?? [])
 		.length;
+
+/**
+ * n8n's own refusals of webhook calls, by message ("Error in handling webhook request POST
+ * /webhook/…: <message>"): the calls n8n ended before the trigger's code ran (a body whose sender
+ * had hung up before n8n read it is one: "Request body stream was aborted…").
+ */
+function webhookErrors(n8n: N8nInstance): Record<string, number> {
+	const counts: Record<string, number> = {};
+	for (const m of n8n
+		.serverLogText()
+		.matchAll(/Error in handling webhook request \S+ \S+: ([^\n{]*)/g)) {
+		const key = m[1].trim().slice(0, 80);
+		counts[key] = (counts[key] ?? 0) + 1;
+	}
+	return counts;
+}
+const minus = (now: Record<string, number>, before: Record<string, number>) =>
+	Object.fromEntries(
+		Object.entries(now)
+			.map(([k, n]) => [k, n - (before[k] ?? 0)] as const)
+			.filter(([, n]) => n > 0),
+	);
+
+/** Executions of the list not yet ended. */
+const unsettled = (list: Array<{ status: string }>) =>
+	list.filter((e) => ['running', 'new', 'waiting'].includes(e.status)).length;
+
+/** The n8n server's resident memory, in MB (Linux), or undefined. */
+function rssMb(pid: number | undefined): number | undefined {
+	if (pid === undefined) return undefined;
+	try {
+		const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+		return m ? Math.round(Number(m[1]) / 1024) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** CPU time the process has used so far (user + system, all threads), in ms (Linux). */
+function cpuMs(pid: number | undefined): number | undefined {
+	if (pid === undefined) return undefined;
+	try {
+		// Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name.
+		const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+		return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+	} catch {
+		return undefined;
+	}
+}
 
 function parseRounds(argv: string[]): Array<{ burners: number; callbacks: number }> {
 	const i = argv.indexOf('--rounds');
@@ -119,13 +181,18 @@ export async function main(argv: string[]) {
 	// --service-first: this process (the simulator and the sender) at a higher CPU priority than
 	// n8n and the burners (needs root), as a service on another machine would be.
 	const serviceFirst = argv.includes('--service-first');
+	// --trigger-version 1: the trigger as workflows made before version 1.1 have it (n8n then
+	// evaluates an expression per callback before reading its body); default the current one.
+	const versionArg = argv.indexOf('--trigger-version');
+	const triggerVersion = versionArg >= 0 ? Number(argv[versionArg + 1]) : 1.1;
+	if (![1, 1.1].includes(triggerVersion)) throw new Error('--trigger-version: 1 or 1.1');
 	const outArg = argv.indexOf('--out');
 	const out =
 		outArg >= 0 && argv[outArg + 1]
 			? path.resolve(argv[outArg + 1])
 			: path.join(__dirname, 'results', verify ? 'n8n-burst.json' : 'n8n-burst-no-verify.json');
 	say(
-		`# bench:n8n --burst ${new Date().toISOString()}, ${os.cpus().length} cores, load ${load()}${verify ? '' : ', Verify off'}${serviceFirst ? ', simulator and sender at priority -10' : ''}`,
+		`# bench:n8n --burst ${new Date().toISOString()}, ${os.cpus().length} cores, load ${load()}${verify ? '' : ', Verify off'}${serviceFirst ? ', simulator and sender at priority -10' : ''}, trigger version ${triggerVersion}`,
 	);
 
 	// callbackRetries 0: a task's callback is delivered once (the simulator's 10 s timeout).
@@ -134,6 +201,17 @@ export async function main(argv: string[]) {
 		callbackRetries: 0,
 	});
 	const n8n = await N8nInstance.create('bench-burst');
+	// --n8n-env KEY=VALUE (repeatable): a setting of the n8n server for this run (not of its CLI commands), to compare what n8n's own
+	// settings change (e.g. N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true).
+	const n8nEnv: string[] = [];
+	for (const [i, a] of argv.entries()) {
+		if (a !== '--n8n-env') continue;
+		const [key, ...rest] = (argv[i + 1] ?? '').split('=');
+		if (!/^(N8N_[A-Z0-9_]+|NODE_OPTIONS)$/.test(key) || rest.length === 0)
+			throw new Error(`--n8n-env: "${argv[i + 1]}" is not N8N_NAME=VALUE`);
+		n8nEnv.push(`${key}=${rest.join('=')}`);
+	}
+	if (n8nEnv.length > 0) say(`n8n settings: ${n8nEnv.join(' ')}`);
 	const webhookId = randomUUID();
 	const submitPath = `bench-burst-submit-${process.pid}`;
 	const results: Record<string, unknown> = {
@@ -152,7 +230,7 @@ export async function main(argv: string[]) {
 						id: 'n-trigger',
 						name: TRIGGER_NODE,
 						type: TRIGGER_TYPE,
-						typeVersion: 1,
+						typeVersion: triggerVersion,
 						position: [0, 0],
 						webhookId,
 						parameters: { event: 'any', verify, download: true },
@@ -190,6 +268,10 @@ export async function main(argv: string[]) {
 		]);
 		await n8n.cli(['publish:workflow', `--id=${TRIGGER_WF}`], { label: 'publish-trigger' });
 		await n8n.cli(['publish:workflow', `--id=${SUBMIT_WF}`], { label: 'publish-submitter' });
+		for (const setting of n8nEnv) {
+			const [key, ...rest] = setting.split('=');
+			n8n.env[key] = rest.join('=');
+		}
 		await n8n.start();
 		// After n8n started (a child inherits its parent's priority); burners are set back to 0.
 		if (serviceFirst) os.setPriority(0, -10);
@@ -202,11 +284,18 @@ export async function main(argv: string[]) {
 				ref: `r${r}-${i}`,
 				prompt: `burst ${r} ${i} [sim:duration=0]`,
 			}));
-			const submitted = await fetch(`${n8n.baseUrl}/webhook/${submitPath}`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ rows }),
-			});
+			// n8n may answer before it registered the published workflows' webhooks: a 404 is
+			// asked again for a minute (nothing was submitted).
+			let submitted: Response;
+			for (let tries = 0; ; tries++) {
+				submitted = await fetch(`${n8n.baseUrl}/webhook/${submitPath}`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({ rows }),
+				});
+				if (submitted.status !== 404 || tries >= 30) break;
+				await new Promise((resolve) => setTimeout(resolve, 2_000));
+			}
 			const items = (await submitted.json()) as Array<{ task_id?: string }>;
 			if (!submitted.ok || !Array.isArray(items) || items.length !== callbacks)
 				throw new Error(`submitting ${callbacks} tasks: HTTP ${submitted.status}`);
@@ -218,8 +307,15 @@ export async function main(argv: string[]) {
 
 			const pingFailuresBefore = pingFailures(n8n);
 			const unconfirmedBefore = unconfirmed(n8n);
+			const refusedBefore = webhookErrors(n8n);
 			const readsBefore = sim.count('status');
 			const loadBefore = load();
+			const rssBefore = rssMb(n8n.serverPid);
+			const cpuBefore = cpuMs(n8n.serverPid);
+			let rssPeak = rssBefore ?? 0;
+			const sampler = setInterval(() => {
+				rssPeak = Math.max(rssPeak, rssMb(n8n.serverPid) ?? 0);
+			}, 250);
 			const burning = startBurners(burners, BURN_MS);
 			let loadDuring = loadBefore;
 			try {
@@ -245,6 +341,20 @@ export async function main(argv: string[]) {
 					.map((a) => a.ms)
 					.sort((a, b) => a - b);
 
+				// n8n's CPU time for the burst: until n8n is quiet (under 3 % of a core for 3 s, at
+				// most 60 s), before the executions are listed (listing them costs n8n too).
+				let cpuSpent: number | undefined;
+				if (cpuBefore !== undefined) {
+					let last = cpuMs(n8n.serverPid) ?? 0;
+					for (let quiet = 0, waited = 0; quiet < 3 && waited < 60; waited++) {
+						await new Promise((resolve) => setTimeout(resolve, 1_000));
+						const now = cpuMs(n8n.serverPid) ?? last;
+						quiet = now - last < 30 ? quiet + 1 : 0;
+						last = now;
+					}
+					cpuSpent = Math.round(last - cpuBefore);
+				}
+
 				// Runs: until every task has one, or SETTLE_MS after the burst.
 				const runsOf = new Map<string, number>();
 				const deadline = Date.now() + SETTLE_MS;
@@ -266,7 +376,14 @@ export async function main(argv: string[]) {
 						const id = String(item?.json.task_id);
 						runsOf.set(id, (runsOf.get(id) ?? 0) + 1);
 					}
+					// Every callback either ran or was refused by n8n before the trigger (nothing more
+					// can come), or every task ran.
+					const refusedNow = Object.values(minus(webhookErrors(n8n), refusedBefore)).reduce(
+						(a, b) => a + b,
+						0,
+					);
 					if (ids.every((id) => runsOf.has(id)) || Date.now() > deadline) break;
+					if (runsOf.size + refusedNow >= ids.length && unsettled(listed) === 0) break;
 					await new Promise((resolve) => setTimeout(resolve, 2_000));
 				}
 				const perTask: Record<string, number> = {};
@@ -288,16 +405,20 @@ export async function main(argv: string[]) {
 					dbPingFailures: pingFailures(n8n) - pingFailuresBefore,
 					statusReads: sim.count('status') - readsBefore,
 					unconfirmedAfterAnswer: unconfirmed(n8n) - unconfirmedBefore,
+					refusedByN8n: minus(webhookErrors(n8n), refusedBefore),
+					n8nRssMb: { before: rssBefore, peak: rssPeak },
+					n8nCpuMs: cpuSpent,
 					tasksRunTwice: ids.filter((id) => (runsOf.get(id) ?? 0) > 1).length,
 					loadBefore,
 					loadDuring,
 				};
 				done.push(result);
 				say(
-					`${burners} burners × ${callbacks} callbacks: answers ${JSON.stringify(counts)}, answer time median ${result.answerMs.median} ms, p90 ${result.answerMs.p90} ms, max ${result.answerMs.max} ms; runs per task ${JSON.stringify(perTask)}; without a run ${result.tasksWithoutRun}, twice ${result.tasksRunTwice}; ${result.statusReads} status reads (callbacks that reached the trigger); ${result.unconfirmedAfterAnswer} answered 202 then not confirmed; n8n's database ping failed ${result.dbPingFailures} times (load ${loadBefore} → ${loadDuring})`,
+					`${burners} burners × ${callbacks} callbacks: answers ${JSON.stringify(counts)}, answer time median ${result.answerMs.median} ms, p90 ${result.answerMs.p90} ms, max ${result.answerMs.max} ms; runs per task ${JSON.stringify(perTask)}; without a run ${result.tasksWithoutRun}, twice ${result.tasksRunTwice}; ${result.statusReads} status reads (callbacks that reached the trigger); ${result.unconfirmedAfterAnswer} answered 202 then not confirmed; refused by n8n before the trigger ran ${JSON.stringify(result.refusedByN8n)}; n8n's memory ${result.n8nRssMb.before} MB → peak ${result.n8nRssMb.peak} MB; n8n's CPU time ${result.n8nCpuMs} ms (${result.n8nCpuMs === undefined ? '?' : Math.round(result.n8nCpuMs / callbacks)} ms per callback); n8n's database ping failed ${result.dbPingFailures} times (load ${loadBefore} → ${loadDuring})`,
 				);
 			} finally {
 				stopBurners(burning);
+				clearInterval(sampler);
 			}
 		}
 	} finally {
