@@ -726,8 +726,12 @@ describe('callbacks through the webhook processes', () => {
 			const logged = (re: RegExp) => cluster.webhooks.reduce((n, w) => n + (w.logText().match(re) ?? []).length, 0);
 			const UNCONFIRMED = /could not be confirmed after the callback was answered/g;
 			const DB_PING = /Database ping failed/g;
+			// n8n reads a webhook's body only once it reaches the node (webhook-helpers.js, parseBody);
+			// a caller that hung up before then gets no run: "Request body stream was aborted".
+			const BODY_ABORTED = /Request body stream was aborted/g;
 			const unconfirmedBefore = logged(UNCONFIRMED);
 			const pingBefore = logged(DB_PING);
+			const abortedBefore = logged(BODY_ABORTED);
 			const statusReadsBefore = sim.count('status');
 			const loadBefore = os.loadavg()[0];
 			let loadPeak = loadBefore;
@@ -776,6 +780,7 @@ describe('callbacks through the webhook processes', () => {
 			const statusReads = sim.count('status') - statusReadsBefore;
 			const unconfirmedAfter = logged(UNCONFIRMED) - unconfirmedBefore;
 			const pingFailures = logged(DB_PING) - pingBefore;
+			const bodyAborted = logged(BODY_ABORTED) - abortedBefore;
 			figures.callbackBurst = {
 				callbacks: BURST,
 				answers: answerCounts,
@@ -787,13 +792,14 @@ describe('callbacks through the webhook processes', () => {
 				statusReads,
 				unconfirmedAfterAnswer: unconfirmedAfter,
 				dbPingFailures: pingFailures,
+				droppedByN8nCallerGone: bodyAborted,
 				load: { before: +loadBefore.toFixed(1), peakDuring: +loadPeak.toFixed(1) },
 				burstToRunsSettledMs: settledMs,
 			};
 			say(
 				`callback burst: ${BURST} callbacks through the balancer at once (sent once, 10 s timeout): answers ${JSON.stringify(answerCounts)}, ` +
 					`answer time p50 ${at(50)} ms, p90 ${at(90)} ms, max ${times[times.length - 1] ?? 0} ms; runs per task ${JSON.stringify(runsPerTask)}; ` +
-					`per webhook process ${JSON.stringify(perProcess)}; ${statusReads} status reads, ${unconfirmedAfter} answered "confirming" then not confirmed, database ping failed ${pingFailures} times; ` +
+					`per webhook process ${JSON.stringify(perProcess)}; ${statusReads} status reads, ${unconfirmedAfter} answered "confirming" then not confirmed, database ping failed ${pingFailures} times, ${bodyAborted} dropped by n8n before the trigger (caller gone before n8n read the body); ` +
 					`load ${loadBefore.toFixed(1)} before, ${loadPeak.toFixed(1)} at most during; runs settled ${(settledMs / 1000).toFixed(1)} s after the burst`,
 			);
 
