@@ -164,6 +164,8 @@ export interface BalancedRequest {
 	path: string;
 	status: number;
 	at: number;
+	/** The caller hung up before the backend answered (the balancer then closed its connection to the backend). */
+	callerGone?: boolean;
 }
 
 /**
@@ -213,7 +215,15 @@ class Balancer {
 					up.pipe(res);
 				},
 			);
+			// A caller that hangs up before the answer (a sender's timeout) closes the connection to
+			// the backend too, as load balancers do (nginx by default): n8n sees what it would see.
+			res.on('close', () => {
+				if (res.writableFinished) return;
+				entry.callerGone = true;
+				upstream.destroy();
+			});
 			upstream.on('error', (e) => {
+				if (entry.callerGone) return;
 				entry.status = 502;
 				if (!res.headersSent) res.writeHead(502);
 				res.end(String(e));
