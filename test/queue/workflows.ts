@@ -97,7 +97,8 @@ export function triggerFlow(name: string, webhookId: string, credential: Credent
 					id: 'n-trigger',
 					name: 'Media Generation Trigger',
 					type: TRIGGER_TYPE,
-					typeVersion: 1,
+					// The version a new trigger gets (1.1: n8n evaluates no expression per call).
+					typeVersion: 1.1,
 					position: [0, 0],
 					webhookId,
 					parameters: { event: 'any', verify: true, download: true },
