@@ -21,6 +21,17 @@ import {
 
 const sim = useSimulator();
 
+/** Manual Trigger → Generate with the simulator's image model by ID. */
+const imageGenerate = (prompt: string, more: IDataObject = {}) =>
+	mediaWorkflow({
+		resource: 'image',
+		operation: 'generate',
+		model: 'image-by-id',
+		modelId: sim().imageModelId,
+		prompt,
+		...more,
+	});
+
 interface ModelCase {
 	label: string;
 	params: (sim: Simulator) => IDataObject;
@@ -303,12 +314,7 @@ describe('submit without waiting', () => {
 	it('returns the task at once with its task_id, and sends the callback URL with the reference', async () => {
 		const result = await run(
 			sim(),
-			mediaWorkflow({
-				resource: 'image',
-				operation: 'generate',
-				model: 'image-by-id',
-				modelId: sim().imageModelId,
-				prompt: 'later [sim:duration=60000]',
+			imageGenerate('later [sim:duration=60000]', {
 				waitForCompletion: false,
 				options: { callbackUrl: 'https://n8n.example.com/webhook/abc/media-generation', callbackReference: 'row-7' },
 			}),
@@ -332,14 +338,7 @@ describe('credential', () => {
 		sim().faults.add({ endpoint: 'status', kind: '503', times: 2 });
 		const result = await run(
 			sim(),
-			mediaWorkflow({
-				resource: 'image',
-				operation: 'generate',
-				model: 'image-by-id',
-				modelId: sim().imageModelId,
-				prompt: 'polled [sim:duration=300]',
-				imageByIdOptions: { size: '1:1', n: 1 },
-			}),
+			imageGenerate('polled [sim:duration=300]', { imageByIdOptions: { size: '1:1', n: 1 } }),
 		);
 		expect(result.error).toBeUndefined();
 		expect(result.outputOf(NODE)[0].json.status).toBe('finished');
@@ -375,13 +374,7 @@ describe('where n8n shows it', () => {
 	it("works with n8n's in-memory binary mode too", async () => {
 		const result = await run(
 			sim(),
-			mediaWorkflow({
-				resource: 'image',
-				operation: 'generate',
-				model: 'image-by-id',
-				modelId: sim().imageModelId,
-				prompt: 'in memory [sim:duration=200][sim:size=5000]',
-			}),
+			imageGenerate('in memory [sim:duration=200][sim:size=5000]'),
 			{ binaryMode: 'default' },
 		);
 		expect(result.error).toBeUndefined();
@@ -438,14 +431,7 @@ describe('reference image pre-check (vidmodel-1.5-pro, opt-in)', () => {
 	async function hostedFiles(): Promise<{ png: string; mp3: string }> {
 		const image = await run(
 			sim(),
-			mediaWorkflow({
-				resource: 'image',
-				operation: 'generate',
-				model: 'image-by-id',
-				modelId: sim().imageModelId,
-				prompt: 'reference [sim:duration=50]',
-				waitForCompletion: false,
-			}),
+			imageGenerate('reference [sim:duration=50]', { waitForCompletion: false }),
 		);
 		const music = await run(
 			sim(),
