@@ -78,6 +78,16 @@ function loadFixtures(fileHost: string, n8nOrigin: string, serviceUrl: string): 
 		const allTexts = all.map((f) => fs.readFileSync(path.join(FIXTURES_DIR, version, f), 'utf8'));
 		const fresh = all.map((f, i) => seen.get(f) !== allTexts[i]);
 		all.forEach((f, i) => seen.set(f, allTexts[i]));
+		// A changed trigger needs its callers: a workflow that calls a fresh one's webhook runs
+		// again too (the example that submits with the receiving example's URL, say), and so on.
+		const idsIn = (t: string) => [...t.matchAll(/"webhookId":\s*"([^"]+)"/g)].map((m) => m[1]);
+		for (let added = true; added; ) {
+			added = false;
+			const ids = allTexts.filter((_, i) => fresh[i]).flatMap(idsIn);
+			allTexts.forEach((t, i) => {
+				if (!fresh[i] && ids.some((id) => t.includes(id))) fresh[i] = added = true;
+			});
+		}
 		const files = all.filter((_, i) => fresh[i]);
 		const texts = allTexts.filter((_, i) => fresh[i]);
 		const webhookIds = new Set(
