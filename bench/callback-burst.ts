@@ -22,13 +22,12 @@ import * as path from 'node:path';
 
 import { startSimulator } from '../test/simulator';
 import { createApiKey, executionsOf, newOwner } from '../test/e2e/executions-api';
-import { N8nInstance, TRIGGER_TYPE, removeEmptyRunFolder } from '../test/e2e/n8n';
+import { N8nInstance, removeEmptyRunFolder } from '../test/e2e/n8n';
 import {
-	CREDENTIAL,
 	credentialImport,
 	mediaNode,
-	noOp,
 	splitRows,
+	triggerWorkflow,
 	webhookNode,
 	workflow,
 } from '../test/e2e/workflows';
@@ -223,22 +222,11 @@ export async function main(argv: string[]) {
 		const triggerUrl = () => `${n8n.baseUrl}/webhook/${webhookId}/media-generation`;
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
 		await n8n.importWorkflows([
-			workflow(
+			triggerWorkflow(
 				TRIGGER_WF,
-				[
-					{
-						id: 'n-trigger',
-						name: TRIGGER_NODE,
-						type: TRIGGER_TYPE,
-						typeVersion: triggerVersion,
-						position: [0, 0],
-						webhookId,
-						parameters: { event: 'any', verify, download: true },
-						credentials: { mediaGenerationApi: CREDENTIAL },
-					},
-					noOp('Received'),
-				],
-				{ [TRIGGER_NODE]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+				webhookId,
+				{ event: 'any', verify, download: true },
+				triggerVersion,
 			),
 			workflow(
 				SUBMIT_WF,

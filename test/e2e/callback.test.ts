@@ -30,11 +30,10 @@ import {
 	newOwner,
 } from './executions-api';
 import {
-	CREDENTIAL,
 	credentialImport,
 	mediaNode,
-	noOp,
 	splitRows,
+	triggerWorkflow,
 	webhookNode,
 	workflow,
 } from './workflows';
@@ -64,26 +63,6 @@ let n8n: N8nInstance;
 let apiKey = '';
 
 const triggerUrl = () => `${n8n.baseUrl}/webhook/${TRIGGER_WEBHOOK_ID}/media-generation`;
-
-function triggerWorkflow() {
-	return workflow(
-		TRIGGER_WF,
-		[
-			{
-				id: 'n-trigger',
-				name: 'Media Generation Trigger',
-				type: TRIGGER_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId: TRIGGER_WEBHOOK_ID,
-				parameters: { event: 'any', verify: true, download: true },
-				credentials: { mediaGenerationApi: CREDENTIAL },
-			},
-			noOp('Received'),
-		],
-		{ 'Media Generation Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
-	);
-}
 
 /** A Generate of the simulator's image model, one image per row's prompt, with `run`'s settings. */
 function imageGenerate(name: string, run: Record<string, unknown>) {
@@ -179,7 +158,7 @@ beforeAll(async () => {
 	await n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
 		await n8n.importWorkflows([
-			triggerWorkflow(),
+			triggerWorkflow(TRIGGER_WF, TRIGGER_WEBHOOK_ID, { event: 'any', verify: true, download: true }, 1),
 			submitterWorkflow(),
 			retryWorkflow(),
 			parkRetryWorkflow(),

@@ -10,9 +10,9 @@ import { gzipSync } from 'node:zlib';
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { startSimulator, type Simulator } from '../simulator';
 import { client } from '../simulator/client';
-import { N8nInstance, TRIGGER_TYPE, removeEmptyRunFolder } from './n8n';
+import { N8nInstance, removeEmptyRunFolder } from './n8n';
 import { createApiKey, endedExecutions, executionsOf, newOwner } from './executions-api';
-import { CREDENTIAL, credentialImport, noOp, workflow } from './workflows';
+import { credentialImport, triggerWorkflow } from './workflows';
 
 /** Measured figures go to stdout (printed by jest's runner, read by people, not asserted). */
 const report = (line: string) => process.stdout.write(`${line}\n`);
@@ -44,27 +44,11 @@ beforeAll(async () => {
 	await n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
 		await n8n.importWorkflows([
-			workflow(
+			triggerWorkflow(
 				WF,
-				[
-					{
-						id: 'n-trigger',
-						name: 'Media Generation Trigger',
-						type: TRIGGER_TYPE,
-						typeVersion: 1,
-						position: [0, 0],
-						webhookId: WEBHOOK_ID,
-						parameters: {
-							event: 'any',
-							verify: true,
-							download: false,
-							options: { secret: SECRET },
-						},
-						credentials: { mediaGenerationApi: CREDENTIAL },
-					},
-					noOp('Received'),
-				],
-				{ 'Media Generation Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+				WEBHOOK_ID,
+				{ event: 'any', verify: true, download: false, options: { secret: SECRET } },
+				1,
 			),
 		]);
 		await n8n.cli(['publish:workflow', `--id=${WF}`], { label: 'publish-hostile' });

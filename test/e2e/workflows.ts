@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { CREDENTIAL_TYPE, NODE_TYPE, ROOT } from './n8n';
+import { CREDENTIAL_TYPE, NODE_TYPE, ROOT, TRIGGER_TYPE } from './n8n';
 
 export interface WorkflowNode {
 	id: string;
@@ -110,6 +110,35 @@ export function splitRows(): WorkflowNode {
 
 export function noOp(name: string): WorkflowNode {
 	return { id: `n-${name}`, name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [600, 0], parameters: {} };
+}
+
+/**
+ * Media Generation Trigger (the simulator's credential, the given parameters and typeVersion) →
+ * a No Operation node "Received", as a user wires it.
+ */
+export function triggerWorkflow(
+	id: string,
+	webhookId: string,
+	parameters: Record<string, unknown>,
+	typeVersion: number,
+) {
+	return workflow(
+		id,
+		[
+			{
+				id: 'n-trigger',
+				name: 'Media Generation Trigger',
+				type: TRIGGER_TYPE,
+				typeVersion,
+				position: [0, 0],
+				webhookId,
+				parameters,
+				credentials: { mediaGenerationApi: CREDENTIAL },
+			},
+			noOp('Received'),
+		],
+		{ 'Media Generation Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+	);
 }
 
 /**

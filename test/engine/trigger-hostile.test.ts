@@ -70,6 +70,17 @@ afterEach(async () => {
 });
 
 /** A finished task at the service whose own callback has not been sent (the test sends it). */
+/** Sends a task's own callback once; its answer and how long it took, reported. */
+async function timedCallback(s: Setup, taskId: string, what: string) {
+	const started = Date.now();
+	const entry = await s.sim.sendCallback(taskId);
+	const took = Date.now() - started;
+	report(
+		`[trigger] answer with ${what}: HTTP ${entry.status} after ${took} ms (bound ${ANSWER_WITHIN_MS} ms)`,
+	);
+	return { entry, took };
+}
+
 async function finishedTask(s: Setup, ref = 'row-1', prompt = 'fox [sim:never]'): Promise<string> {
 	const id = await client(s.sim).create(
 		s.sim.imageModelId,
@@ -206,12 +217,7 @@ describe('a status read that fails is retried after a "confirming" answer; only 
 		const s = await setup({}, { callbackRetries: 0 });
 		const taskId = await finishedTask(s);
 		s.sim.faults.add({ endpoint: 'status', kind: '429', retryAfter: 6, times: 2 });
-		const started = Date.now();
-		const entry = await s.sim.sendCallback(taskId);
-		const took = Date.now() - started;
-		report(
-			`[trigger] answer with 429 (Retry-After: 6) twice: HTTP ${entry.status} after ${took} ms`,
-		);
+		const { entry } = await timedCallback(s, taskId, '429 (Retry-After: 6) twice');
 		expect(entry.status).toBe(202);
 		const [d] = await s.receiver.waitFor(1, 60_000);
 		expect(d.answer).toEqual({ received: true, task_id: taskId, confirming: true });
@@ -234,12 +240,7 @@ describe('the answer comes within the bound whatever the service does', () => {
 		const s = await setup();
 		const taskId = await finishedTask(s);
 		s.sim.faults.add({ ...rule });
-		const started = Date.now();
-		const entry = await s.sim.sendCallback(taskId);
-		const took = Date.now() - started;
-		report(
-			`[trigger] answer with ${_name}: HTTP ${entry.status} after ${took} ms (bound ${ANSWER_WITHIN_MS} ms)`,
-		);
+		const { entry, took } = await timedCallback(s, taskId, _name);
 		expect(entry.status).toBe(503);
 		expect(took).toBeLessThan(ANSWER_WITHIN_MS + 2_000);
 		const [d] = await s.receiver.waitFor(1);
@@ -255,12 +256,7 @@ describe('the answer comes within the bound whatever the service does', () => {
 		const s = await setup();
 		const taskId = await finishedTask(s);
 		s.sim.faults.add({ endpoint: 'status', kind: 'slow', delayMs: 8_000, times: 1 });
-		const started = Date.now();
-		const entry = await s.sim.sendCallback(taskId);
-		const took = Date.now() - started;
-		report(
-			`[trigger] answer with a status endpoint taking 8 s: HTTP ${entry.status} after ${took} ms`,
-		);
+		const { entry, took } = await timedCallback(s, taskId, 'a status endpoint taking 8 s');
 		expect(entry.status).toBe(202);
 		expect(took).toBeLessThan(ANSWER_WITHIN_MS + 2_000);
 		const [d] = await s.receiver.waitFor(1);
