@@ -425,11 +425,7 @@ async function readBody({ call }: Request): Promise<Step<ParsedCallback>> {
 		// From version 1.1 n8n leaves a body of a content type it does not parse unread (for
 		// version 1 it reads every body, and first evaluates an expression per call to do so);
 		// such a body is read here, within n8n's payload size limit.
-		if (
-			request.rawBody === undefined &&
-			call.ctx.getNode().typeVersion > 1 &&
-			typeof request.readRawBody === 'function'
-		) {
+		if (request.rawBody === undefined && typeof request.readRawBody === 'function') {
 			await request.readRawBody();
 		}
 		return { ok: parseCallbackBody(call.ctx.getBodyData(), request.rawBody) };
