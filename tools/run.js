@@ -136,6 +136,8 @@ function jest(node, projects, extra = []) {
 	const args = [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'];
 	args.push('--json', `--outputFile=${report}`);
 	for (const p of projects) args.push('--selectProjects', p);
+	const files = (process.env.MGEN_TEST_FILES || '').split('\n').filter(Boolean);
+	if (files.length) args.push('--runTestsByPath', ...files);
 	try {
 		run(node, [...args, ...extra], { env: node24Env(node) });
 	} finally {
@@ -338,7 +340,10 @@ async function main() {
 	const node = node24();
 	switch (job) {
 		case 'test': {
-			const only = rest.filter((a) => !a.startsWith('-'));
+			// `test e2e test/e2e/smoke.test.ts`: test files after the layers run only those files.
+			const files = rest.filter((a) => a.endsWith('.test.ts'));
+			if (files.length) process.env.MGEN_TEST_FILES = files.join('\n');
+			const only = rest.filter((a) => !a.startsWith('-') && !a.endsWith('.test.ts'));
 			const layers = only.length ? only : LAYERS;
 			background.start(node, layers);
 			if (!only.length || only.includes('static')) {
