@@ -36,15 +36,26 @@ export function mp4Boxes(b: Buffer): string[] {
 	return types;
 }
 
-/** Checks the ID3v2 tag, then that MPEG frames of 417 bytes follow to the end. */
+const MP3_BITRATES = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
+const MP3_RATES = [44100, 48000, 32000];
+
+/**
+ * Checks the ID3v2 tag, then that MPEG-1 Layer III frames follow to the end, each as long as
+ * its header says; returns how many.
+ */
 export function mp3Frames(b: Buffer): number {
 	expect(b.toString('ascii', 0, 3)).toBe('ID3');
 	const tag = 10 + ((b[6] << 21) | (b[7] << 14) | (b[8] << 7) | b[9]);
 	let frames = 0;
-	for (let o = tag; o < b.length; o += 417) {
-		expect([b[o], b[o + 1] & 0xe0]).toEqual([0xff, 0xe0]); // frame sync
+	let o = tag;
+	while (o < b.length) {
+		expect([o, b[o], b[o + 1] & 0xfe]).toEqual([o, 0xff, 0xfa]); // sync, MPEG-1, Layer III
+		const bitrate = MP3_BITRATES[b[o + 2] >> 4];
+		const rate = MP3_RATES[(b[o + 2] >> 2) & 3];
+		expect([o, bitrate > 0, rate > 0]).toEqual([o, true, true]);
+		o += Math.floor((144 * bitrate * 1000) / rate) + ((b[o + 2] >> 1) & 1);
 		frames++;
 	}
-	expect(tag + frames * 417).toBe(b.length);
+	expect(o).toBe(b.length);
 	return frames;
 }

@@ -6,7 +6,7 @@ import * as zlib from 'node:zlib';
 
 import { client, type Client } from './client';
 import { mp3Frames, mp4Boxes, pngChunks } from './formats';
-import { FILE_VALIDITY_MS, startSimulator, type Simulator } from './index';
+import { FILE_VALIDITY_MS, REAL_MEDIA, defaultSize, startSimulator, type Simulator } from './index';
 
 let sim: Simulator;
 let api: Client;
@@ -190,15 +190,21 @@ describe('task lifecycle', () => {
 });
 
 describe('result files', () => {
-	it('image → valid PNG, tiny by default, with every chunk CRC correct', async () => {
+	it('image → by default the real 512×288 picture, a few KB, every chunk CRC correct', async () => {
 		const [f] = await finishedFiles('image-1', { prompt: 'x' });
 		const r = await download(f.file_url);
 		expect(r.status).toBe(200);
 		expect(r.headers['content-type']).toBe('image/png');
-		expect(r.data.length).toBeLessThan(200);
-		expect(pngChunks(r.data)).toEqual(['IHDR', 'IDAT', 'IEND']);
-		// The pixel data decompresses: one filter byte and one RGBA pixel.
-		expect(zlib.inflateSync(r.data.subarray(8 + 25 + 8, r.data.length - 12 - 4))).toHaveLength(5);
+		expect(r.data.equals(REAL_MEDIA.image)).toBe(true);
+		expect(r.data.length).toBeLessThan(8 * 1024);
+		expect(pngChunks(r.data)).toEqual(['IHDR', 'pHYs', 'IDAT', 'IEND']);
+		expect([r.data.readUInt32BE(16), r.data.readUInt32BE(20)]).toEqual([512, 288]);
+		// The pixels decompress: 288 rows of a filter byte and 512 RGB pixels.
+		const idat = r.data.indexOf('IDAT', 0, 'ascii');
+		const length = r.data.readUInt32BE(idat - 4);
+		expect(zlib.inflateSync(r.data.subarray(idat + 4, idat + 4 + length))).toHaveLength(
+			288 * (1 + 512 * 3),
+		);
 	});
 	it.each([100, 12345, 3 * 1024 * 1024 + 7])(
 		'PNG of %i bytes has exactly that size and stays valid',
@@ -227,7 +233,9 @@ describe('result files', () => {
 			expect(r.headers['content-type']).toBe('video/mp4');
 			expect(r.data.length).toBe(5000);
 			expect(r.data.toString('ascii', 4, 12)).toBe('ftypisom');
-			expect(mp4Boxes(r.data)).toEqual(['ftyp', 'free']);
+			// The real video, then a free box that players skip up to the size asked for.
+			expect(r.data.subarray(0, REAL_MEDIA.video.length).equals(REAL_MEDIA.video)).toBe(true);
+			expect(mp4Boxes(r.data)).toEqual(['ftyp', 'moov', 'free', 'mdat', 'free']);
 		},
 	);
 	it.each([undefined, 1000, 1024 * 1024])(
@@ -239,7 +247,11 @@ describe('result files', () => {
 			const r = await download(f.file_url);
 			expect(r.headers['content-type']).toBe('audio/mpeg');
 			if (size) expect(r.data.length).toBe(size);
-			expect(mp3Frames(r.data)).toBeGreaterThanOrEqual(size ? Math.floor((size - 10) / 417) : 2);
+			// The real melody, whatever the size: the ID3 tag's padding makes up the rest.
+			if (!size || size >= defaultSize('audio')) {
+				expect(r.data.subarray(-REAL_MEDIA.audio.length).equals(REAL_MEDIA.audio)).toBe(true);
+				expect(mp3Frames(r.data)).toBe(REAL_MEDIA.audio.length / 144);
+			} else expect(mp3Frames(r.data)).toBe(Math.floor((size - 10) / 417));
 		},
 	);
 	it('a 512 MB file streams without being held in memory (measured, printed)', async () => {

@@ -1,6 +1,12 @@
 // Result files of any size with valid signatures, produced as streams from one shared zero
-// buffer so that a gigabyte file costs no more memory than a tiny one.
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+// buffer so that a gigabyte file costs no more memory than a tiny one. By default a result is a
+// real file (fixtures/: a picture, a 2 s video, a 2 s melody; see fixtures/README.md); a larger
+// size is that file padded where players skip (a PNG chunk, an MP4 `free` box, ID3 padding and
+// then silent frames), so it stays playable; a smaller one is a synthetic file with valid
+// signatures only.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 
 export type MediaKind = 'image' | 'video' | 'audio';
@@ -72,6 +78,35 @@ const MP3_FRAME = (() => {
 })();
 const ID3_MAX_PADDING = 0x0fffffff;
 
+/** The real files served by default, a few KB each (read once; see fixtures/README.md). */
+export const REAL_MEDIA: Record<MediaKind, Buffer> = {
+	image: fs.readFileSync(path.join(__dirname, 'fixtures', 'image.png')),
+	video: fs.readFileSync(path.join(__dirname, 'fixtures', 'video.mp4')),
+	audio: fs.readFileSync(path.join(__dirname, 'fixtures', 'music.mp3')),
+};
+
+// The melody's frames are all alike (MPEG-1 Layer III, constant bitrate, no padding bit): the
+// silent frames that lengthen a large MP3 share their header, so the stream stays uniform.
+const REAL_MP3_FRAME = (() => {
+	const b = REAL_MEDIA.audio;
+	const bitrates = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
+	const rates = [44100, 48000, 32000];
+	if (b[0] !== 0xff || (b[1] & 0xfe) !== 0xfa || (b[2] & 0x02) !== 0)
+		throw new Error('fixtures/music.mp3 must start with an unpadded MPEG-1 Layer III frame');
+	const length = (144 * bitrates[b[2] >> 4] * 1000) / rates[(b[2] >> 2) & 3];
+	if (!Number.isInteger(length) || b.length % length !== 0)
+		throw new Error('fixtures/music.mp3 must be whole frames of one length, nothing else');
+	const frame = Buffer.alloc(length);
+	b.copy(frame, 0, 0, 4);
+	return frame;
+})();
+
+/** Size of the real file of each kind: what a result is unless a prompt asks for a size. */
+export function defaultSize(kind: MediaKind): number {
+	// The MP3 gets an ID3v2 tag (10 bytes) whose padding absorbs any size asked for.
+	return kind === 'audio' ? 10 + REAL_MEDIA.audio.length : REAL_MEDIA[kind].length;
+}
+
 /** Smallest size each format is produced at; a smaller request gets this size. */
 export function minimumSize(kind: MediaKind): number {
 	if (kind === 'image') return PNG_MIN;
@@ -80,12 +115,21 @@ export function minimumSize(kind: MediaKind): number {
 }
 
 /**
- * The exact number of bytes `mediaStream(kind, requested)` yields. PNG padding needs a whole
- * chunk (12 bytes overhead), so sizes just above the minimum round up by at most 11 bytes.
+ * The exact number of bytes `mediaChunks(kind, requested)` yields: the real file when nothing
+ * is asked. Padding needs room for its own header (a PNG chunk 12 bytes, an MP4 box 8), so a
+ * size just above the real or the minimum file rounds up by at most 11 bytes.
  */
 export function actualSize(kind: MediaKind, requested?: number): number {
+	if (requested === undefined) return defaultSize(kind);
+	const real = defaultSize(kind);
+	if (requested >= real) {
+		const over = requested - real;
+		if (kind === 'image' && over > 0 && over < 12) return real + 12;
+		if (kind === 'video' && over > 0 && over < 8) return real + 8;
+		return requested;
+	}
 	const min = minimumSize(kind);
-	if (requested === undefined || requested <= min) return min;
+	if (requested <= min) return min;
 	if (kind === 'image' && requested - min < 12) return min + 12;
 	return requested;
 }
@@ -101,7 +145,12 @@ function* zeros(n: number): Generator<Buffer> {
 
 function* png(size: number): Generator<Buffer> {
 	yield PNG_HEAD;
-	let left = size - PNG_MIN;
+	yield* pngPadding(size - PNG_MIN);
+	yield PNG_IEND;
+}
+
+/** `left` bytes of chunks decoders skip (0, or at least 12). */
+function* pngPadding(left: number): Generator<Buffer> {
 	while (left > 0) {
 		let len = Math.min(left - 12, PNG_MAX_CHUNK);
 		// Never leave a remainder too small to hold another chunk.
@@ -116,12 +165,16 @@ function* png(size: number): Generator<Buffer> {
 		yield u32(crc);
 		left -= 12 + len;
 	}
-	yield PNG_IEND;
 }
 
 function* mp4(size: number): Generator<Buffer> {
 	yield MP4_FTYP;
-	const box = size - MP4_FTYP.length;
+	yield* freeBox(size - MP4_FTYP.length);
+}
+
+/** A top-level `free` box of `box` bytes (0, or at least 8), which players skip. */
+function* freeBox(box: number): Generator<Buffer> {
+	if (box <= 0) return;
 	if (box > 0xffffffff) {
 		const head = Buffer.alloc(16);
 		head.writeUInt32BE(1, 0);
@@ -157,9 +210,45 @@ function* mp3(size: number): Generator<Buffer> {
 	if (left > 0) yield batch.subarray(0, left * MP3_FRAME.length);
 }
 
+function* realPng(size: number): Generator<Buffer> {
+	const file = REAL_MEDIA.image;
+	// Everything up to IEND (its last 12 bytes), the padding, then IEND.
+	yield file.subarray(0, file.length - 12);
+	yield* pngPadding(size - file.length);
+	yield file.subarray(file.length - 12);
+}
+
+function* realMp4(size: number): Generator<Buffer> {
+	yield REAL_MEDIA.video;
+	yield* freeBox(size - REAL_MEDIA.video.length);
+}
+
+function* realMp3(size: number): Generator<Buffer> {
+	// Up to 256 MiB in the ID3 tag's padding; beyond it, silent frames after the melody.
+	const rest = size - defaultSize('audio');
+	const frame = REAL_MP3_FRAME;
+	const frames = rest > ID3_MAX_PADDING ? Math.ceil((rest - ID3_MAX_PADDING) / frame.length) : 0;
+	const padding = rest - frames * frame.length;
+	yield Buffer.concat([Buffer.from('ID3', 'ascii'), Buffer.from([4, 0, 0]), syncsafe(padding)]);
+	yield* zeros(padding);
+	yield REAL_MEDIA.audio;
+	const batch = Buffer.concat(Array.from({ length: 512 }, () => frame));
+	let left = frames;
+	while (left >= 512) {
+		yield batch;
+		left -= 512;
+	}
+	if (left > 0) yield batch.subarray(0, left * frame.length);
+}
+
 /** Chunks of a valid file of `kind`, `actualSize(kind, requested)` bytes long. */
 export function mediaChunks(kind: MediaKind, requested?: number): Generator<Buffer> {
 	const size = actualSize(kind, requested);
+	if (size >= defaultSize(kind)) {
+		if (kind === 'image') return realPng(size);
+		if (kind === 'video') return realMp4(size);
+		return realMp3(size);
+	}
 	if (kind === 'image') return png(size);
 	if (kind === 'video') return mp4(size);
 	return mp3(size);
