@@ -171,7 +171,8 @@ async function saveFiles(
 
 function describeNode(node: INode): string {
 	const p = node.parameters ?? {};
-	const model = p.model ?? '';
+	// A model left at the panel's default is not saved: say so rather than print nothing.
+	const model = typeof p.model === 'string' && p.model ? p.model : 'default';
 	const id = typeof p.modelId === 'string' && p.modelId ? ` (${p.modelId})` : '';
 	return `${p.resource ?? '?'} → ${p.operation ?? 'generate'}, model ${model}${id}`;
 }
