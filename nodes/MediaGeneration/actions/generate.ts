@@ -30,12 +30,14 @@ import {
 	parkExecution,
 	readWaitMode,
 } from './durableWait';
-import { cancelled, submitFailure } from './itemErrors';
+import { cancelled, lostRunFailure, submitFailure } from './itemErrors';
 import {
 	countSubmission,
 	findSubmitted,
 	forgetRun,
+	lostRun,
 	markFailed,
+	openLedger,
 	record,
 	submissionDigest,
 	submittedInExecution,
@@ -76,6 +78,8 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 		},
 
 		async begin(ctx, prepared) {
+			// First, before anything can fail: a run that ends in any way leaves its ledger.
+			await openLedger(ctx);
 			const items = ctx.getInputData();
 			const invalid = prepared.filter(
 				(p): p is ItemOutcome & { ok: false } => isOutcome(p) && !p.ok,
@@ -131,15 +135,17 @@ function checkSpend(
 	cap: number,
 ): void {
 	let toSubmit = 0;
+	// A lost run's items are not sent (see lostRun): nothing to count.
+	const lost = lostRun(ctx);
 	prepared.forEach((p, itemIndex) => {
 		if (isOutcome(p)) return;
-		const digest = submissionDigest({
+		const digest = submissionDigest(ctx, {
 			model: p.model,
 			input: p.input,
 			callbackUrl: p.run.callbackUrl,
 		});
 		const state = findSubmitted(ctx, itemIndex, digest)?.state;
-		if (state !== 'accepted' && state !== 'unknown') toSubmit += 1;
+		if (state !== 'accepted' && state !== 'unknown' && !lost) toSubmit += 1;
 	});
 	const earlier = submittedInExecution(ctx);
 	if (earlier + toSubmit <= cap) return;
@@ -172,7 +178,7 @@ async function generateParked(
 	const resumed = prepared.map(
 		(p, i) =>
 			!('ok' in p) &&
-			findSubmitted(ctx, i, submissionDigest({ model: p.model, input: p.input }))?.state ===
+			findSubmitted(ctx, i, submissionDigest(ctx, { model: p.model, input: p.input }))?.state ===
 				'accepted',
 	);
 	const outcomes = await mapWithLimit(prepared.length, limit, async (i) => {
@@ -260,13 +266,18 @@ async function runItem(
 	// Parked, the callback URL is the execution's resume URL, which a Retry's execution does not
 	// share: it is left out, so that the Retry finds the task (a user's Callback URL is refused
 	// in that mode, see checkParkable).
-	const digest = submissionDigest({
+	const digest = submissionDigest(ctx, {
 		model,
 		input,
 		callbackUrl: parked ? undefined : run.callbackUrl,
 	});
 	const found = findSubmitted(ctx, itemIndex, digest);
 	const previous = found?.state === 'failed' ? undefined : found;
+	if (!found && lostRun(ctx)) {
+		// Recorded as unknown: a later Retry of this execution does not send it blind either.
+		record(ctx, itemIndex, digest, { state: 'unknown', submittedAt });
+		return { ok: false, ...lostRunFailure(ctx, itemIndex, baseJson) };
+	}
 	if (previous && previous.taskId === undefined) {
 		const message = `Item ${itemIndex}: an earlier attempt submitted this item and its answer was lost: the submission may have been accepted`;
 		return {
