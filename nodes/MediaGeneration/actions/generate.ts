@@ -31,6 +31,7 @@ import {
 	readWaitMode,
 } from './durableWait';
 import { cancelled, lostRunFailure, submitFailure } from './itemErrors';
+import { hintCrashSafety } from './crashHint';
 import {
 	countSubmission,
 	findSubmitted,
@@ -61,6 +62,11 @@ export interface Prepared {
 export interface Batch {
 	progress: ProgressReporter;
 	durations: DurationLearner;
+	/** For the hint after a manual run (crashHint.ts). */
+	waitForCompletion: boolean;
+	startedAt: number;
+	/** The longest typical duration of the batch's models. */
+	typicalMs: number;
 }
 
 /**
@@ -104,7 +110,19 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 			if (firstValid?.run.waitForCompletion && readWaitMode(ctx, firstIndex) === WAIT_MODE_PARK) {
 				return { output: await generateParked(ctx, prepared, limit, progress) };
 			}
-			return { batch: { progress, durations: openDurations(ctx) } };
+			return {
+				batch: {
+					progress,
+					durations: openDurations(ctx),
+					waitForCompletion: firstValid?.run.waitForCompletion ?? false,
+					startedAt: Date.now(),
+					typicalMs: prepared.reduce(
+						(most, p) =>
+							isOutcome(p) ? most : Math.max(most, getModel(p.modelKey).typicalDuration.ms),
+						0,
+					),
+				},
+			};
 		},
 
 		concurrency: (first) => first?.run.maxConcurrentTasks ?? 1,
@@ -115,6 +133,11 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 
 		settle(ctx, batch) {
 			saveDurations(ctx, batch.durations);
+			hintCrashSafety(ctx, {
+				waitForCompletion: batch.waitForCompletion,
+				waitedMs: Date.now() - batch.startedAt,
+				typicalMs: batch.typicalMs,
+			});
 		},
 
 		finish(ctx) {
