@@ -30,12 +30,15 @@ import {
 	parkExecution,
 	readWaitMode,
 } from './durableWait';
-import { cancelled, submitFailure } from './itemErrors';
+import { cancelled, lostRunFailure, submitFailure } from './itemErrors';
+import { hintCrashSafety } from './crashHint';
 import {
 	countSubmission,
 	findSubmitted,
 	forgetRun,
+	lostRun,
 	markFailed,
+	openLedger,
 	record,
 	submissionDigest,
 	submittedInExecution,
@@ -59,6 +62,11 @@ export interface Prepared {
 export interface Batch {
 	progress: ProgressReporter;
 	durations: DurationLearner;
+	/** For the hint after a manual run (crashHint.ts). */
+	waitForCompletion: boolean;
+	startedAt: number;
+	/** The longest typical duration of the batch's models. */
+	typicalMs: number;
 }
 
 /**
@@ -76,6 +84,8 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 		},
 
 		async begin(ctx, prepared) {
+			// First, before anything can fail: a run that ends in any way leaves its ledger.
+			await openLedger(ctx);
 			const items = ctx.getInputData();
 			const invalid = prepared.filter(
 				(p): p is ItemOutcome & { ok: false } => isOutcome(p) && !p.ok,
@@ -100,7 +110,19 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 			if (firstValid?.run.waitForCompletion && readWaitMode(ctx, firstIndex) === WAIT_MODE_PARK) {
 				return { output: await generateParked(ctx, prepared, limit, progress) };
 			}
-			return { batch: { progress, durations: openDurations(ctx) } };
+			return {
+				batch: {
+					progress,
+					durations: openDurations(ctx),
+					waitForCompletion: firstValid?.run.waitForCompletion ?? false,
+					startedAt: Date.now(),
+					typicalMs: prepared.reduce(
+						(most, p) =>
+							isOutcome(p) ? most : Math.max(most, getModel(p.modelKey).typicalDuration.ms),
+						0,
+					),
+				},
+			};
 		},
 
 		concurrency: (first) => first?.run.maxConcurrentTasks ?? 1,
@@ -111,6 +133,11 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 
 		settle(ctx, batch) {
 			saveDurations(ctx, batch.durations);
+			hintCrashSafety(ctx, {
+				waitForCompletion: batch.waitForCompletion,
+				waitedMs: Date.now() - batch.startedAt,
+				typicalMs: batch.typicalMs,
+			});
 		},
 
 		finish(ctx) {
@@ -131,15 +158,17 @@ function checkSpend(
 	cap: number,
 ): void {
 	let toSubmit = 0;
+	// A lost run's items are not sent (see lostRun): nothing to count.
+	const lost = lostRun(ctx);
 	prepared.forEach((p, itemIndex) => {
 		if (isOutcome(p)) return;
-		const digest = submissionDigest({
+		const digest = submissionDigest(ctx, {
 			model: p.model,
 			input: p.input,
 			callbackUrl: p.run.callbackUrl,
 		});
 		const state = findSubmitted(ctx, itemIndex, digest)?.state;
-		if (state !== 'accepted' && state !== 'unknown') toSubmit += 1;
+		if (state !== 'accepted' && state !== 'unknown' && !lost) toSubmit += 1;
 	});
 	const earlier = submittedInExecution(ctx);
 	if (earlier + toSubmit <= cap) return;
@@ -172,7 +201,7 @@ async function generateParked(
 	const resumed = prepared.map(
 		(p, i) =>
 			!('ok' in p) &&
-			findSubmitted(ctx, i, submissionDigest({ model: p.model, input: p.input }))?.state ===
+			findSubmitted(ctx, i, submissionDigest(ctx, { model: p.model, input: p.input }))?.state ===
 				'accepted',
 	);
 	const outcomes = await mapWithLimit(prepared.length, limit, async (i) => {
@@ -260,13 +289,18 @@ async function runItem(
 	// Parked, the callback URL is the execution's resume URL, which a Retry's execution does not
 	// share: it is left out, so that the Retry finds the task (a user's Callback URL is refused
 	// in that mode, see checkParkable).
-	const digest = submissionDigest({
+	const digest = submissionDigest(ctx, {
 		model,
 		input,
 		callbackUrl: parked ? undefined : run.callbackUrl,
 	});
 	const found = findSubmitted(ctx, itemIndex, digest);
 	const previous = found?.state === 'failed' ? undefined : found;
+	if (!found && lostRun(ctx)) {
+		// Recorded as unknown: a later Retry of this execution does not send it blind either.
+		record(ctx, itemIndex, digest, { state: 'unknown', submittedAt });
+		return { ok: false, ...lostRunFailure(ctx, itemIndex, baseJson) };
+	}
 	if (previous && previous.taskId === undefined) {
 		const message = `Item ${itemIndex}: an earlier attempt submitted this item and its answer was lost: the submission may have been accepted`;
 		return {
