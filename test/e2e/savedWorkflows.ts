@@ -413,6 +413,18 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 					}
 				}
 			}
+			// The saved image URLs reached the service whole: the simulator fetched each one.
+			const imageUrls = sim.requests
+				.filter((r) => r.endpoint === 'submit' && r.taskId)
+				.flatMap((r) =>
+					((r.body as { input?: { image_urls?: string[] } }).input?.image_urls ?? []).map((url) => ({
+						taskId: r.taskId,
+						url,
+					})),
+				);
+			expect(imageUrls.length).toBeGreaterThanOrEqual(4);
+			for (const sent of imageUrls)
+				expect(sim.fetches).toContainEqual(expect.objectContaining({ ...sent, ok: true, status: 200 }));
 			// The HTTP Request loops: every prompt's file downloaded by their last node.
 			const loops = fixtures.filter(isLoop);
 			expect(loops.map((f) => path.basename(f.label)).sort()).toEqual([...LOOP_FIXTURES].sort());

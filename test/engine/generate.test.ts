@@ -84,19 +84,20 @@ const CASES: ModelCase[] = [
 	},
 	{
 		label: 'vidmodel-2.0-fast/image-to-video (start and end frames)',
-		params: () => ({
+		// The simulator fetches both frames as the service does: the task finishes only if they arrive.
+		params: (s) => ({
 			resource: 'video',
 			operation: 'generate',
 			model: 'vidmodel-2.0-fast/image-to-video',
 			prompt: `from dawn to dusk ${FAST}`,
-			startFrameUrl: 'https://example.com/start.png',
-			vidmodel20FastOptions: { endFrameUrl: 'https://example.com/end.png', duration: 15, resolution: '720p' },
+			startFrameUrl: s.referenceUrl('start.png'),
+			vidmodel20FastOptions: { endFrameUrl: s.referenceUrl('end.webp'), duration: 15, resolution: '720p' },
 		}),
-		body: () => ({
+		body: (s) => ({
 			model: 'vidmodel-2.0-fast/image-to-video',
 			input: {
 				prompt: `from dawn to dusk ${FAST}`,
-				image_urls: ['https://example.com/start.png', 'https://example.com/end.png'],
+				image_urls: [s.referenceUrl('start.png'), s.referenceUrl('end.webp')],
 				duration: 15,
 				resolution: '720p',
 			},
@@ -173,6 +174,11 @@ describe('each model end to end with binary output', () => {
 		// Sent exactly what the panel set, with the key in the Authorization header.
 		const expectedBody = c.body(sim());
 		expect(submits).toContainEqual({ body: expectedBody, authorization: `Bearer ${view.apiKey}` });
+		// Every image URL sent reached the service whole (the simulator fetched it).
+		for (const url of ((expectedBody.input as IDataObject).image_urls as string[] | undefined) ?? [])
+			expect(view.fetches).toContainEqual(
+				expect.objectContaining({ taskId: item.json.task_id, url, ok: true, status: 200 }),
+			);
 
 		// The task as the service reports it.
 		expect(item.json).toMatchObject({ status: 'finished', progress: 100, error_message: null });

@@ -324,7 +324,7 @@ describe('the 20,000-character prompt limit counts characters as a person does',
 			operation: 'generate',
 			model: 'vidmodel-2.0-fast/image-to-video',
 			prompt,
-			startFrameUrl: 'https://example.com/start.png',
+			startFrameUrl: sim().referenceUrl('start.png'),
 			waitForCompletion: false,
 		};
 	}

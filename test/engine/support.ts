@@ -155,12 +155,17 @@ export function servedBytes(task: SimTask, index = 0): Buffer {
 }
 
 /** What the checks below read from a simulator: the live one or a snapshot of it. */
-export type SimView = Pick<Simulator, 'apiKey' | 'requests' | 'task'>;
+export type SimView = Pick<Simulator, 'apiKey' | 'requests' | 'task' | 'fetches'>;
 
 /** A copy of the simulator's log and tasks, which outlives its reset after each test. */
 export function snapshot(sim: Simulator): SimView {
 	const tasks = new Map(sim.tasks().map((t) => [t.id, { ...t, files: [...t.files] }]));
-	return { apiKey: sim.apiKey, requests: [...sim.requests], task: (id) => tasks.get(id) };
+	return {
+		apiKey: sim.apiKey,
+		requests: [...sim.requests],
+		fetches: [...sim.fetches],
+		task: (id) => tasks.get(id),
+	};
 }
 
 /** The simulator's task whose id an output item carries. */

@@ -13,6 +13,7 @@ const USAGE = `Usage: npm run simulator -- [options]
   --callback-retries N   retries of a failed callback POST (default 3)
   --unknown-task S       404 | 400 | envelope (default 404)
   --seed N               seed of fault rates
+  --no-image-fetch       accept image_urls without fetching them (default: fetch each, fail the task if one cannot be)
 Prompt markers: [sim:duration=MS] [sim:fail=Reason] [sim:failonce=Reason] [sim:never] [sim:size=BYTES] [sim:files=N]`;
 
 function parse(argv: string[]): SimulatorOptions {
@@ -73,6 +74,9 @@ function parse(argv: string[]): SimulatorOptions {
 			}
 			case '--seed':
 				o.seed = num();
+				break;
+			case '--no-image-fetch':
+				o.fetchImages = false;
 				break;
 			case '-h':
 			case '--help':

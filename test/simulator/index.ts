@@ -21,9 +21,11 @@ import {
 } from './media';
 import { ValidationError, validateSubmission, type ValidationConfig } from './validation';
 import { ENCODING_FAULTS, sendEncoded, sendGzipCut, sendStalled, type EncodingFault } from './encodings';
+import { DEFAULT_FETCH, fetchImage, type ImageFetchLogEntry, type ImageFetchOptions } from './imageFetch';
 
 export * from './media';
 export * from './validation';
+export { FETCH_HEADERS, sniffImage, type ImageFetchLogEntry, type ImageFetchOptions } from './imageFetch';
 
 /** `reference`: reference images served for workflows to point the service at (see referenceUrl). */
 export type Endpoint = 'submit' | 'status' | 'file' | 'reference' | 'other';
@@ -53,6 +55,12 @@ export interface SimulatorOptions {
 	fastAudioField?: string;
 	/** Whether 2.0 fast requires duration and aspect_ratio (not shown by the spec). */
 	fastRequiresDurationAndAspect?: boolean;
+	/**
+	 * Whether an accepted task fetches every `input.image_urls` item as the service does, and
+	 * fails when one cannot be fetched (default on; an object changes the deadline, redirects or
+	 * size limit). Off only for a simulator whose tests submit made-up URLs on purpose.
+	 */
+	fetchImages?: boolean | Partial<ImageFetchOptions>;
 }
 
 export interface RequestLogEntry {
@@ -103,6 +111,10 @@ export interface SimTask {
 	files: SimFile[];
 	/** Clock time at which it ended (finished or failed), once it has. */
 	endedAt?: number;
+	/** While its `image_urls` are being fetched: it cannot end before they are. */
+	fetching: boolean;
+	/** Failed at once because an input could not be fetched (progress stays 0). */
+	inputFailed?: boolean;
 	callbackDone: boolean;
 }
 
@@ -161,6 +173,14 @@ export interface ReferenceOptions {
 	ignoreRange?: boolean;
 	/** Answer every request with this status instead (e.g. 404, 403). */
 	status?: number;
+	/** Serve a plain-text body instead of the image (under the type claimed). */
+	text?: boolean;
+	/** Answer with this many 302 redirects (to the same image) before the image itself. */
+	redirects?: number;
+	/** Answer with a 302 to itself, forever. */
+	redirectLoop?: boolean;
+	/** Wait this long before answering at all. */
+	delayMs?: number;
 }
 
 export interface Simulator {
@@ -174,6 +194,8 @@ export interface Simulator {
 	requests: RequestLogEntry[];
 	count(endpoint: Endpoint): number;
 	callbacks: CallbackLogEntry[];
+	/** Every fetch of an `image_urls` item, in the order they ended. */
+	fetches: ImageFetchLogEntry[];
 	tasks(): SimTask[];
 	task(id: string): SimTask | undefined;
 	/** Status response `data` of a task as the status endpoint would answer now. */
@@ -190,7 +212,7 @@ export interface Simulator {
 		taskId: string,
 		options?: { url?: string; body?: unknown },
 	): Promise<CallbackLogEntry>;
-	/** Resolves when every callback (with its retries) under way has settled. */
+	/** Resolves when every callback (with its retries) and image fetch under way has settled. */
 	idle(): Promise<void>;
 	reset(): void;
 	close(): Promise<void>;
@@ -282,9 +304,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		fastRequiresDurationAndAspect: options.fastRequiresDurationAndAspect ?? false,
 	};
 	let random = prng(options.seed ?? 42);
+	const fetchOptions: ImageFetchOptions | undefined =
+		options.fetchImages === false
+			? undefined
+			: { ...DEFAULT_FETCH, ...(options.fetchImages === true ? {} : options.fetchImages) };
 
 	const requests: RequestLogEntry[] = [];
 	const callbacks: CallbackLogEntry[] = [];
+	const fetches: ImageFetchLogEntry[] = [];
+	// Replaced on reset, aborted on close: no fetch outlives the test that caused it.
+	let fetchAbort = new AbortController();
 	const tasks = new Map<string, SimTask>();
 	const timers = new Set<NodeJS.Timeout>();
 	const pending = new Set<Promise<unknown>>();
@@ -417,8 +446,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	function statusOf(t: SimTask, now = clock.now()): { status: TaskStatus; progress: number } {
 		const e = now - t.createdAt;
 		const d = t.durationMs;
+		// No result before the inputs have arrived, however short the generation.
+		if (t.fetching && e >= d) return { status: 'processing', progress: 99 };
 		if (t.outcome === 'finish' && e >= d) return { status: 'finished', progress: 100 };
-		if (t.outcome === 'fail' && e >= d) return { status: 'failed', progress: d > 0 ? 99 : 0 };
+		if (t.outcome === 'fail' && e >= d)
+			return { status: 'failed', progress: d > 0 && !t.inputFailed ? 99 : 0 };
 		if (e < d * 0.1) return { status: 'not_started', progress: 0 };
 		if (e < d * 0.25) return { status: 'queued', progress: 0 };
 		const p = Math.floor(((e - d * 0.25) / (d * 0.75)) * 99);
@@ -465,7 +497,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
 	/** Marks a task ended once its time has come, and sends its callback once. */
 	function settle(t: SimTask) {
-		if (t.endedAt !== undefined || t.outcome === 'never') return;
+		if (t.endedAt !== undefined || t.outcome === 'never' || t.fetching) return;
 		if (clock.now() - t.createdAt < t.durationMs) return;
 		t.endedAt = t.createdAt + t.durationMs;
 		if (t.callbackUrl && !t.callbackDone) {
@@ -591,8 +623,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			errorMessage: failing ? mk.fail || mk.failonce || 'generation failed' : undefined,
 			files,
 			callbackDone: false,
+			fetching: false,
 		};
 		tasks.set(id, task);
+		fetchInputs(task);
 		if (task.outcome !== 'never') {
 			const timer = setTimeout(() => {
 				timers.delete(timer);
@@ -602,6 +636,43 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			timers.add(timer);
 		}
 		return task;
+	}
+
+	/**
+	 * Fetches the task's `image_urls` (all at once), then lets it end: failed at once, naming
+	 * each URL that could not be fetched and why, or as planned when every image arrived.
+	 */
+	function fetchInputs(task: SimTask) {
+		const urls = task.input.image_urls;
+		if (!fetchOptions || !Array.isArray(urls) || urls.length === 0) return;
+		task.fetching = true;
+		const signal = fetchAbort.signal;
+		const all = Promise.all(
+			urls.map((url, index) =>
+				fetchImage(task.id, index, String(url), fetchOptions, signal, clock.now()).then((f) => {
+					if (!signal.aborted) fetches.push(f);
+					return f;
+				}),
+			),
+		).then((results) => {
+			if (signal.aborted) return;
+			task.fetching = false;
+			const elapsed = clock.now() - task.createdAt;
+			const failed = results.filter((f) => !f.ok);
+			if (failed.length > 0) {
+				task.outcome = 'fail';
+				task.inputFailed = true;
+				task.errorMessage = failed
+					.map((f) => `image_urls[${f.index}] could not be fetched from ${f.url}: ${f.reason}`)
+					.join('; ');
+				task.durationMs = Math.min(task.durationMs, elapsed);
+			} else if (task.outcome !== 'never' && elapsed > task.durationMs) {
+				// The images took longer than the generation: it ends now.
+				task.durationMs = elapsed;
+			}
+			settle(task);
+		});
+		track(all);
 	}
 
 	// ---- HTTP ----
@@ -729,6 +800,20 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	) {
 		const q = url.searchParams;
 		const num = (name: string) => (q.has(name) ? Number(q.get(name)) : undefined);
+		const delay = num('delay');
+		if (delay) await sleep(delay);
+		if (q.has('loop')) {
+			res.writeHead(302, { Location: `${url.pathname}${url.search}` });
+			return res.end();
+		}
+		const hops = num('redirects');
+		if (hops) {
+			const next = new URLSearchParams(q);
+			if (hops > 1) next.set('redirects', String(hops - 1));
+			else next.delete('redirects');
+			res.writeHead(302, { Location: `${url.pathname}${next.size ? `?${next}` : ''}` });
+			return res.end();
+		}
 		const status = num('status');
 		if (status)
 			return json(res, status, envelopeError(status, `reference image answered ${status}`));
@@ -737,8 +822,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			res.writeHead(headStatus, { Allow: 'GET' });
 			return res.end();
 		}
-		const size = referenceSize(format, num('size'));
 		const type = q.get('type') ?? REFERENCE_MIME[format];
+		if (q.has('text')) {
+			// A text file under an image's name (and type): what a misconfigured host serves.
+			const text = 'This is not an image, whatever its name says.\n';
+			res.writeHead(200, {
+				...(type !== 'none' ? { 'Content-Type': type } : {}),
+				'Content-Length': Buffer.byteLength(text),
+			});
+			return res.end(req.method === 'HEAD' ? undefined : text);
+		}
+		const size = referenceSize(format, num('size'));
 		const headers: http.OutgoingHttpHeaders = { 'Accept-Ranges': 'bytes' };
 		if (type !== 'none') headers['Content-Type'] = type;
 		let from = 0;
@@ -894,6 +988,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		requests,
 		count: (endpoint) => requests.filter((r) => r.endpoint === endpoint).length,
 		callbacks,
+		fetches,
 		tasks: () => [...tasks.values()],
 		task: (id) => tasks.get(id),
 		referenceUrl(name, o = {}) {
@@ -904,6 +999,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			if (o.noLength) q.set('length', 'none');
 			if (o.ignoreRange) q.set('range', 'ignore');
 			if (o.status !== undefined) q.set('status', String(o.status));
+			if (o.text) q.set('text', '1');
+			if (o.redirects) q.set('redirects', String(o.redirects));
+			if (o.redirectLoop) q.set('loop', '1');
+			if (o.delayMs) q.set('delay', String(o.delayMs));
 			const query = q.toString();
 			return `${fileBaseUrl}/refs/${encodeURIComponent(name)}${query ? `?${query}` : ''}`;
 		},
@@ -925,8 +1024,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			while (pending.size) await Promise.allSettled([...pending]);
 		},
 		reset() {
+			fetchAbort.abort();
+			fetchAbort = new AbortController();
 			requests.length = 0;
 			callbacks.length = 0;
+			fetches.length = 0;
 			tasks.clear();
 			for (const t of timers) clearTimeout(t);
 			timers.clear();
@@ -936,6 +1038,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		},
 		async close() {
 			closed = true;
+			fetchAbort.abort();
 			for (const t of timers) clearTimeout(t);
 			timers.clear();
 			const servers = has6 ? [api, files, files6] : [api, files];

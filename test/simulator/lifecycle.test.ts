@@ -220,7 +220,7 @@ describe('result files', () => {
 					? { prompt: 'x [sim:size=5000]', aspect_ratio: '1:1', duration: 4 }
 					: model === 'video-1'
 						? { prompt: 'x [sim:size=5000]' }
-						: { prompt: 'x [sim:size=5000]', image_urls: ['https://e.com/a.png'] };
+						: { prompt: 'x [sim:size=5000]', image_urls: [sim.referenceUrl('a.png')] };
 			const [f] = await finishedFiles(model, input);
 			expect(f).toEqual({ file_url: expect.stringMatching(/\.mp4$/), file_type: 'video' });
 			const r = await download(f.file_url);
