@@ -30,6 +30,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
 	n8n.fetches.length = 0;
+	n8n.deleteBeforeServing = false;
 });
 afterAll(async () => {
 	await n8n.close();
@@ -113,12 +114,17 @@ describe('Vidmodel 2.0 Fast with frames from binary fields', () => {
 		for (const link of links) expect(link.startsWith(`${n8n.baseUrl}rest/binary-data/signed?token=`)).toBe(true);
 		// The link lives exactly as long as the node waits (Timeout: 2 minutes).
 		expect(claims(links[0]).exp - claims(links[0]).iat).toBe(120);
-		const [start, end] = [await fetchLink(links[0]), await fetchLink(links[1])];
-		expect(start).toMatchObject({ status: 200, type: 'image/png' });
-		expect(sha256(start.body)).toBe(sha256(PNG));
-		expect(end).toMatchObject({ status: 200, type: 'image/webp' });
-		expect(sha256(end.body)).toBe(sha256(WEBP));
-		expect(n8n.fetches.every((f) => f.headers.authorization === undefined)).toBe(true);
+		// The service fetched each link from n8n and received the very bytes of the file.
+		const fetched = [...sim().fetches].sort((a, b) => a.index - b.index);
+		expect(fetched.map((f) => [f.url, f.status, f.contentType, f.sha256])).toEqual([
+			[links[0], 200, 'image/png', sha256(PNG)],
+			[links[1], 200, 'image/webp', sha256(WEBP)],
+		]);
+		expect(n8n.fetches.map((f) => [f.method, f.status, f.bytes]).sort()).toEqual([
+			['GET', 200, PNG.length],
+			['GET', 200, WEBP.length],
+		].sort());
+		// n8n's link never gets the API key (the node never fetches it; the service's fetch carries none).
 		expect(JSON.stringify(n8n.fetches.map((f) => f.headers))).not.toContain(sim().apiKey);
 		const [item] = result.outputOf(NODE);
 		expect(item.json.status).toBe('finished');
@@ -135,7 +141,19 @@ describe('Vidmodel 2.0 Fast with frames from binary fields', () => {
 		expect(claims(link).exp - claims(link).iat).toBe(30 * 60);
 		const forged = `${link.slice(0, -4)}AAAA`;
 		expect((await fetchLink(forged)).status).toBe(400);
-		expect((await fetchLink(link)).status).toBe(200);
+		const { status, body } = await fetchLink(link);
+		expect([status, sha256(body)]).toEqual([200, sha256(PNG)]);
+	});
+
+	test('when n8n deleted the file before the service fetched it (execution data not saved), the task fails naming the link, its token masked', async () => {
+		n8n.deleteBeforeServing = true;
+		const result = await runWith(workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()));
+		expect(result.status).toBe('error');
+		const [[link]] = submitted();
+		expect(n8n.fetches.map((f) => f.status)).toEqual([404]);
+		const base = link.slice(0, link.indexOf('?'));
+		expect(result.error?.message).toContain(`image_urls[0] could not be fetched from ${base}?token=***`);
+		expect(result.dump()).not.toContain(new URL(link).searchParams.get('token'));
 	});
 
 	test('a Retry of a failed execution resumes the accepted task, though its new link would differ: the file is known by its content', async () => {
@@ -167,8 +185,12 @@ describe('Vidmodel 1.5 Pro with reference images from binary fields', () => {
 		expect(result.status).toBe('success');
 		const [links] = submitted();
 		expect(links).toHaveLength(2);
-		expect(sha256((await fetchLink(links[0])).body)).toBe(sha256(WEBP));
-		expect(sha256((await fetchLink(links[1])).body)).toBe(sha256(PNG));
+		await sim().idle();
+		const fetched = [...sim().fetches].sort((a, b) => a.index - b.index);
+		expect(fetched.map((f) => [f.url, f.sha256])).toEqual([
+			[links[0], sha256(WEBP)],
+			[links[1], sha256(PNG)],
+		]);
 	});
 });
 

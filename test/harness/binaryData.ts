@@ -40,6 +40,12 @@ export interface BinaryDataServer {
 	/** Give it as RunOptions.baseUrl, so that n8n's signed links point here. */
 	baseUrl: string;
 	fetches: SignedFetch[];
+	/**
+	 * Plays n8n deleting the execution's binary data before the service fetched it (an execution
+	 * whose data is not saved): while true, the file a valid token names is deleted through
+	 * n8n-core's BinaryDataService before it is served (which then answers 404, as n8n does).
+	 */
+	deleteBeforeServing: boolean;
 	close(): Promise<void>;
 }
 
@@ -64,6 +70,15 @@ const isTokenError = (error: unknown) =>
 export async function startBinaryDataServer(): Promise<BinaryDataServer> {
 	const fetches: SignedFetch[] = [];
 	const service = Container.get(BinaryDataService);
+	const api: BinaryDataServer = {
+		baseUrl: '',
+		fetches,
+		deleteBeforeServing: false,
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
 	const server = http.createServer((req, res) => {
 		const fetch: SignedFetch = { method: req.method ?? '', status: 0, bytes: 0, headers: req.headers };
 		fetches.push(fetch);
@@ -80,6 +95,7 @@ export async function startBinaryDataServer(): Promise<BinaryDataServer> {
 			try {
 				const id = validateBinaryDataId(service.validateSignedToken(url.searchParams.get('token') ?? ''));
 				fetch.binaryDataId = id;
+				if (api.deleteBeforeServing) await service.deleteManyByBinaryDataId([id]);
 				const headers: Record<string, string | number> = {};
 				try {
 					const metadata = await service.getMetadata(id);
@@ -110,12 +126,6 @@ export async function startBinaryDataServer(): Promise<BinaryDataServer> {
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const { port } = server.address() as AddressInfo;
-	return {
-		baseUrl: `http://127.0.0.1:${port}/`,
-		fetches,
-		close: async () => {
-			server.closeAllConnections();
-			await new Promise<void>((resolve) => server.close(() => resolve()));
-		},
-	};
+	api.baseUrl = `http://127.0.0.1:${port}/`;
+	return api;
 }
