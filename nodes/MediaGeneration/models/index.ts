@@ -223,7 +223,8 @@ function readBinaryImages(
 			`"image_urls" is set in "${from}" while the images come from "${choice.label}" for model ${modelName}; allowed: one of them`,
 		);
 	}
-	merged.image_urls = choice.fields.map((_, i) => pendingImageUrl(i));
+	// At most as many as the model takes: a surplus is refused above, not twice.
+	merged.image_urls = choice.fields.slice(0, choice.max).map((_, i) => pendingImageUrl(i));
 	return refs;
 }
 

@@ -239,8 +239,3 @@ export function linkImages(
 		return sign(ctx, image, lifetimeMs);
 	});
 }
-
-/** An n8n link as shown anywhere: its token masked (scrubSecret does the same in any text). */
-export function maskImageLink(link: string): string {
-	return scrubSecret(link);
-}
