@@ -11,6 +11,9 @@
 //   3. Content-Type and Content-Length from the stored metadata, Content-Disposition attachment,
 //      then n8n-core's own stream of the file; 404 when the file is gone.
 // Not n8n here: Express (n8n also answers HEAD on this GET route, without a body), no CSP header.
+// First: n8n's environment (user folder, binary data) before n8n-core is loaded.
+import './env';
+
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
