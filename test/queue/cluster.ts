@@ -169,9 +169,10 @@ export interface BalancedRequest {
 }
 
 /**
- * Round-robin HTTP balancer over the webhook processes (what a user's load balancer does), as
- * n8n's queue-mode docs set it up: webhook paths to the webhook processes, every other path
- * (`/rest`: n8n's signed links to binary data among them) to the main process. Each request is
+ * Round-robin HTTP balancer over the webhook processes (what a user's load balancer does), routing
+ * as n8n's own deployment configurations do (n8n-io/n8n-hosting, "webhook processors"):
+ * `/webhook/`, `/webhook-waiting/`, `/form/` and `/form-waiting/` to the webhook processes, every
+ * other path (`/rest`: n8n's signed links to binary data among them) to the main process. Each request is
  * forwarded whole to one backend; the log says which.
  */
 class Balancer {
@@ -204,7 +205,7 @@ class Balancer {
 	async start() {
 		this.port = await freePort();
 		this.server = http.createServer((req, res) => {
-			const webhookPath = /^\/(webhook|webhook-waiting|webhook-test|form|form-waiting|form-test)(\/|\?|$)/.test(req.url ?? '');
+			const webhookPath = /^\/(webhook|webhook-waiting|form|form-waiting)(\/|\?|$)/.test(req.url ?? '');
 			const main = this.main();
 			const live = webhookPath
 				? (this.pinned ?? this.backends()).filter((b) => b.running)
