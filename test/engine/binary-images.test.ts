@@ -145,6 +145,19 @@ describe('Vidmodel 2.0 Fast with frames from binary fields', () => {
 		expect([status, sha256(body)]).toEqual([200, sha256(PNG)]);
 	});
 
+	test('parked (Wait Mode: Park Until Callbacks) the link lives as long as the Timeout too', async () => {
+		const wf = chain(
+			{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+			file('Start Frame', PNG, 'image/png', 'start.png'),
+			mediaNode(fast({}, { waitMode: 'park', timeoutMinutes: 3 })),
+			mediaNode({ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}' }, {}, 'Finish'),
+		);
+		const result = await runWith(wf);
+		expect(result.status).toBe('waiting');
+		const [[link]] = submitted();
+		expect(claims(link).exp - claims(link).iat).toBe(180);
+	});
+
 	test('when n8n deleted the file before the service fetched it (execution data not saved), the task fails naming the link, its token masked', async () => {
 		n8n.deleteBeforeServing = true;
 		const result = await runWith(workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()));
