@@ -3,7 +3,7 @@
 // of n8n's BinaryDataController (test/harness/binaryData.ts) with n8n-core's real token
 // validation and file stream. Every refusal comes before any request; the link lives as long as
 // the Timeout; its token is masked wherever the node shows a text.
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';

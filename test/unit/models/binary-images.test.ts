@@ -127,8 +127,9 @@ describe('the AI Agent tool stays URL-only', () => {
 
 describe('the link token in texts', () => {
 	it('is masked wherever a text quotes the link, plain or inside another URL', () => {
-		const token = 'eyJhbGciOiJIUzI1NiJ9.eyJpZCI6ImZpbGVzeXN0ZW0tdjI6eCJ9.c2lnbmF0dXJl';
-		const link = `https://n8n.example.com/rest/binary-data/signed?token=${token}`;
+		// A JWT's three parts: header, claims ({"id":"filesystem-v2:x"}), signature.
+		const jwt = ['eyJhbGciOiJIUzI1NiJ9', 'eyJpZCI6ImZpbGVzeXN0ZW0tdjI6eCJ9', 'c2lnbmF0dXJl'].join('.');
+		const link = `https://n8n.example.com/rest/binary-data/signed?token=${jwt}`;
 		const texts = [
 			`image_urls[0] could not be fetched from ${link}: HTTP 404`,
 			`{"image_urls":["${link}"]}`,
