@@ -3,6 +3,7 @@
 // engine (n8n-core's WorkflowExecute, in-process) against the embedded simulator of the service,
 // over real HTTP; the generated files are written to ./demo-output/. Exits non-zero if any
 // example fails. No n8n installation, API key or network access is needed.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -20,6 +21,7 @@ import {
 	type WorkflowJson,
 } from '../test/harness';
 import { startSimulator, type Simulator } from '../test/simulator';
+import { startBinaryDataServer } from '../test/harness/binaryData';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -52,6 +54,19 @@ export interface DemoTask {
 	waitSeconds?: number;
 	error?: string;
 	files: DemoFile[];
+	/** Reference images the service fetched for this task (image_urls). */
+	references: DemoReference[];
+}
+
+export interface DemoReference {
+	index: number;
+	/** The service fetched it from this n8n (a signed link to binary data). */
+	fromN8n: boolean;
+	ok: boolean;
+	bytes: number;
+	sha256: string;
+	/** The demo's output file of this run with the same bytes (the image generated before). */
+	sameAs?: string;
 }
 
 export interface DemoRun {
@@ -126,6 +141,8 @@ function typedModelIds(workflows: WorkflowJson[]): { image?: string; video?: str
 	return ids;
 }
 
+const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
 const kB = (n: number) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1048576).toFixed(1)} MB`);
 
 function uniquePath(dir: string, fileName: string): string {
@@ -191,6 +208,9 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 		...(ids.image ? { imageModelId: ids.image } : {}),
 		...(ids.video ? { videoModelId: ids.video } : {}),
 	});
+	// n8n's signed links to binary data (an example animates an image it generated): served as
+	// n8n serves them, so that the simulated service fetches the file from "this n8n".
+	const n8n = await startBinaryDataServer();
 	fs.mkdirSync(outDir, { recursive: true });
 	const runs: DemoRun[] = [];
 	log(`Media Generation demo: ${examples.length} example workflow(s) through n8n's execution engine`);
@@ -206,6 +226,7 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 						// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
 						credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
 						binaryMode: 'filesystem',
+						baseUrl: n8n.baseUrl,
 					}),
 			),
 		);
@@ -240,6 +261,7 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 						waitSeconds: typeof json.wait_seconds === 'number' ? json.wait_seconds : undefined,
 						error: typeof json.error === 'string' ? json.error : undefined,
 						files: taskId ? await saveFiles(result, item, sim, taskId, outDir) : [],
+						references: [],
 					};
 					run.tasks.push(task);
 					const wait = task.waitSeconds !== undefined ? `, ready after ${task.waitSeconds} s` : '';
@@ -251,6 +273,26 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 					}
 				}
 			}
+			// What the service fetched for image_urls: from this n8n, the same bytes as the file.
+			const saved = run.tasks.flatMap((t) => t.files);
+			const digests = new Map(saved.map((f) => [sha256Of(fs.readFileSync(f.path)), f.fileName]));
+			for (const task of run.tasks) {
+				const fetched = sim.fetches.filter((f) => f.taskId === task.taskId).sort((a, b) => a.index - b.index);
+				for (const f of fetched) {
+					const reference: DemoReference = {
+						index: f.index,
+						fromN8n: f.url.startsWith(`${n8n.baseUrl}rest/binary-data/signed?`),
+						ok: f.ok,
+						bytes: f.bytes,
+						sha256: f.sha256,
+						sameAs: digests.get(f.sha256),
+					};
+					task.references.push(reference);
+					const from = reference.fromN8n ? 'from this n8n (a temporary link to binary data)' : 'from its URL';
+					const same = reference.sameAs ? `, the same bytes as ${reference.sameAs}` : '';
+					log(`  task ${task.taskId}: the service fetched image_urls[${f.index}] ${from}: ${kB(f.bytes)}, SHA-256 ${f.sha256.slice(0, 12)}…${same}${f.ok ? '' : ` (refused: ${f.reason ?? ''})`}`);
+				}
+			}
 			const failed =
 				result.status !== 'success' ||
 				run.tasks.length === 0 ||
@@ -260,6 +302,7 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 			runs.push(run);
 		}
 	} finally {
+		await n8n.close();
 		await sim.close();
 	}
 

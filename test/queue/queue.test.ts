@@ -22,7 +22,8 @@ import { client } from '../simulator/client';
 import { CREDENTIAL_TYPE, removeEmptyRunFolder, type BinaryJson, type ItemJson } from '../e2e/n8n';
 import { memoryLine, QueueCluster, type ExecutionSummary, type N8nProcess } from './cluster';
 import { ImportStorage } from './storage';
-import { bigVideoExample, durableFlow, generateFlow, loopedParkFlow, manualParkFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
+import { referenceChunks } from '../simulator/media';
+import { bigVideoExample, binaryFrameFlow, durableFlow, generateFlow, loopedParkFlow, manualParkFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
 
 jest.setTimeout(600_000);
 
@@ -41,6 +42,7 @@ const PATHS = {
 	bigVideo: `${TAG}-big-video`,
 	tooLarge: `${TAG}-too-large`,
 	loop: `${TAG}-loop`,
+	binaryFrame: `${TAG}-binary-frame`,
 };
 const TRIGGER_WEBHOOK_ID = randomUUID();
 
@@ -48,7 +50,7 @@ let sim: Simulator;
 let cluster: QueueCluster;
 let credentialRef: CredentialRef;
 const storage = new ImportStorage();
-const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout' | 'durable' | 'bigVideo' | 'tooLarge' | 'loop', string> = {
+const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout' | 'durable' | 'bigVideo' | 'tooLarge' | 'loop' | 'binaryFrame', string> = {
 	batch: '',
 	trigger: '',
 	submit: '',
@@ -61,6 +63,7 @@ const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoS
 	bigVideo: '',
 	tooLarge: '',
 	loop: '',
+	binaryFrame: '',
 };
 /** Figures printed at the end (and by each test as it measures them). */
 const figures: Record<string, unknown> = {};
@@ -173,6 +176,7 @@ beforeAll(async () => {
 			generateFlow('queue file too large', PATHS.tooLarge, credential, { respond: 'onReceived', node: { onError: 'continueRegularOutput' } }),
 		);
 		wf.loop = await cluster.createWorkflow(loopedParkFlow('queue two parks', PATHS.loop, credential, 2));
+		wf.binaryFrame = await cluster.createWorkflow(binaryFrameFlow('queue binary frame', PATHS.binaryFrame, credential));
 		credentialRef = credential;
 		await cluster.add(['worker', 'worker', 'webhook', 'webhook']);
 	});
@@ -220,6 +224,33 @@ describe('polling through workers', () => {
 			const balancer = cluster.balancer.log.filter((r) => r.path.includes(PATHS.batch));
 			figures.batch50 = { wallMs: wall, worker: ranOn[0], webhookProcess: balancer.map((b) => b.backend) };
 			say(`batch of 50: ${wall} ms through ${balancer[0]?.backend}, execution ${execution.id} ran on ${ranOn[0]}`);
+		}));
+});
+
+describe('reference images from binary data in database mode (issue 34)', () => {
+	test('a worker links the PNG it converted; the service fetches it through the balancer, which sends /rest to the main: the same bytes, read from PostgreSQL', () =>
+		cluster.explain(async () => {
+			const prefix = `${TAG} binary frame`;
+			const png = Buffer.concat([...referenceChunks('png', 3000)]);
+			const row = { prompt: `${prefix} [sim:duration=300]`, png: png.toString('base64') };
+			expect((await post(hook(PATHS.binaryFrame), { rows: [row] })).status).toBe(200);
+			const [execution] = await cluster.endedExecutions(wf.binaryFrame, 1);
+			expect(execution.status).toBe('success');
+			const [item] = lastItems(execution, 'Animate');
+			expect(item.json.status).toBe('finished');
+			const [task] = sim.tasks().filter((t) => t.prompt.startsWith(prefix));
+			const [link] = task.input.image_urls as string[];
+			expect(link.startsWith(`${cluster.balancer.url}/rest/binary-data/signed?token=`)).toBe(true);
+			const fetched = sim.fetches.filter((f) => f.taskId === task.id);
+			expect(fetched.map((f) => [f.status, f.contentType, f.sha256])).toEqual([[200, 'image/png', sha256([png])]]);
+			const served = cluster.balancer.log.filter((r) => r.path.startsWith('/rest/binary-data/signed'));
+			expect(served.map((r) => [r.backend, r.method, r.status])).toEqual([[cluster.main.name, 'GET', 200]]);
+			// The file is n8n's copy in PostgreSQL (database mode), which the main served.
+			const [converted] = lastItems(execution, 'Convert to File');
+			const id = String((converted.binary!.data as BinaryJson).id);
+			expect(cluster.storedFiles([id]).get(id)).toEqual({ size: png.length, sha256: sha256([png]) });
+			expect(JSON.stringify(execution)).not.toContain(new URL(link).searchParams.get('token'));
+			say(`binary frame: fetched through the balancer from ${served[0].backend}, ${fetched[0].bytes} B, SHA-256 as converted`);
 		}));
 });
 

@@ -11,6 +11,18 @@ import { maskCallbackUrl, signCallbackUrl } from '../../shared/callbackUrl';
 import { taskOutputJson } from '../../shared/output';
 import type { SubmittedTask } from '../../shared/task';
 import { buildSubmission, checkReferenceImages, generateProperties, getModel } from '../models';
+import { DOCUMENTED_LIMITS } from '../models/referenceImages';
+import {
+	UNWAITED_LINK_MS,
+	checkBinaryImages,
+	contentReference,
+	imageError,
+	linkBaseProblem,
+	linkImages,
+	type BinaryImageRef,
+	type CheckedImage,
+} from '../../shared/transport/binaryImageLinks';
+import { ALLOW_PRIVATE_FIELD } from '../../shared/transport/fileHosts';
 import type { MediaKind } from '../models/types';
 import {
 	finishBatch,
@@ -30,7 +42,7 @@ import {
 	parkExecution,
 	readWaitMode,
 } from './durableWait';
-import { cancelled, lostRunFailure, submitFailure } from './itemErrors';
+import { asItemError, cancelled, lostRunFailure, submitFailure } from './itemErrors';
 import { hintCrashSafety } from './crashHint';
 import {
 	countSubmission,
@@ -55,8 +67,15 @@ export function generateDescription(kind: MediaKind): INodeProperties[] {
 export interface Prepared {
 	model: string;
 	modelKey: string;
+	/** With binary reference images: their content references in `image_urls` (see begin). */
 	input: IDataObject;
 	run: RunOptions;
+	/** Reference images the panel takes from binary fields of the input item. */
+	binaryImages?: BinaryImageRef[];
+	/** Those files once checked; linked in `image_urls` only in the body that is submitted. */
+	images?: CheckedImage[];
+	/** How long their links live: the Timeout when the node waits (polling or parked). */
+	imageLinkMs?: number;
 }
 
 export interface Batch {
@@ -80,13 +99,16 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 		prepare(ctx, itemIndex) {
 			const submission = buildSubmission(ctx, itemIndex, kind);
 			const run = readRunOptions(ctx, itemIndex, true);
-			return { ...submission, run };
+			if (!submission.binaryImages) return { ...submission, run };
+			const imageLinkMs = run.waitForCompletion ? run.timeoutMs : UNWAITED_LINK_MS;
+			return { ...submission, run, imageLinkMs };
 		},
 
 		async begin(ctx, prepared) {
 			// First, before anything can fail: a run that ends in any way leaves its ledger.
 			await openLedger(ctx);
 			const items = ctx.getInputData();
+			await checkImageFiles(ctx, prepared);
 			const invalid = prepared.filter(
 				(p): p is ItemOutcome & { ok: false } => isOutcome(p) && !p.ok,
 			);
@@ -144,6 +166,44 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 			forgetRun(ctx);
 		},
 	};
+}
+
+/**
+ * Checks the binary reference images of every item before anything is sent (an item whose
+ * files fail becomes that item's error, as invalid input does), and whether the service can
+ * reach n8n's links at all. A checked item's `image_urls` then holds the files' content
+ * references, so that the ledger knows a file again whatever link it was sent as.
+ */
+async function checkImageFiles(
+	ctx: IExecuteFunctions,
+	prepared: Array<Prepared | ItemOutcome>,
+): Promise<void> {
+	if (!prepared.some((p) => !isOutcome(p) && p.binaryImages)) return;
+	const allowPrivate = await getApiCredentials(ctx).then(
+		(c) => c.allowPrivateFileHosts,
+		() => false,
+	);
+	// n8n's public URL is the same for every file: checked once, refused for every item.
+	let baseProblem: Promise<string | undefined> | undefined;
+	// A few files read at once: each read is local, bounded by the size limit.
+	await mapWithLimit(prepared.length, 4, async (itemIndex) => {
+		const entry = prepared[itemIndex];
+		if (isOutcome(entry) || !entry.binaryImages) return;
+		try {
+			const limits = getModel(entry.modelKey).referenceImages ?? DOCUMENTED_LIMITS;
+			const images = await checkBinaryImages(ctx, itemIndex, entry.binaryImages, limits);
+			baseProblem ??= linkBaseProblem(ctx, images[0], allowPrivate, ALLOW_PRIVATE_FIELD);
+			const problem = await baseProblem;
+			if (problem) throw imageError(ctx, itemIndex, [problem]);
+			prepared[itemIndex] = {
+				...entry,
+				images,
+				input: { ...entry.input, image_urls: images.map(contentReference) },
+			};
+		} catch (error) {
+			prepared[itemIndex] = { ok: false, error: asItemError(ctx, itemIndex, error), json: {} };
+		}
+	});
 }
 
 /**
@@ -261,7 +321,13 @@ async function runItem(
 		return { ok: false, ...cancelled(ctx, itemIndex, { model }) };
 	}
 	const imageUrls = input.image_urls;
-	if (run.checkReferenceImages && Array.isArray(imageUrls) && imageUrls.length > 0) {
+	// Binary reference images were checked from their bytes (checkImageFiles), not as URLs.
+	if (
+		run.checkReferenceImages &&
+		!prepared.images &&
+		Array.isArray(imageUrls) &&
+		imageUrls.length > 0
+	) {
 		let problem: NodeOperationError | undefined;
 		try {
 			await checkReferenceImages(ctx, itemIndex, imageUrls.map(String));
@@ -326,6 +392,16 @@ async function runItem(
 		});
 	} else {
 		let failure: ItemOutcome | undefined;
+		if (prepared.images) {
+			// Signed now, so that a link lives its whole lifetime from the submission on.
+			const lifetimeMs = prepared.imageLinkMs ?? UNWAITED_LINK_MS;
+			body.input = { ...input, image_urls: linkImages(ctx, prepared.images, lifetimeMs) };
+			ctx.logger.debug('Media Generation links binary reference images', {
+				itemIndex,
+				sha256: prepared.images.map((i) => i.sha256),
+				linkSeconds: Math.ceil(lifetimeMs / 1000),
+			});
+		}
 		countSubmission(ctx);
 		try {
 			submitted = await submitTask(ctx, body, {
