@@ -1,12 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from '../shared/callbackBody';
-import { StatusReadBudget } from '../shared/statusReadBudget';
 
 /**
  * What one n8n process remembers between callbacks, per trigger (workflow id + node id): the
- * status reads callbacks may still cause, the task ids the service recently called unknown, and
- * the deliveries already taken. n8n loads a node module once per process, so these live as long
+ * task ids the service recently called unknown, and the deliveries already taken (the status
+ * reads callbacks may cause: statusReads.ts). n8n loads a node module once per process, so these live as long
  * as the process; several processes (queue mode) each have their own.
  */
 
@@ -123,12 +122,5 @@ export class DeliveryMemory {
 	}
 }
 
-/**
- * The trigger's status-read budget: 200 at once, then 10 per second. A batch whose tasks finish
- * together calls back together, and a service that never retries loses every callback answered
- * 429; 200 covers a batch of 200 (at 50, a batch of 100 lost a quarter of its runs under load).
- */
-export const TRIGGER_STATUS_READ_LIMITS = { perSecond: 10, burst: 200 };
-export const statusReads = new StatusReadBudget(TRIGGER_STATUS_READ_LIMITS);
 export const unknownTasks = new UnknownTasks();
 export const deliveries = new DeliveryMemory();
