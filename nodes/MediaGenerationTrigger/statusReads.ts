@@ -176,7 +176,9 @@ export class ReadTurns {
 					this.next(line)?.grant(true);
 					continue;
 				}
-				await sleep(Math.min(1_000, Math.max(20, this.budget.waitMs(trigger))));
+				// Until the next token, or the first wait that ends before it.
+				const token = Math.max(20, this.budget.waitMs(trigger));
+				await sleep(Math.max(20, Math.min(1_000, token, this.firstUntil(line) - now)));
 			}
 		} finally {
 			line.pumping = false;
@@ -199,6 +201,14 @@ export class ReadTurns {
 			}
 		}
 		return undefined;
+	}
+
+	/** When the first wait in line ends. */
+	private firstUntil(line: Line): number {
+		let first = Number.POSITIVE_INFINITY;
+		for (const w of line.retries) first = Math.min(first, w.until);
+		for (const list of line.firsts.values()) for (const w of list) first = Math.min(first, w.until);
+		return first;
 	}
 
 	/** Callbacks whose wait ended without a token are told so. */
