@@ -1,6 +1,10 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { scrubCallbackSecrets, type CallbackQuery, type SignatureCheck } from '../shared/callbackUrl';
+import {
+	scrubCallbackSecrets,
+	type CallbackQuery,
+	type SignatureCheck,
+} from '../shared/callbackUrl';
 import type { EventFilter, StatusClass } from '../shared/callbackBody';
 import { scrubSecret } from '../shared/transport/faults';
 import {

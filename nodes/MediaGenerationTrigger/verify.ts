@@ -153,7 +153,10 @@ function newConfirmation(
  * read, nothing waits); then a turn of the trigger's budget, or a place in its line.
  * `ok: undefined`: no turn came within the confirmation window.
  */
-async function firstRead(c: Confirmation, auth: Authenticated): Promise<Step<TaskRead | undefined>> {
+async function firstRead(
+	c: Confirmation,
+	auth: Authenticated,
+): Promise<Step<TaskRead | undefined>> {
 	const now = Date.now();
 	const shared = taskReads.current(c.trigger, c.taskId, undefined, now);
 	if (shared) return { ok: shared };
@@ -268,11 +271,7 @@ async function confirmTask(c: Confirmation, first: TaskRead): Promise<Verificati
 		last = outcome.fault;
 		if (isUnknownTask(last)) return { kind: 'unknown' };
 		if (!isTransientForRead(last) || attempt + 1 >= reads) break;
-		const delay = retryDelay(
-			attempt + 1,
-			last,
-			c.onFailure ? CONFIRM_BACKOFF : DEFAULT_BACKOFF,
-		);
+		const delay = retryDelay(attempt + 1, last, c.onFailure ? CONFIRM_BACKOFF : DEFAULT_BACKOFF);
 		// A failure worth retrying (refused, reset, timeout, 5xx, 429): with onFailure, the
 		// retries go on after the "confirming" answer, within the confirmation window.
 		const window = c.onFailure ? c.until : c.limit;
@@ -328,7 +327,10 @@ async function readBefore(
 }
 
 /** The answer to each outcome; the ids the service does not know are remembered. */
-function answerOutcome(c: Confirmation, outcome: Verification): Step<Task> | { unverified: string } {
+function answerOutcome(
+	c: Confirmation,
+	outcome: Verification,
+): Step<Task> | { unverified: string } {
 	const { call, taskId } = c;
 	if (outcome.kind === 'unknown') {
 		unknownTasks.add(c.trigger, taskId, Date.now());

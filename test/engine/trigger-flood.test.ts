@@ -26,7 +26,9 @@ afterEach(async () => {
 	for (const o of open.splice(0).reverse()) await o.close();
 });
 
-async function setup(parameters: INodeParameters): Promise<{ sim: Simulator; receiver: CallbackReceiver }> {
+async function setup(
+	parameters: INodeParameters,
+): Promise<{ sim: Simulator; receiver: CallbackReceiver }> {
 	const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30 });
 	const receiver = await startCallbackReceiver({
 		workflow: chain(
@@ -72,7 +74,7 @@ const body = (taskId: string) => ({ code: 200, data: { task_id: taskId, status: 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a flood of forged callbacks cannot cost a genuine callback its run', () => {
-	it('500 forged callbacks at 50/s (to a genuine URL that was seen, and unsigned) among 20 genuine ones: 20 runs, each once, no forged run, the forged ids read at most the URLs\' allowances', async () => {
+	it("500 forged callbacks at 50/s (to a genuine URL that was seen, and unsigned) among 20 genuine ones: 20 runs, each once, no forged run, the forged ids read at most the URLs' allowances", async () => {
 		// Accept Unsigned on: forged callbacks need no signature at all.
 		const { sim, receiver } = await setup({ options: { acceptUnsigned: true } });
 		const genuine = await finishedTasks(sim, receiver, 20);
@@ -87,7 +89,11 @@ describe('a flood of forged callbacks cannot cost a genuine callback its run', (
 		for (let i = 0; i < 500; i++) {
 			const id = forgedId();
 			const url = i % 2 ? seen : unsigned;
-			sent.push(sim.sendCallback(id, { url, body: body(id) }).then((e) => ({ genuine: false, status: e.status })));
+			sent.push(
+				sim
+					.sendCallback(id, { url, body: body(id) })
+					.then((e) => ({ genuine: false, status: e.status })),
+			);
 			// The other 19 genuine callbacks, one every 25 forged ones.
 			if (i % 25 === 12 && i < 475) {
 				const id = genuine[1 + Math.floor(i / 25)];
@@ -99,7 +105,9 @@ describe('a flood of forged callbacks cannot cost a genuine callback its run', (
 		const seconds = (Date.now() - started) / 1000;
 		await receiver.waitFor(receiver.deliveries.length, 60_000);
 
-		const runs = (await receiver.executions()).map((e) => String(e.outputOf('Downstream')[0]?.json.task_id));
+		const runs = (await receiver.executions()).map((e) =>
+			String(e.outputOf('Downstream')[0]?.json.task_id),
+		);
 		const genuineSet = new Set(genuine);
 		const forgedReads = sim.requests.filter(
 			(r) => r.endpoint === 'status' && r.taskId !== undefined && !genuineSet.has(r.taskId),
@@ -141,7 +149,7 @@ async function slowFileHost(): Promise<{ url: string; close(): Promise<void> }> 
 }
 
 describe('a slow file host cannot hold the Trigger', () => {
-	it('4 forged callbacks listing 20 slow files each (Verify off) cannot delay a genuine callback\'s run beyond its Download Deadline', async () => {
+	it("4 forged callbacks listing 20 slow files each (Verify off) cannot delay a genuine callback's run beyond its Download Deadline", async () => {
 		const host = await slowFileHost();
 		const { sim, receiver } = await setup({ verify: false, downloadMinutes: 0.05 });
 		open.push(host);
@@ -166,7 +174,9 @@ describe('a slow file host cannot hold the Trigger', () => {
 		const deadlineMs = 0.05 * 60_000;
 		// Every call ends, and every run starts, within the deadline (and a margin for the load).
 		await receiver.waitFor(5, deadlineMs + 10_000);
-		const delivery = receiver.deliveries.find((d) => (d.answer as IDataObject)?.task_id === taskId)!;
+		const delivery = receiver.deliveries.find(
+			(d) => (d.answer as IDataObject)?.task_id === taskId,
+		)!;
 		const run = await delivery.execution!;
 		const startedAfter = delivery.webhookMs;
 		const item = run.outputOf('Media Generation Trigger')[0];

@@ -1,8 +1,16 @@
 // The Trigger's status-read line and read memory (nodes/MediaGenerationTrigger/statusReads.ts)
 // and its download line (downloadLine.ts), on their own: who is served first, what is shared,
 // what is bounded. The engine tests (test/engine/trigger-flood.test.ts) hold the whole trigger.
-import { downloadLines, DOWNLOAD_LINE_LIMIT, TRIGGER_DOWNLOADS } from '../../../nodes/MediaGenerationTrigger/downloadLine';
-import { ReadTurns, TaskReads, type ReadOutcome } from '../../../nodes/MediaGenerationTrigger/statusReads';
+import {
+	downloadLines,
+	DOWNLOAD_LINE_LIMIT,
+	TRIGGER_DOWNLOADS,
+} from '../../../nodes/MediaGenerationTrigger/downloadLine';
+import {
+	ReadTurns,
+	TaskReads,
+	type ReadOutcome,
+} from '../../../nodes/MediaGenerationTrigger/statusReads';
 import { StatusReadBudget } from '../../../nodes/shared/statusReadBudget';
 
 const task = (id: string): ReadOutcome => ({ task: { task_id: id, status: 'finished' } });
@@ -68,7 +76,10 @@ describe('the download line', () => {
 	it('has turns per trigger and a bounded line, served in order as turns are released', async () => {
 		const until = Date.now() + 60_000;
 		const held = await Promise.all(
-			Array.from({ length: TRIGGER_DOWNLOADS }, async () => await downloadLines.take('busy', until)),
+			Array.from(
+				{ length: TRIGGER_DOWNLOADS },
+				async () => await downloadLines.take('busy', until),
+			),
 		);
 		expect(held.every((h) => typeof h === 'function')).toBe(true);
 		// Another trigger is not held by this one.
@@ -94,7 +105,10 @@ describe('the download line', () => {
 	it('a callback waiting past its deadline gets no turn and leaves the line', async () => {
 		const until = Date.now() + 60_000;
 		const held = await Promise.all(
-			Array.from({ length: TRIGGER_DOWNLOADS }, async () => await downloadLines.take('slow', until)),
+			Array.from(
+				{ length: TRIGGER_DOWNLOADS },
+				async () => await downloadLines.take('slow', until),
+			),
 		);
 		expect(await downloadLines.take('slow', Date.now() + 50)).toBe('late');
 		expect(downloadLines.busy('slow')).toBe(TRIGGER_DOWNLOADS);
