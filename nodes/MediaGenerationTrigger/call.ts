@@ -6,6 +6,7 @@ import {
 	type SignatureCheck,
 } from '../shared/callbackUrl';
 import type { EventFilter, StatusClass } from '../shared/callbackBody';
+import { getApiCredentials } from '../shared/transport/api';
 import { scrubSecret } from '../shared/transport/faults';
 import {
 	answer as answerCall,
@@ -21,6 +22,16 @@ export interface Call {
 	ctx: IWebhookFunctions;
 	/** Values that never appear in an answer, output or error (API key, secret, signature). */
 	secrets: Array<string | undefined>;
+}
+
+/**
+ * Reads the trigger's credential (once per call) and notes its API key among the values to
+ * scrub; returns the key. Done before any request that uses the credential.
+ */
+export async function knowKey(call: Call): Promise<string> {
+	const { apiKey } = await getApiCredentials(call.ctx);
+	if (!call.secrets.includes(apiKey)) call.secrets.push(apiKey);
+	return apiKey;
 }
 
 export function scrub(call: Call, text: string): string {
@@ -79,7 +90,7 @@ export interface Authenticated {
 	reference?: string;
 	/**
 	 * Which URL the call came to, for the share of status reads it may cause
-	 * (statusReads.ts): one submission's URL (`nonce`), a URL many tasks share (0.1.0's, one per
+	 * (statusReads.ts): one submission's URL (`nonce`), a URL many tasks share (a legacy signed one, one per
 	 * reference; unsigned ones).
 	 */
 	source: { key: string; shared: boolean };

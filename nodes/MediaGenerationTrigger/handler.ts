@@ -6,15 +6,16 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials } from '../shared/transport/api';
 import {
-	checkSignature,
+	checkSignatureWith,
 	readCallbackQuery,
 	secretMatches,
 	SECRET_PARAM,
 	SIGNATURE_PARAM,
 	signatureWellFormed,
+	signingKey,
 	type CallbackQuery,
+	type SignatureCheck,
 } from '../shared/callbackUrl';
 import { taskOutputJson } from '../shared/output';
 import { parseTaskData, type Task } from '../shared/task';
@@ -31,6 +32,7 @@ import {
 import {
 	answer,
 	answered,
+	knowKey,
 	refuse,
 	scrub,
 	scrubbedJson,
@@ -41,7 +43,7 @@ import {
 	type Step,
 } from './call';
 import { downloadFiles, downloadMinutesOf } from './downloadLine';
-import { deliveries } from './memory';
+import { deliveries, signingKeys } from './memory';
 import { ANSWER_WITHIN_MS, RETRY_UNCONFIRMED_S, verifyWithService } from './verify';
 
 export { ANSWER_WITHIN_MS, CONFIRM_WITHIN_MS } from './verify';
@@ -150,9 +152,41 @@ async function authenticate({ call, options, query }: Request): Promise<Step<Aut
 	if (query.signature !== undefined && !signatureWellFormed(query)) {
 		return { done: refuse(call, 401, mismatch) };
 	}
+	let signature: SignatureCheck = 'missing';
+	if (query.signature !== undefined) {
+		const checked = await checkSigned(call, query);
+		if ('done' in checked) return checked;
+		signature = checked.ok;
+	}
+	if (signature === 'invalid') return { done: refuse(call, 401, mismatch) };
+	// Signed, or unsigned by the user's explicit choice (then `signed: false` says so).
+	return { ok: { signature, acceptUnsigned, reference: query.reference, source: sourceOf(query) } };
+}
+
+/**
+ * The URL a call came to, for its share of status reads: one submission's (its nonce), or one
+ * many tasks share: a legacy signed one (no nonce: one per reference, told apart by its
+ * signature) or an unsigned one.
+ */
+function sourceOf(query: CallbackQuery): Authenticated['source'] {
+	if (query.signature === undefined) return { key: 'unsigned', shared: true };
+	if (query.nonce === undefined) return { key: `ref:${query.signature}`, shared: true };
+	return { key: `nonce:${query.nonce}`, shared: false };
+}
+
+/**
+ * The signature, checked with the signing key this process derived from the trigger's
+ * credential lately (no credential read: see SigningKeys), else with the credential as it is
+ * now; 503 when the credential cannot be read.
+ */
+async function checkSigned(call: Call, query: CallbackQuery): Promise<Step<SignatureCheck>> {
+	const node = call.ctx.getNode();
+	const id = `${call.ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}:${node.credentials?.mediaGenerationApi?.id ?? ''}`;
+	const cached = signingKeys.get(id, Date.now());
+	if (cached && checkSignatureWith(query, cached) === 'valid') return { ok: 'valid' };
 	let apiKey = '';
 	try {
-		apiKey = (await getApiCredentials(call.ctx)).apiKey;
+		apiKey = await knowKey(call);
 	} catch (error) {
 		return {
 			done: refuse(
@@ -165,21 +199,10 @@ async function authenticate({ call, options, query }: Request): Promise<Step<Aut
 			),
 		};
 	}
-	call.secrets.push(apiKey);
-	const signature = checkSignature(query, apiKey);
-	if (signature === 'invalid') return { done: refuse(call, 401, mismatch) };
-	// Signed, or unsigned by the user's explicit choice (then `signed: false` says so).
-	return { ok: { signature, acceptUnsigned, reference: query.reference, source: sourceOf(query) } };
-}
-
-/**
- * The URL a call came to, for its share of status reads: one submission's (its nonce), or one
- * many tasks share: 0.1.0's (one per reference, told apart by its signature) or unsigned.
- */
-function sourceOf(query: CallbackQuery): Authenticated['source'] {
-	if (query.signature === undefined) return { key: 'unsigned', shared: true };
-	if (query.nonce === undefined) return { key: `ref:${query.signature}`, shared: true };
-	return { key: `nonce:${query.nonce}`, shared: false };
+	if (apiKey === '') return { ok: 'invalid' };
+	const key = signingKey(apiKey);
+	signingKeys.set(id, key, Date.now());
+	return { ok: checkSignatureWith(query, key) };
 }
 
 /** What n8n's webhook server adds to the request (its raw-body middleware). */
@@ -467,6 +490,7 @@ async function start(call: Call, s: Start): Promise<IWebhookResponseData> {
 	let files: IDataObject[] | undefined;
 	let downloadError: string | undefined;
 	if (settings.download && confirmed === 'finished' && (task.files ?? []).length > 0) {
+		await knowKey(call).catch(() => '');
 		const downloaded = await downloadFiles(ctx, task, settings, s.arrivedAt);
 		if ('error' in downloaded) downloadError = scrub(call, downloaded.error);
 		else {

@@ -122,5 +122,35 @@ export class DeliveryMemory {
 	}
 }
 
+/** How long a trigger's signing key is used without reading the credential again. */
+export const SIGNING_KEY_TTL_MS = 5 * 60_000;
+
+/**
+ * The signing key of each trigger's credential (derived from the API key, not the key), so a
+ * callback whose signature it accepts needs no credential read: in a webhook call each read is
+ * a database read, a decryption and, in n8n 2.x, an expression isolate of its own, which a
+ * flood of callbacks through a leaked URL would otherwise cost n8n on every call. A signature it
+ * refuses is checked again with the credential as it is now (it may have changed).
+ */
+export class SigningKeys {
+	private readonly entries = new Map<string, { key: Buffer; until: number }>();
+
+	get(id: string, now: number): Buffer | undefined {
+		const entry = this.entries.get(id);
+		if (entry && entry.until > now) return entry.key;
+		this.entries.delete(id);
+		return undefined;
+	}
+
+	set(id: string, key: Buffer, now: number): void {
+		this.entries.delete(id);
+		while (this.entries.size >= 1_000) {
+			this.entries.delete(this.entries.keys().next().value as string);
+		}
+		this.entries.set(id, { key, until: now + SIGNING_KEY_TTL_MS });
+	}
+}
+
+export const signingKeys = new SigningKeys();
 export const unknownTasks = new UnknownTasks();
 export const deliveries = new DeliveryMemory();

@@ -16,7 +16,7 @@ import type { Fault } from '../shared/transport/faults';
 //   for an id being read share that read, and one read shortly before is used again.
 // - Task ids the trigger has not read yet take a token of their URL's allowance
 //   (URL_READ_LIMITS): the URL of one submission (with a nonce) has its own task and a few more;
-//   URLs many tasks share (0.1.0's, one per reference, and unsigned ones) have a larger one. A
+//   URLs many tasks share (legacy signed ones, one per reference, and unsigned ones) have a larger one. A
 //   callback whose URL's allowance is spent is answered 429 at once, with no read: so forged
 //   task ids sent to one URL cost the key at most that URL's allowance, wherever they come from.
 

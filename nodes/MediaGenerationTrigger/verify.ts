@@ -14,6 +14,7 @@ import { retryAfter } from '../shared/webhookAnswer';
 import {
 	answer,
 	answered,
+	knowKey,
 	refuse,
 	scrub,
 	type Authenticated,
@@ -177,6 +178,8 @@ async function firstRead(
 			};
 		}
 	}
+	// The read uses the credential: its key is scrubbed from whatever this call says from now.
+	await knowKey(c.call).catch(() => '');
 	const read = await obtainRead(c, 'first');
 	if (read === 'full') {
 		return {

@@ -19,9 +19,9 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
  *   assigns it), so the signature binds the reference and the nonce to the credential, not to
  *   one task.
  *
- * URLs handed to the service by 0.1.0 (no `nonce`, `sig` over the reference only) stay
- * valid: the trigger checks them as they were written ("legacy" URLs), and they share their
- * status reads with every URL of the same reference.
+ * URLs signed before nonces existed (builds of 0.2.0 before issue 35: no `nonce`, `sig` over the
+ * reference only) stay valid: the trigger checks them as they were written ("legacy" URLs), and
+ * they share their status reads with every URL of the same reference. 0.1.0 signed nothing.
  */
 export const REFERENCE_PARAM = 'ref';
 export const SECRET_PARAM = 'secret';
@@ -46,24 +46,28 @@ const NONCE_PATTERN = /^[A-Za-z0-9_-]{16}$/;
 export const MASK = '***';
 
 /** The signing key: HMAC(apiKey, fixed label). Not the API key itself. */
-function signingKey(apiKey: string): Buffer {
+export function signingKey(apiKey: string): Buffer {
 	return createHmac('sha256', apiKey).update(DERIVATION_CONTEXT, 'utf8').digest();
 }
 
 /**
  * The signature of a reference (`undefined`: the URL carries none) and of the URL's nonce
- * (from 0.2.0). Without a nonce: the signature 0.1.0 wrote (legacy URLs).
+ * (from 0.2.0). Without a nonce: the signature written before nonces existed (legacy URLs).
  */
 export function referenceSignature(
 	apiKey: string,
 	reference: string | undefined,
 	nonce?: string,
 ): string {
+	return signatureWith(signingKey(apiKey), reference, nonce);
+}
+
+function signatureWith(key: Buffer, reference: string | undefined, nonce?: string): string {
 	const signed = reference === undefined ? 'no-ref' : `ref=${reference}`;
 	// A legacy message starts with "ref=" or "no-ref", this one with "nonce=" (whose form, 16
 	// base64url characters, holds no newline): no message of one form reads as the other.
 	const message = nonce === undefined ? signed : `nonce=${nonce}\n${signed}`;
-	return createHmac('sha256', signingKey(apiKey))
+	return createHmac('sha256', key)
 		.update(message, 'utf8')
 		.digest()
 		.subarray(0, SIGNATURE_BYTES)
@@ -85,7 +89,10 @@ export function withReference(url: string, reference: string | undefined): strin
 export function isResumeUrl(url: string): boolean {
 	try {
 		const parsed = new URL(url);
-		return /\/webhook-waiting\/[^/]+/.test(parsed.pathname) && parsed.searchParams.has(RESUME_TOKEN_PARAM);
+		return (
+			/\/webhook-waiting\/[^/]+/.test(parsed.pathname) &&
+			parsed.searchParams.has(RESUME_TOKEN_PARAM)
+		);
 	} catch {
 		return false;
 	}
@@ -172,9 +179,15 @@ export function signatureWellFormed(query: CallbackQuery): boolean {
 
 /** Checks `sig` against the reference (and the nonce, when there is one) in constant time. */
 export function checkSignature(query: CallbackQuery, apiKey: string): SignatureCheck {
+	if (query.signature !== undefined && apiKey === '') return 'invalid';
+	return checkSignatureWith(query, signingKey(apiKey));
+}
+
+/** checkSignature with the signing key derived already (see signingKey). */
+export function checkSignatureWith(query: CallbackQuery, key: Buffer): SignatureCheck {
 	if (query.signature === undefined) return 'missing';
-	if (!signatureWellFormed(query) || apiKey === '') return 'invalid';
-	const expected = Buffer.from(referenceSignature(apiKey, query.reference, query.nonce), 'utf8');
+	if (!signatureWellFormed(query)) return 'invalid';
+	const expected = Buffer.from(signatureWith(key, query.reference, query.nonce), 'utf8');
 	const given = Buffer.from(query.signature, 'utf8');
 	return timingSafeEqual(expected, given) ? 'valid' : 'invalid';
 }

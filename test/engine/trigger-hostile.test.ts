@@ -153,6 +153,34 @@ describe('the callback reference is authenticated', () => {
 		expect(refs).toEqual(['row-mine', 'row-other']);
 	});
 
+	it("the trigger's signing key is used without reading the credential each time, yet a changed API key counts at once", async () => {
+		const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30 });
+		const credentials = {
+			mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+		};
+		const receiver = await startCallbackReceiver({ workflow: triggerWorkflow(), credentials });
+		open.push({
+			close: async () => {
+				await receiver.close();
+				await sim.close();
+			},
+		});
+		const forged = (url: string, id = `task_${randomBytes(6).toString('hex')}`) =>
+			sim.sendCallback(id, { url, body: body(id) });
+		expect((await forged(signed(receiver.callbackUrl({ ref: 'a' })))).status).toBe(404);
+		// The user puts another key in the credential: URLs signed with it are accepted at once
+		// (the status read then uses it; this simulator knows only the first key: 503).
+		const otherKey = `sk-${randomBytes(12).toString('hex')}`;
+		credentials.mediaGenerationApi.apiKey = otherKey;
+		const withNewKey = await forged(signed(receiver.callbackUrl({ ref: 'b' }), otherKey));
+		expect(withNewKey.status).toBe(503);
+		const [, d] = await receiver.waitFor(2);
+		expect(String((d.answer as IDataObject).error)).toMatch(/Could not confirm task .*HTTP 401/);
+		// A signature of neither key is refused.
+		const wrong = await forged(signed(receiver.callbackUrl({ ref: 'c' }), 'sk-attackers-own-key'));
+		expect(wrong.status).toBe(401);
+	});
+
 	it('unsigned callbacks are refused unless "Accept Unsigned Callbacks" is on', async () => {
 		const strict = await setup();
 		const id = await finishedTask(strict);
