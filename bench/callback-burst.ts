@@ -265,6 +265,37 @@ function treeRssMb(root: number | undefined): number | undefined {
 	return total;
 }
 
+/** The processes of the tree, with their command and resident memory (MB). */
+function treeMembers(
+	root: number | undefined,
+): Array<{ pid: number; command: string; mb: number }> {
+	if (root === undefined) return [];
+	const out: Array<{ pid: number; command: string; mb: number }> = [];
+	const stack = [root];
+	const all = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+	while (stack.length > 0) {
+		const pid = stack.pop() as number;
+		let command = '';
+		try {
+			command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, 3).join(' ');
+		} catch {
+			continue;
+		}
+		out.push({ pid, command: command.slice(-80), mb: rssMb(pid) ?? 0 });
+		for (const name of all) {
+			try {
+				const ppid = Number(
+					fs.readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ')[1],
+				);
+				if (ppid === pid) stack.push(Number(name));
+			} catch {
+				// Ended meanwhile.
+			}
+		}
+	}
+	return out;
+}
+
 /** Samples the tree's memory every 250 ms; `stop()` gives the peak. */
 function treeSampler(pid: number | undefined) {
 	const before = treeRssMb(pid);
@@ -355,6 +386,54 @@ async function submitThroughNode(
 	return ids;
 }
 
+/**
+ * The flood's pattern (FLOOD.forged bodies at FLOOD.perSecond, the genuine bodies among them)
+ * sent to the floor workflow: what n8n's own Webhook node does with the same traffic, every call
+ * starting a run that reads a status.
+ */
+async function floodFloor(n8n: N8nInstance, apiKey: string, url: string, genuine: unknown[]) {
+	const before = new Set((await executionsOf(n8n, apiKey, FLOOR_WF, false)).map((e) => e.id));
+	const tree = treeSampler(n8n.serverPid);
+	const sent: Array<Promise<number>> = [];
+	const post = (body: unknown) =>
+		sent.push(
+			fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+				signal: AbortSignal.timeout(10_000),
+			}).then(
+				async (res) => (await res.text(), res.status),
+				() => 0,
+			),
+		);
+	const every = Math.floor(FLOOD.forged / FLOOD.genuine);
+	const started = Date.now();
+	let next = 0;
+	for (let i = 0; i < FLOOD.forged; i++) {
+		const id = `task_${randomUUID().replace(/-/g, '')}`;
+		post({ code: 200, data: { task_id: id, status: 'finished' } });
+		if (i % every === Math.floor(every / 2) && next < genuine.length) post(genuine[next++]);
+		const due = started + ((i + 1) * 1000) / FLOOD.perSecond;
+		await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+	}
+	const answers: Record<string, number> = {};
+	for (const st of await Promise.all(sent)) {
+		const key = st === 0 ? 'no answer within 10 s' : String(st);
+		answers[key] = (answers[key] ?? 0) + 1;
+	}
+	let runs = 0;
+	const deadline = Date.now() + SETTLE_MS;
+	while (Date.now() < deadline) {
+		const listed = await executionsOf(n8n, apiKey, FLOOR_WF, false).catch(() => undefined);
+		const fresh = (listed ?? []).filter((e) => !before.has(e.id));
+		runs = fresh.length - unsettled(fresh);
+		if (listed && runs >= (answers['200'] ?? 0) && unsettled(fresh) === 0) break;
+		await new Promise((resolve) => setTimeout(resolve, 2_000));
+	}
+	return { answers, runs, treeMb: { before: tree.before, peak: tree.stop() } };
+}
+
 /** Forged callbacks of the flood, genuine ones among them. */
 const FLOOD = { forged: 500, perSecond: 50, genuine: 20 };
 
@@ -368,6 +447,15 @@ interface FloodResult {
 	forgedRuns: number;
 	statusReads: { forged: number; genuine: number };
 	treeMb: { before?: number; peak: number };
+	/** The n8n server process alone (the tree less its task runner). */
+	serverMb: { before?: number; peak: number };
+	/** The tree's processes when n8n had started, before any task was submitted. */
+	idleTree: Array<{
+		pid: number;
+		command: string;
+		mb: number;
+	}> /** The genuine callbacks' bodies (sent again to the floor). */;
+	genuineBodies: unknown[];
 }
 
 /**
@@ -384,6 +472,7 @@ async function runFlood(
 	triggerUrl: string,
 	unsigned: boolean,
 ): Promise<FloodResult> {
+	const idleTree = treeMembers(n8n.serverPid);
 	const rows = Array.from({ length: FLOOD.genuine }, (_, i) => ({
 		ref: `flood-${i}`,
 		prompt: `flood ${i} [sim:duration=0]`,
@@ -393,6 +482,11 @@ async function runFlood(
 	const before = new Set((await executionsOf(n8n, apiKey, TRIGGER_WF, false)).map((e) => e.id));
 	const readsFrom = sim.requests.length;
 	const tree = treeSampler(n8n.serverPid);
+	const serverBefore = rssMb(n8n.serverPid);
+	let serverPeak = serverBefore ?? 0;
+	const serverSampler = setInterval(() => {
+		serverPeak = Math.max(serverPeak, rssMb(n8n.serverPid) ?? 0);
+	}, 250);
 	const answers: Array<Promise<{ genuine: boolean; status: number }>> = [];
 	const send = (taskId: string, options?: { url: string; body: unknown }) =>
 		answers.push(
@@ -443,6 +537,7 @@ async function runFlood(
 		await new Promise((resolve) => setTimeout(resolve, 2_000));
 	}
 	const peak = tree.stop();
+	clearInterval(serverSampler);
 	const perTask: Record<string, number> = {};
 	for (const id of ids) {
 		const n = String(runsOf.get(id) ?? 0);
@@ -464,6 +559,9 @@ async function runFlood(
 			genuine: reads.filter((r) => r.taskId !== undefined && genuine.has(r.taskId)).length,
 		},
 		treeMb: { before: tree.before, peak },
+		serverMb: { before: serverBefore, peak: serverPeak },
+		idleTree,
+		genuineBodies: ids.slice(1).map((id) => ({ code: 200, data: sim.view(id) })),
 	};
 }
 
@@ -583,9 +681,20 @@ export async function main(argv: string[]) {
 
 		if (flood) {
 			const f = await runFlood(n8n, sim, apiKey, submitPath, triggerUrl(), floodUnsigned);
-			results.flood = f;
+			results.flood = { ...f, genuineBodies: undefined };
 			say(
-				`flood: ${f.forged} forged callbacks in ${f.seconds} s to ${f.unsigned ? "the trigger's unsigned URL (Accept Unsigned on)" : 'a delivered genuine callback URL'}, beside ${f.genuine} genuine: runs per genuine task ${JSON.stringify(f.runsPerGenuineTask)}, forged runs ${f.forgedRuns}; status reads for forged ids ${f.statusReads.forged}, for genuine ones ${f.statusReads.genuine}; forged answered ${JSON.stringify(f.answers.forged)}, genuine ${JSON.stringify(f.answers.genuine)}; n8n's process tree ${f.treeMb.before} MB → peak ${f.treeMb.peak} MB`,
+				`flood: ${f.forged} forged callbacks in ${f.seconds} s to ${f.unsigned ? "the trigger's unsigned URL (Accept Unsigned on)" : 'a delivered genuine callback URL'}, beside ${f.genuine} genuine: runs per genuine task ${JSON.stringify(f.runsPerGenuineTask)}, forged runs ${f.forgedRuns}; status reads for forged ids ${f.statusReads.forged}, for genuine ones ${f.statusReads.genuine}; forged answered ${JSON.stringify(f.answers.forged)}, genuine ${JSON.stringify(f.answers.genuine)}; n8n's process tree ${f.treeMb.before} MB → peak ${f.treeMb.peak} MB (the server alone ${f.serverMb.before} → ${f.serverMb.peak} MB; when n8n had started: ${f.idleTree.map((p) => `${p.mb} MB ${p.command.split('/').pop()}`).join(', ')})`,
+			);
+			// The floor under the same flood: n8n's Webhook node + HTTP Request status read.
+			const floor = await floodFloor(
+				n8n,
+				apiKey,
+				`${n8n.baseUrl}/webhook/${floorPath}`,
+				f.genuineBodies,
+			);
+			results.floodFloor = floor;
+			say(
+				`the same flood to n8n's own Webhook node + HTTP Request (the floor): answers ${JSON.stringify(floor.answers)}, ${floor.runs} runs; n8n's process tree ${floor.treeMb.before} → peak ${floor.treeMb.peak} MB`,
 			);
 		}
 		for (const [r, { burners, callbacks }] of (flood ? [] : rounds).entries()) {

@@ -200,6 +200,8 @@ export class ReadTurns {
 				return waiter;
 			}
 		}
+		// Nobody left: the count follows (the pump then stops).
+		line.parked = 0;
 		return undefined;
 	}
 
