@@ -571,6 +571,10 @@ export async function main(argv: string[]) {
 	// tell the status read's share of the answer time from n8n's.
 	const verify = !argv.includes('--no-verify');
 	// --flood / --flood-unsigned: the flood of issue 35 instead of the rounds (see the top).
+	// --floor-only: the rounds' callbacks go to the floor workflow only (n8n's Webhook node +
+	// HTTP Request), in an n8n that received nothing else.
+	const floorOnly = argv.includes('--floor-only');
+	const floors: Array<FloorRound & { burners: number; callbacks: number }> = [];
 	const floodUnsigned = argv.includes('--flood-unsigned');
 	const flood = floodUnsigned || argv.includes('--flood');
 	// --service-first: this process (the simulator and the sender) at a higher CPU priority than
@@ -703,6 +707,21 @@ export async function main(argv: string[]) {
 				prompt: `burst ${r} ${i} [sim:duration=0]`,
 			}));
 			const ids = await submitThroughNode(n8n, sim, submitPath, rows);
+			if (floorOnly) {
+				// The floor alone, in an n8n that received nothing else: its memory from a clean start.
+				const floor = await floorRound(
+					n8n,
+					apiKey,
+					`${n8n.baseUrl}/webhook/${floorPath}`,
+					ids.map((id) => ({ code: 200, data: sim.view(id) })),
+					burners,
+				);
+				floors.push({ burners, callbacks, ...floor });
+				say(
+					`${burners} burners × ${callbacks} callbacks to n8n's Webhook node + HTTP Request (the floor, alone): answers ${JSON.stringify(floor.answers)}, ${floor.runs} runs; n8n's process tree ${floor.treeMb.before} → peak ${floor.treeMb.peak} MB, ${floor.treeMb.perCallback} MB per callback`,
+				);
+				continue;
+			}
 			const before = new Set((await executionsOf(n8n, apiKey, TRIGGER_WF, false)).map((e) => e.id));
 
 			const pingFailuresBefore = pingFailures(n8n);
@@ -793,6 +812,7 @@ export async function main(argv: string[]) {
 					perTask[n] = (perTask[n] ?? 0) + 1;
 				}
 				const treePeak = tree.stop();
+				const triggerReads = sim.count('status') - readsBefore;
 				// The floor, with the same callbacks and burners, once the trigger's round is over.
 				const floor = await floorRound(
 					n8n,
@@ -813,7 +833,7 @@ export async function main(argv: string[]) {
 					runsPerTask: perTask,
 					tasksWithoutRun: ids.filter((id) => !runsOf.has(id)).length,
 					dbPingFailures: pingFailures(n8n) - pingFailuresBefore,
-					statusReads: sim.count('status') - readsBefore,
+					statusReads: triggerReads,
 					unconfirmedAfterAnswer: unconfirmed(n8n) - unconfirmedBefore,
 					refusedByN8n: minus(webhookErrors(n8n), refusedBefore),
 					n8nRssMb: { before: rssBefore, peak: rssPeak },
@@ -844,6 +864,7 @@ export async function main(argv: string[]) {
 		removeEmptyRunFolder();
 	}
 	results.rounds = done;
+	if (floors.length > 0) results.floors = floors;
 	say('');
 	if (done.length > 0)
 		say(
