@@ -20,7 +20,6 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { downloadTaskFiles } from '../../nodes/shared/transport/downloads';
 import { downloadFiles } from '../../nodes/MediaGenerationTrigger/downloadLine';
 import { privateAddressKind } from '../../nodes/shared/transport/fileHosts';
 import {

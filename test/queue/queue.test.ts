@@ -555,9 +555,12 @@ async function finishedTasks(prefix: string, n: number): Promise<string[]> {
  * signs it (the trigger refuses unsigned callbacks). Every copy is the same request.
  */
 function deliver(to: N8nProcess, taskId: string) {
-	const url = signCallbackUrl(`${to.baseUrl}/webhook/${triggerPath}?ref=${encodeURIComponent(`redelivered-${taskId}`)}`, sim.apiKey);
+	// One URL per task (its nonce with it), at whichever process's address.
+	if (!deliveredQuery.has(taskId)) deliveredQuery.set(taskId, new URL(signCallbackUrl(`${to.baseUrl}/webhook/${triggerPath}?ref=${encodeURIComponent(`redelivered-${taskId}`)}`, sim.apiKey)).search);
+	const url = `${to.baseUrl}/webhook/${triggerPath}${deliveredQuery.get(taskId)}`;
 	return post(url, { code: 200, msg: 'success', data: sim.view(taskId) });
 }
+const deliveredQuery = new Map<string, string>();
 
 /** The burst of issue 27 (point 3): callbacks at one moment, as many as the one-n8n benchmark sends. */
 const BURST = 100;
