@@ -13,8 +13,12 @@ import { classifyError } from '../shared/transport/faults';
 
 /** Callbacks of one trigger downloading at once (each holds its files until the last arrived). */
 export const TRIGGER_DOWNLOADS = 4;
-/** Callbacks of one trigger waiting for a turn, at most; more start at once without files. */
-export const DOWNLOAD_LINE_LIMIT = 16;
+/**
+ * Callbacks of one trigger waiting for a turn, at most; more start at once without files. A
+ * batch of 100 tasks finishing together gets its files; past that the line would only hold
+ * more calls open (each holds n8n's per-call memory while it waits).
+ */
+export const DOWNLOAD_LINE_LIMIT = 100;
 /** Download Deadline's default: a long video from a slow host, per callback. */
 export const DEFAULT_DOWNLOAD_MINUTES = 10;
 
