@@ -40,7 +40,7 @@ import {
 	submissionDigest,
 	submittedInExecution,
 } from './acceptedTasks';
-import { readRunOptions, type RunOptions } from './runOptions';
+import { readCallbackReference, readRunOptions, type RunOptions } from './runOptions';
 import { generateRunProperties } from './runOptionsPanel';
 import { ProgressReporter } from './progress';
 
@@ -73,6 +73,11 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 			const submission = buildSubmission(ctx, itemIndex, kind);
 			const run = readRunOptions(ctx, itemIndex, true);
 			return { ...submission, run };
+		},
+
+		// A refused item keeps its Callback Reference, so that the row it came from can be found.
+		refused(ctx, itemIndex) {
+			return { reference: readCallbackReference(ctx, itemIndex) ?? null };
 		},
 
 		async begin(ctx, prepared) {
