@@ -42,7 +42,9 @@ describe('npm run demo', () => {
 		}
 		expect(report.fileRequests).toBe(3);
 		expect(report.keyLeaksToFileHost).toBe(0);
-		expect(text).toMatch(/Callback URL/);
+		// Every model used is named as the service received it, and the demo ends saying where to look.
+		for (const model of ['image-1', 'generate-music', 'vidmodel-1.5-pro']) expect(text).toContain(`  ${model}: 1 task`);
+		expect(text).toMatch(/Where to look:\n/);
 		expect(text).toMatch(/Demo passed/);
 	});
 
