@@ -193,10 +193,9 @@ export async function runJobsInN8n(options: {
 		return report;
 	} catch (error) {
 		report.agent.error ??= error instanceof Error ? error.message : String(error);
-		log(`  failed: ${report.agent.error}\n  n8n's logs: ${n8n.logsDir}`);
-		await n8n.explain(async () => {
-			throw error;
-		}).catch(() => undefined);
+		log(`  failed: ${report.agent.error}\n  n8n's logs (kept): ${n8n.logsDir}`);
+		// dispose() keeps the folder to read.
+		process.env.MGEN_KEEP_E2E = '1';
 		return report;
 	} finally {
 		await n8n.dispose();

@@ -2,7 +2,7 @@
 // "Folder" node pointed at a folder n8n may read and write (n8n 2.x allows only
 // N8N_RESTRICT_FILE_ACCESS_TO, default ~/.n8n-files), the sheet put there. Used by the e2e layer
 // (test/e2e/polling.test.ts) and by `npm run demo`.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
