@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply; it reads README.md and docs/ from disk */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply; it reads README.md and docs/ from disk */
 // README.md is written for a no-code n8n user first (issue 38): what the nodes do in their words,
 // then Installation, with no developer terms before it; the two commands a clone needs stay in
 // it; every file it links exists. And the answers the README, the docs and the panel give about
