@@ -174,6 +174,35 @@ function nodeWorkflow(id: string, webhookPath: string) {
 	};
 }
 
+/**
+ * The two-node layout: Generate (Wait for Completion off) → Task → Wait for Completion, with or
+ * without the workflow setting "Save execution progress" (the crash-safe layout when on).
+ */
+function twoStepWorkflow(id: string, webhookPath: string, saveProgress: boolean) {
+	const nodes: WorkflowNode[] = [
+		webhookNode(webhookPath),
+		splitRows(),
+		mediaNode('Submit', videoParams({ waitForCompletion: false })),
+		mediaNode('Finish', {
+			resource: 'task',
+			operation: 'waitForCompletion',
+			taskId: '={{ $json.task_id }}',
+		}),
+	];
+	return {
+		id,
+		name: `bench two-step${saveProgress ? ', progress saved' : ''}`,
+		active: false,
+		nodes,
+		connections: {
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Submit', type: 'main', index: 0 }]] },
+			Submit: { main: [[{ node: 'Finish', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1', saveExecutionProgress: saveProgress },
+	};
+}
+
 /** Webhook → one downloading node, reading the URL (or task id) from the body. */
 function downloadWorkflow(id: string, webhookPath: string, way: DownloadRun['way']) {
 	let node: WorkflowNode;
@@ -315,6 +344,87 @@ class Bench {
 			),
 		};
 	}
+}
+
+type CrashSafeForm = 'one node (polls)' | 'two nodes' | 'two nodes, progress saved';
+
+interface CrashSafeRun {
+	form: CrashSafeForm;
+	case: string;
+	items: number;
+	wallMs: number;
+	statusReads: number;
+	submits: number;
+	nodeRuns: number;
+	/** Writes of the whole execution data while it runs: one per node run with progress saved. */
+	progressWrites: number;
+	executionDataBytes: number;
+	/** Between one node's end and the next one's start, per boundary (the progress write is there). */
+	gapsMs: number[];
+	/** The submitting node's run: how long tasks are accepted but not yet saved anywhere. */
+	submitNodeMs: number;
+	status: string;
+}
+
+/**
+ * Issue 39: the crash-safe layout against today's polling path, on the same rows. n8n writes the
+ * whole execution data after each node when "Save execution progress" is on
+ * (`hookFunctionsSaveProgress` → `saveExecutionProgress`, awaited in `nodeExecuteAfter` before the
+ * next node starts), so its cost is the gap between nodes, which the execution's run data shows
+ * (each node's startTime and executionTime).
+ */
+async function crashSafeCosts(
+	bench: Bench,
+	flows: Record<CrashSafeForm, { id: string; path: string }>,
+	cases: Array<{ items: number; taskMs: number }>,
+): Promise<CrashSafeRun[]> {
+	const runs: CrashSafeRun[] = [];
+	for (const c of cases) {
+		const name = `${c.items} × ${seconds(c.taskMs)}`;
+		for (const form of Object.keys(flows) as CrashSafeForm[]) {
+			const flow = flows[form];
+			const load = uptime();
+			const m = await bench.measure(
+				flow.id,
+				flow.path,
+				{ rows: rows(c.items, `crash-safe ${form} ${name}`, `[sim:duration=${c.taskMs}]`) },
+				c.items * 2_000 + c.taskMs + 300_000,
+			);
+			const spans = Object.entries(m.runData)
+				.map(([node, list]) => {
+					const run = list[0] as { startTime?: number; executionTime?: number };
+					return {
+						node,
+						start: run.startTime ?? 0,
+						end: (run.startTime ?? 0) + (run.executionTime ?? 0),
+					};
+				})
+				.sort((a, b) => a.start - b.start);
+			const gapsMs = spans.slice(1).map((span, i) => span.start - spans[i].end);
+			const submitter = spans.find(
+				(span) => span.node === 'Submit' || span.node === 'Generate Video',
+			);
+			const run: CrashSafeRun = {
+				form,
+				case: name,
+				items: c.items,
+				wallMs: m.wallMs,
+				statusReads: m.statusReads,
+				submits: m.submits,
+				nodeRuns: m.nodeRuns,
+				progressWrites: form === 'two nodes, progress saved' ? m.nodeRuns : 0,
+				executionDataBytes: m.executionDataBytes,
+				gapsMs,
+				submitNodeMs: submitter ? submitter.end - submitter.start : 0,
+				status: m.execution.status,
+			};
+			runs.push(run);
+			say(
+				`${name} · ${form}: ${seconds(run.wallMs)}, ${run.statusReads} status reads, ${run.nodeRuns} node runs, gaps between nodes ${gapsMs.map((g) => `${g} ms`).join(' / ')}, ${run.progressWrites} progress writes of up to ${kb(run.executionDataBytes)}, submitting node ${run.submitNodeMs} ms, ${run.status} (load ${load} → ${uptime()})`,
+			);
+		}
+	}
+	return runs;
 }
 
 interface GenerateRun {
@@ -540,11 +650,13 @@ export async function main(argv: string[]) {
 	const quick = argv.includes('--quick');
 	const mode = argv.includes('--generate')
 		? '-generate'
-		: argv.includes('--profile')
-			? '-profile'
-			: argv.includes('--files')
-				? '-files'
-				: '';
+		: argv.includes('--crash-safe')
+			? '-crash-safe'
+			: argv.includes('--profile')
+				? '-profile'
+				: argv.includes('--files')
+					? '-files'
+					: '';
 	const name = quick ? 'n8n-quick' : `n8n${mode}`;
 	const outArg = argv.indexOf('--out');
 	const out =
@@ -591,6 +703,11 @@ export async function main(argv: string[]) {
 			all: { id: 'benchLoopAll001', path: `bench-loop-all-${process.pid}` },
 			one: { id: 'benchLoopOne001', path: `bench-loop-one-${process.pid}` },
 		};
+		const crashSafeFlows: Record<CrashSafeForm, { id: string; path: string }> = {
+			'one node (polls)': flows.node,
+			'two nodes': { id: 'benchTwoStep001', path: `bench-two-${process.pid}` },
+			'two nodes, progress saved': { id: 'benchTwoStepPr1', path: `bench-two-pr-${process.pid}` },
+		};
 		const ways: DownloadRun['way'][] = [
 			'node',
 			'HTTP Request (File)',
@@ -617,13 +734,26 @@ export async function main(argv: string[]) {
 				flows.one.path,
 			),
 			...dl.map((d) => downloadWorkflow(d.id, d.path, d.way)),
+			twoStepWorkflow(crashSafeFlows['two nodes'].id, crashSafeFlows['two nodes'].path, false),
+			twoStepWorkflow(
+				crashSafeFlows['two nodes, progress saved'].id,
+				crashSafeFlows['two nodes, progress saved'].path,
+				true,
+			),
 		]);
 		// --profile: n8n's main process under the inspector, for V8's sampling CPU profiler.
 		const inspectPort = profile ? await freePort() : undefined;
 		if (inspectPort) n8n.env.NODE_OPTIONS = `--inspect=127.0.0.1:${inspectPort}`;
 		await n8n.start();
 		const bench = new Bench(n8n, sim);
-		await bench.setUp([flows.node.id, flows.all.id, flows.one.id, ...dl.map((d) => d.id)]);
+		await bench.setUp([
+			flows.node.id,
+			flows.all.id,
+			flows.one.id,
+			...dl.map((d) => d.id),
+			crashSafeFlows['two nodes'].id,
+			crashSafeFlows['two nodes, progress saved'].id,
+		]);
 		say(`n8n pid ${bench.pid}, RSS after start ${mb(procMemory(bench.pid).rss)}`);
 
 		// Warm-up: every workflow once, unmeasured, so that no figure carries n8n's first-run costs
@@ -632,7 +762,10 @@ export async function main(argv: string[]) {
 		if (!quick) {
 			const warmUrl = await simFileUrl(sim, 1_000_000);
 			const warmTask = sim.tasks().find((t) => t.files.some((f) => f.url === warmUrl));
-			for (const flow of [flows.node, flows.all, flows.one])
+			const warm = [flows.node, flows.all, flows.one];
+			if (argv.includes('--crash-safe'))
+				warm.push(crashSafeFlows['two nodes'], crashSafeFlows['two nodes, progress saved']);
+			for (const flow of warm)
 				await bench.runOnce(
 					flow.id,
 					flow.path,
@@ -682,6 +815,23 @@ export async function main(argv: string[]) {
 		};
 		if (!quick && argv.includes('--generate')) {
 			await generate();
+			return finish(out, results);
+		}
+		const crashSafe = async () => {
+			results.crashSafe = await crashSafeCosts(
+				bench,
+				crashSafeFlows,
+				quick
+					? [{ items: 2, taskMs: 1_000 }]
+					: [
+							{ items: 6, taskMs: 10_000 },
+							{ items: 50, taskMs: 10_000 },
+						],
+			);
+			printCrashSafe(results.crashSafe as CrashSafeRun[]);
+		};
+		if (!quick && argv.includes('--crash-safe')) {
+			await crashSafe();
 			return finish(out, results);
 		}
 		if (!quick && inspectPort) {
@@ -789,6 +939,7 @@ export async function main(argv: string[]) {
 		printSummary(runs, downloads, bare);
 		if (quick) {
 			await generate();
+			await crashSafe();
 			if (inspectPort) await profileRun(inspectPort);
 		}
 	} finally {
@@ -886,4 +1037,39 @@ function printSummary(
 			]);
 	}
 	say(table(rowsOut));
+}
+
+function printCrashSafe(runs: CrashSafeRun[]) {
+	say('\n## The crash-safe layout against one node that polls (issue 39)');
+	const mean = (xs: number[]) =>
+		xs.length ? round(xs.reduce((a, b) => a + b, 0) / xs.length, 1) : 0;
+	say(
+		table([
+			[
+				'case',
+				'form',
+				'wall time',
+				'status reads',
+				'node runs',
+				'mean gap between nodes',
+				'progress writes',
+				'execution data',
+				'submitting node',
+			],
+			...runs.map((r) => [
+				r.case,
+				r.form,
+				seconds(r.wallMs),
+				r.statusReads,
+				r.nodeRuns,
+				`${mean(r.gapsMs)} ms`,
+				r.progressWrites,
+				kb(r.executionDataBytes),
+				`${r.submitNodeMs} ms`,
+			]),
+		]),
+	);
+	say(
+		'progress writes: one write of the whole execution data per node run (n8n: nodeExecuteAfter → saveExecutionProgress), each at most the final size shown; the mean gap between nodes holds that write.',
+	);
 }

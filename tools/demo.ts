@@ -4,6 +4,7 @@
 // service, over real HTTP; then the spreadsheet and AI Agent examples, which need n8n's own nodes,
 // run in a real n8n (demo-n8n.ts; skipped with --no-n8n). The generated files are written to
 // ./demo-output/. Exits non-zero if any example fails. No API key or network access is needed.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -21,6 +22,7 @@ import {
 	type WorkflowJson,
 } from '../test/harness';
 import { startSimulator, type Simulator } from '../test/simulator';
+import { startBinaryDataServer } from '../test/harness/binaryData';
 import { runJobsInN8n, type JobsReport } from './demo-n8n';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -60,6 +62,19 @@ export interface DemoTask {
 	waitSeconds?: number;
 	error?: string;
 	files: DemoFile[];
+	/** Reference images the service fetched for this task (image_urls). */
+	references: DemoReference[];
+}
+
+export interface DemoReference {
+	index: number;
+	/** The service fetched it from this n8n (a signed link to binary data). */
+	fromN8n: boolean;
+	ok: boolean;
+	bytes: number;
+	sha256: string;
+	/** The demo's output file of this run with the same bytes (the image generated before). */
+	sameAs?: string;
 }
 
 export interface DemoRun {
@@ -117,6 +132,8 @@ function typedModelIds(workflows: WorkflowJson[]): { image?: string; video?: str
 	}
 	return ids;
 }
+
+const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 const kB = (n: number) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1048576).toFixed(1)} MB`);
 
@@ -180,6 +197,9 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 		...(ids.image ? { imageModelId: ids.image } : {}),
 		...(ids.video ? { videoModelId: ids.video } : {}),
 	});
+	// n8n's signed links to binary data (an example animates an image it generated): served as
+	// n8n serves them, so that the simulated service fetches the file from "this n8n".
+	const n8n = await startBinaryDataServer();
 	fs.mkdirSync(outDir, { recursive: true });
 	const runs: DemoRun[] = [];
 	let jobs: JobsReport | undefined;
@@ -196,6 +216,7 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 						// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
 						credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
 						binaryMode: 'filesystem',
+						baseUrl: n8n.baseUrl,
 					}),
 			),
 		);
@@ -230,6 +251,7 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 						waitSeconds: typeof json.wait_seconds === 'number' ? json.wait_seconds : undefined,
 						error: typeof json.error === 'string' ? json.error : undefined,
 						files: taskId ? await saveFiles(result, item, sim, taskId, outDir) : [],
+						references: [],
 					};
 					run.tasks.push(task);
 					const wait = task.waitSeconds !== undefined ? `, ready after ${task.waitSeconds} s` : '';
@@ -241,6 +263,26 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 						const check = f.servedBytes === undefined ? '' : f.servedBytes === f.bytes ? ', size as served' : `, SERVED ${f.servedBytes} B`;
 						log(`    file ${f.fileName}  ${f.mimeType}  ${kB(f.bytes)}${check} → ${path.relative(process.cwd(), f.path)}`);
 					}
+				}
+			}
+			// What the service fetched for image_urls: from this n8n, the same bytes as the file.
+			const saved = run.tasks.flatMap((t) => t.files);
+			const digests = new Map(saved.map((f) => [sha256Of(fs.readFileSync(f.path)), f.fileName]));
+			for (const task of run.tasks) {
+				const fetched = sim.fetches.filter((f) => f.taskId === task.taskId).sort((a, b) => a.index - b.index);
+				for (const f of fetched) {
+					const reference: DemoReference = {
+						index: f.index,
+						fromN8n: f.url.startsWith(`${n8n.baseUrl}rest/binary-data/signed?`),
+						ok: f.ok,
+						bytes: f.bytes,
+						sha256: f.sha256,
+						sameAs: digests.get(f.sha256),
+					};
+					task.references.push(reference);
+					const from = reference.fromN8n ? 'from this n8n (a temporary link to binary data)' : 'from its URL';
+					const same = reference.sameAs ? `, the same bytes as ${reference.sameAs}` : '';
+					log(`  task ${task.taskId}: the service fetched image_urls[${f.index}] ${from}: ${kB(f.bytes)}, SHA-256 ${f.sha256.slice(0, 12)}…${same}${f.ok ? '' : ` (refused: ${f.reason ?? ''})`}`);
 				}
 			}
 			const failed =
@@ -257,6 +299,7 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 			jobs = await runJobsInN8n({ sim, outDir, log });
 		}
 	} finally {
+		await n8n.close();
 		await sim.close();
 	}
 

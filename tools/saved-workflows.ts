@@ -49,6 +49,7 @@ const MODEL_VALUES: Record<string, Record<string, unknown>> = {
 	},
 	'vidmodel-2.0-fast/image-to-video': {
 		prompt: 'The boat sails off, every field set',
+		frameSource: 'url',
 		startFrameUrl: `${FILE_HOST}/refs/start.png`,
 		vidmodel20FastOptions: {
 			aspectRatio: '9:16',
@@ -82,6 +83,74 @@ const MODEL_VALUES: Record<string, Record<string, unknown>> = {
 		additionalInputFields: '{"negative_tags": "metal"}',
 	},
 };
+
+/**
+ * Per model whose reference images may come from binary fields: every field of that choice set
+ * (the panel shows the URL fields or these), in a workflow that makes the file first (Edit
+ * Fields → Convert to File, a 1×1 PNG in field `data`).
+ */
+const MODEL_BINARY_VALUES: Record<string, Record<string, unknown>> = {
+	'vidmodel-1.5-pro': {
+		prompt: 'A paper boat drifting down a rainy street, references from binary fields',
+		aspectRatio: '9:16',
+		duration: 8,
+		vidmodel15ProOptions: {
+			fixedLens: true,
+			generateAudio: true,
+			imageBinaryFields: ['data', 'data'],
+			resolution: '1080p',
+		},
+		additionalInputFields: '{"fixed_lens": true}',
+	},
+	'vidmodel-2.0-fast/image-to-video': {
+		prompt: 'The boat sails off, frames from binary fields',
+		frameSource: 'binary',
+		startFrameBinaryField: 'data',
+		vidmodel20FastOptions: {
+			aspectRatio: '9:16',
+			duration: 6,
+			endFrameBinaryField: 'data',
+			resolution: '480p',
+		},
+		additionalInputFields: '{"generate_audio": true}',
+	},
+};
+/** A 1×1 PNG, the binary fixtures' frame. */
+const PNG_BASE64 =
+	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+/** Edit Fields then Convert to File: the PNG as binary field `data` of the item. */
+function pngNodes(): FixtureNode[] {
+	return [
+		{
+			parameters: {
+				assignments: {
+					assignments: [
+						{ id: 'b0000000-0000-4000-8000-000000000001', name: 'png', value: PNG_BASE64, type: 'string' },
+					],
+				},
+				options: {},
+			},
+			id: 'a0000000-0000-4000-8000-000000000002',
+			name: 'Frame as Base64',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			position: [260, 0],
+		},
+		{
+			parameters: {
+				operation: 'toBinary',
+				sourceProperty: 'png',
+				options: { fileName: 'frame.png', mimeType: 'image/png' },
+			},
+			id: 'a0000000-0000-4000-8000-000000000003',
+			name: 'Convert to File',
+			type: 'n8n-nodes-base.convertToFile',
+			typeVersion: 1.1,
+			position: [520, 0],
+		},
+	];
+}
 
 /** Every run option of a waiting Generate, none at its default (Wait Mode stays Poll here: the
  * durable-wait example parks). */
@@ -159,38 +228,59 @@ function setNames(values: Record<string, unknown>): string[] {
 }
 
 function modelWorkflows() {
-	return MODELS.map((model, i) => {
+	return MODELS.flatMap((model, i) => {
 		const values = MODEL_VALUES[model.key];
 		if (!values)
 			throw new Error(`no fixture values for model ${model.key}: add them to MODEL_VALUES`);
+		const binaryValues = MODEL_BINARY_VALUES[model.key];
+		if ((binaryValues === undefined) !== (model.binaryImages === undefined))
+			throw new Error(`model ${model.key}: MODEL_BINARY_VALUES must list exactly the models with binary images`);
 		const expected = [
 			...(model.modelId === undefined ? ['modelId'] : []),
 			...fieldNames(model.properties),
 			'additionalInputFields',
 		];
-		const missing = expected.filter((f) => !setNames(values).includes(f));
+		const set = [...setNames(values), ...(binaryValues ? setNames(binaryValues) : [])];
+		const missing = expected.filter((f) => !set.includes(f));
 		if (missing.length)
 			throw new Error(`model ${model.key}: fixture leaves ${missing.join(', ')} unset`);
-		const checked = validateSubmission(model.key, values);
-		if (!checked.ok)
-			throw new Error(`model ${model.key}: fixture refused: ${checked.errors.join('; ')}`);
 		const several = MODELS.filter((m) => m.kind === model.kind).length > 1;
-		const parameters = {
-			resource: model.kind,
-			operation: 'generate',
-			...(several ? { model: model.key } : {}),
-			...values,
-			waitForCompletion: true,
-			options: runOptions(model.kind, i),
-		};
-		return {
-			file: `model-${model.key.replace(/[^a-z0-9.]+/gi, '-')}.json`,
-			what: `model ${model.key}, every field set`,
-			workflow: chainWorkflow(`Fixture: ${model.displayName}, every field set`, [
-				manualTrigger(),
-				mediaNode(`Generate ${model.displayName}`, 1, parameters),
-			]),
-		};
+		const slug = model.key.replace(/[^a-z0-9.]+/gi, '-');
+		const variants = [
+			{ values, file: `model-${slug}.json`, what: 'every field set', before: [] as FixtureNode[] },
+			...(binaryValues
+				? [
+						{
+							values: binaryValues,
+							file: `model-${slug}-binary.json`,
+							what: 'every field of its binary reference images set',
+							before: pngNodes(),
+						},
+					]
+				: []),
+		];
+		return variants.map((variant) => {
+			const checked = validateSubmission(model.key, variant.values);
+			if (!checked.ok)
+				throw new Error(`model ${model.key}: fixture refused: ${checked.errors.join('; ')}`);
+			const parameters = {
+				resource: model.kind,
+				operation: 'generate',
+				...(several ? { model: model.key } : {}),
+				...variant.values,
+				waitForCompletion: true,
+				options: runOptions(model.kind, i),
+			};
+			return {
+				file: variant.file,
+				what: `model ${model.key}, ${variant.what}`,
+				workflow: chainWorkflow(`Fixture: ${model.displayName}, ${variant.what}`, [
+					manualTrigger(),
+					...variant.before,
+					mediaNode(`Generate ${model.displayName}`, 1 + variant.before.length, parameters),
+				]),
+			};
+		});
 	});
 }
 

@@ -56,6 +56,7 @@ test('npm run bench:n8n -- --quick runs every form of the benchmark and prints i
 			"## The node against the users' HTTP Request loops",
 			'## Downloads in the same n8n',
 			'## The Generate path',
+			'## The crash-safe layout',
 			'profile, ',
 		]) {
 			expect({ heading, figures: figure.test(lineAfter(heading)) }).toEqual({
@@ -68,6 +69,7 @@ test('npm run bench:n8n -- --quick runs every form of the benchmark and prints i
 		expect(results.loops.length).toBe(3);
 		expect(results.downloads.length).toBe(4);
 		expect(results.generatePath.length).toBe(1);
+		expect(results.crashSafe.length).toBe(3);
 		expect(Object.keys(results.profiles)).toEqual(['node', 'HTTP Request (File)']);
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });

@@ -46,6 +46,8 @@ const RETRY_WF = 'mgenRetryFlow01';
 const RETRY_PATH = `e2e-retry-${process.pid}`;
 const PARK_RETRY_WF = 'mgenParkRetry01';
 const PARK_RETRY_PATH = `e2e-park-retry-${process.pid}`;
+const CRASH_SAFE_WF = 'mgenCrashSafe01';
+const CRASH_SAFE_PATH = `e2e-crash-safe-${process.pid}`;
 const TRIGGER_WEBHOOK_ID = randomUUID();
 const SUBMIT_PATH = `e2e-submit-${process.pid}`;
 const BROWSER_ID = 'mgen-e2e-browser';
@@ -140,6 +142,33 @@ function parkRetryWorkflow() {
 	);
 }
 
+/**
+ * The crash-safe layout (docs/reliability.md): Submit (Wait for Completion off), then Task → Wait
+ * for Completion, with the workflow setting "Save execution progress" on.
+ */
+function crashSafeWorkflow() {
+	const wf = workflow(
+		CRASH_SAFE_WF,
+		[
+			webhookNode(CRASH_SAFE_PATH),
+			splitRows(),
+			imageGenerate('Submit', { waitForCompletion: false }),
+			mediaNode('Finish', {
+				resource: 'task',
+				operation: 'waitForCompletion',
+				taskId: '={{ $json.task_id }}',
+				options: { maxPollIntervalSeconds: 1 },
+			}),
+		],
+		{
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Submit', type: 'main', index: 0 }]] },
+			Submit: { main: [[{ node: 'Finish', type: 'main', index: 0 }]] },
+		},
+	);
+	return { ...wf, settings: { ...wf.settings, saveExecutionProgress: true } };
+}
+
 const executionsOf = (workflowId: string) => listExecutions(n8n, apiKey, workflowId);
 const endedExecutions = (workflowId: string, count: number, timeoutMs?: number) =>
 	ended(n8n, apiKey, workflowId, count, timeoutMs);
@@ -162,11 +191,13 @@ beforeAll(async () => {
 			submitterWorkflow(),
 			retryWorkflow(),
 			parkRetryWorkflow(),
+			crashSafeWorkflow(),
 		]);
 		await n8n.cli(['publish:workflow', `--id=${TRIGGER_WF}`], { label: 'publish-trigger' });
 		await n8n.cli(['publish:workflow', `--id=${SUBMIT_WF}`], { label: 'publish-submitter' });
 		await n8n.cli(['publish:workflow', `--id=${RETRY_WF}`], { label: 'publish-retry' });
 		await n8n.cli(['publish:workflow', `--id=${PARK_RETRY_WF}`], { label: 'publish-park-retry' });
+		await n8n.cli(['publish:workflow', `--id=${CRASH_SAFE_WF}`], { label: 'publish-crash-safe' });
 		await n8n.start();
 		apiKey = (await createOwnerApiKey(n8n, OWNER)).key;
 	});
@@ -500,6 +531,73 @@ test('Park Until Callbacks: the Retry picks up the accepted task still running, 
 		const out = retried.data!.resultData.runData.Finish[0].data!.main[0]!.map((i) => i.json);
 		expect(out.map((j) => j.status)).toEqual(['finished', 'finished']);
 		expect(out[0].task_id).toBe(kept.id);
+	}));
+
+test('n8n killed while the node waits (SIGKILL), started again, Retry of the crashed executions: the crash-safe layout returns the 6 results byte for byte, nothing is submitted again', () =>
+	n8n.explain(async () => {
+		const safe = 'crash-safe';
+		const one = 'crash-one';
+		// Long enough to be running at the kill, short enough to be finished at the Retry.
+		const rowsOf = (p: string, n: number) => Array.from({ length: n }, (_, i) => ({ prompt: `${p} ${i} [sim:duration=8000]` }));
+		const post = async (path: string, rows: Row[]) => {
+			const res = await fetch(`${n8n.baseUrl}/webhook/${path}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ rows }),
+			});
+			expect(res.status).toBe(200);
+		};
+		await post(CRASH_SAFE_PATH, rowsOf(safe, 6));
+		await post(RETRY_PATH, rowsOf(one, 3));
+		// Both wait: every task accepted and its status read at least once.
+		const polled = () => {
+			const ids = sim.tasks().filter((t) => t.prompt.startsWith('crash-')).map((t) => t.id);
+			return ids.length === 9 && ids.every((id) => sim.requests.some((r) => r.endpoint === 'status' && r.taskId === id));
+		};
+		while (!polled()) await new Promise((r) => setTimeout(r, 100));
+		const submitted = new Map(sim.tasks().filter((t) => t.prompt.startsWith('crash-')).map((t) => [t.prompt, t.id]));
+
+		const killedAt = Date.now();
+		await n8n.kill();
+		await n8n.start();
+		const restartMs = Date.now() - killedAt;
+		// n8n's crash recovery at start marks both crashed (ExecutionRecoveryService, event log).
+		const [safeRun] = await executionsOf(CRASH_SAFE_WF);
+		const [oneRun] = (await executionsOf(RETRY_WF)).filter((e) => e.status === 'crashed');
+		expect(safeRun.status).toBe('crashed');
+		expect(oneRun).toBeDefined();
+		while (![...submitted.values()].every((id) => sim.task(id)?.endedAt !== undefined)) {
+			await new Promise((r) => setTimeout(r, 200));
+		}
+
+		// The crash-safe layout: the Retry runs only Task → Wait for Completion, on the task_ids
+		// n8n saved after Submit.
+		const retryStarted = Date.now();
+		const retried = await retry(safeRun.id, false, CRASH_SAFE_WF);
+		const retryMs = Date.now() - retryStarted;
+		expect(retried.status).toBe('success');
+		expect(submitsOf(safe)).toBe(6);
+		const out = retried.data!.resultData.runData.Finish[0].data!.main[0]!;
+		expect(out.map((i) => i.json.task_id)).toEqual(rowsOf(safe, 6).map((r) => submitted.get(r.prompt)));
+		for (const item of out) {
+			const task = sim.task(String(item.json.task_id))!;
+			const binaries = Object.values(item.binary ?? {}) as BinaryJson[];
+			expect(binaries).toHaveLength(task.files.length);
+			for (const [i, file] of task.files.entries()) {
+				expect(sha256([fs.readFileSync(n8n.binaryFile(binaries[i]))])).toBe(sha256(mediaChunks(file.kind, file.size)));
+			}
+		}
+
+		// One node that waits itself: the task_ids died with the process. The Retry sends nothing
+		// again (was: 3 more submissions, paid twice) and each item says what to do.
+		const lost = await retry(oneRun.id, false);
+		expect(submitsOf(one)).toBe(3);
+		expect(lost.status).toBe('error');
+		const error = lost.data!.resultData.error as { message?: string; description?: string };
+		expect(`${error.message}\n${error.description}`).toMatch(/n8n stopped while this node was running[\s\S]*NOT sent again/);
+		process.stdout.write(
+			`[e2e] n8n killed and started again in ${(restartMs / 1000).toFixed(1)} s; Retry of the crash-safe layout: 6 of 6 results in ${(retryMs / 1000).toFixed(1)} s, 0 submissions; one-node Retry: 0 submissions (was 3)\n`,
+		);
 	}));
 
 test("the key is nowhere in n8n's server log", () =>

@@ -418,6 +418,20 @@ export class N8nInstance {
 		this.server = undefined;
 	}
 
+	/**
+	 * SIGKILL to the server process, as the kernel's OOM killer or a host that dies would: no
+	 * shutdown hook runs, nothing more is saved. Its task runner loses its broker and exits.
+	 */
+	async kill(): Promise<void> {
+		const child = this.server;
+		if (!child || child.exitCode !== null || child.signalCode !== null) return;
+		await new Promise<void>((resolve) => {
+			child.once('exit', () => resolve());
+			child.kill('SIGKILL');
+		});
+		this.server = undefined;
+	}
+
 	/** Absolute path of a binary item n8n stored in filesystem mode. */
 	binaryFile(binary: { id?: string }): string {
 		const id = binary.id ?? '';

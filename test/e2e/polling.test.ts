@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
+import { referenceChunks } from '../simulator/media';
 import {
 	N8nInstance,
 	outputItems,
@@ -43,9 +44,50 @@ const WF = {
 	gzipCut: 'mgenGzipCut0001',
 	tooLarge: 'mgenTooLarge001',
 	sheet: 'mgenSheetRows01',
+	inMemory: 'mgenInMemory001',
 };
 /** The folder the spreadsheet example reads and writes (n8n may touch no other). */
 let sheetFolder: string;
+
+/**
+ * Edit Fields (a PNG as base64) → Convert to File → Vidmodel 2.0 Fast from that binary (issue
+ * 34); the error kept in the item. Run with n8n's in-memory binary data mode.
+ */
+function binaryFrameWorkflow() {
+	const png = Buffer.concat([...referenceChunks('png', 500)]).toString('base64');
+	return workflow(
+		WF.inMemory,
+		[
+			manualTrigger(),
+			{
+				id: 'n-png',
+				name: 'Frame as Base64',
+				type: 'n8n-nodes-base.set',
+				typeVersion: 3.4,
+				position: [200, 0],
+				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ png }) },
+			},
+			{
+				id: 'n-convert',
+				name: 'Convert to File',
+				type: 'n8n-nodes-base.convertToFile',
+				typeVersion: 1.1,
+				position: [300, 0],
+				parameters: { operation: 'toBinary', sourceProperty: 'png', options: { fileName: 'frame.png', mimeType: 'image/png' } },
+			},
+			mediaNode(
+				'Animate',
+				{ resource: 'video', operation: 'generate', model: 'vidmodel-2.0-fast/image-to-video', prompt: 'in memory', frameSource: 'binary' },
+				{ onError: 'continueRegularOutput' },
+			),
+		],
+		{
+			Start: { main: [[{ node: 'Frame as Base64', type: 'main', index: 0 }]] },
+			'Frame as Base64': { main: [[{ node: 'Convert to File', type: 'main', index: 0 }]] },
+			'Convert to File': { main: [[{ node: 'Animate', type: 'main', index: 0 }]] },
+		},
+	);
+}
 
 /** 20 rows: 14 that finish, 4 the service fails, 2 refused before any request (bad duration). */
 const BATCH_ROWS = Array.from({ length: 20 }, (_, row) => {
@@ -199,6 +241,7 @@ beforeAll(async () => {
 			gzipCutWorkflow(),
 			gzipCutWorkflow(WF.tooLarge, 'database-limit [sim:size=2000000] [sim:duration=0]'),
 			sheetWorkflow(WF.sheet, sheetFolder),
+			binaryFrameWorkflow(),
 		]);
 	});
 });
@@ -420,6 +463,27 @@ describe('a gzip body cut in half by the file host (issue 19, finding 2)', () =>
 			expect(String(item.json.error)).toMatch(/sent the file compressed/);
 			expect(String(item.json.task_id)).toMatch(/^task_/);
 			expect(sim.requests.filter((r) => r.endpoint === 'file' && r.fault === 'gzipCut')).toHaveLength(1);
+		}),
+	);
+});
+
+describe("a binary reference image in n8n's in-memory binary data mode (issue 34)", () => {
+	test('is refused before any request, naming N8N_DEFAULT_BINARY_DATA_MODE', () =>
+		n8n.explain(async () => {
+			const mode = n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
+			n8n.env.N8N_DEFAULT_BINARY_DATA_MODE = 'default';
+			try {
+				const submits = sim.count('submit');
+				const { run } = await n8n.execute(WF.inMemory);
+				const [item] = outputItems(run, 'Animate');
+				expect(String(item.json.error)).toMatch(
+					/^Item 0: binary field "data" \("Start Frame Binary Field"\) \(file "frame\.png"\) is held in memory \(n8n's binary data mode "default"\), so n8n cannot serve it at a link for the service; allowed: .*set N8N_DEFAULT_BINARY_DATA_MODE=filesystem/,
+				);
+				expect(sim.count('submit')).toBe(submits);
+			} finally {
+				if (mode === undefined) delete n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
+				else n8n.env.N8N_DEFAULT_BINARY_DATA_MODE = mode;
+			}
 		}),
 	);
 });

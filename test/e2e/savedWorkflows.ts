@@ -16,6 +16,7 @@ import * as path from 'node:path';
 
 import { FILE_HOST, FIXTURES_DIR, N8N_ORIGIN } from '../../tools/saved-workflows';
 import { startSimulator, type Simulator } from '../simulator';
+import { referenceChunks } from '../simulator/media';
 import {
 	CREDENTIAL_TYPE,
 	N8nInstance,
@@ -28,7 +29,7 @@ import {
 	type ExecutionSummary,
 	type ItemJson,
 } from './n8n';
-import { CREDENTIAL, credentialImport, webhookNode, type WorkflowNode } from './workflows';
+import { CREDENTIAL, credentialImport, webhookNode, type Connections, type WorkflowNode } from './workflows';
 import { chat, openAiCredentialImport, prepare, toolName } from '../agent/agent-workflows';
 import { startFakeOpenAi, toolResults, type FakeOpenAi } from '../agent/fake-openai';
 
@@ -50,6 +51,7 @@ interface Fixture {
 }
 
 const MANUAL = 'n8n-nodes-base.manualTrigger';
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const MERGED_ID = 'mgenSavedAll001';
 const ours = (n: WorkflowNode) => n.type === NODE_TYPE || n.type === TRIGGER_TYPE;
 
@@ -168,6 +170,8 @@ const LOCAL_NODES = new Set(
 		'respondToWebhook',
 		// The HTTP Request loop examples, their service address pointed at the simulator.
 		'httpRequest',
+		// The binary reference-image saves make their frame with Edit Fields → Convert to File.
+		'convertToFile',
 		'wait',
 		'splitInBatches',
 	].map((n) => `n8n-nodes-base.${n}`),
@@ -204,6 +208,81 @@ const runsHere = (f: Fixture) =>
 		(n) => n.type.startsWith('n8n-nodes-media-generation.') || LOCAL_NODES.has(n.type),
 	);
 
+/** The credential that refuses private addresses (Allow Private Network File Hosts off). */
+const STRICT_CREDENTIAL = { id: 'mgenCredStrict01', name: 'Media Generation (strict)' };
+const BINARY_WORKFLOW_ID = 'mgenBinaryImg001';
+/** The files the binary-image workflow reads from disk, in the order the webhook names them. */
+const BINARY_FILES = ['frame.png', 'big.png', 'notes.png'];
+
+/**
+ * Reference images from binary data (issue 34): Webhook → one item per file name → Read/Write
+ * Files from Disk (n8n takes the type from the extension) → Vidmodel 2.0 Fast from the binary,
+ * once with the test's credential and once with a strict one. Both continue on failure, so that
+ * one execution shows every outcome.
+ */
+function binaryImagesWorkflow(webhookPath: string, filesDir: string) {
+	const animate = (name: string, credential: { id: string; name: string }, y: number): WorkflowNode => ({
+		id: `n-${name.replace(/\W+/g, '-')}`,
+		name,
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [780, y],
+		credentials: { [CREDENTIAL_TYPE]: credential },
+		onError: 'continueRegularOutput',
+		parameters: {
+			resource: 'video',
+			operation: 'generate',
+			model: 'vidmodel-2.0-fast/image-to-video',
+			prompt: 'The boat sails off',
+			frameSource: 'binary',
+			startFrameBinaryField: 'data',
+			options: { maxPollIntervalSeconds: 1, timeoutMinutes: 2 },
+		},
+	});
+	const nodes: WorkflowNode[] = [
+		webhookNode(webhookPath),
+		{
+			id: 'n-split-files',
+			name: 'One Item per File',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [260, 0],
+			parameters: { fieldToSplitOut: 'body.files', options: {} },
+		},
+		{
+			id: 'n-read-file',
+			name: 'Read File',
+			type: 'n8n-nodes-base.readWriteFile',
+			typeVersion: 1,
+			position: [520, 0],
+			parameters: { fileSelector: `={{ ${JSON.stringify(`${filesDir}/`)} + $json.name }}`, options: {} },
+		},
+		animate('Animate', CREDENTIAL, 0),
+		animate('Animate (strict credential)', STRICT_CREDENTIAL, 200),
+	];
+	const connections: Connections = {
+		Webhook: { main: [[{ node: 'One Item per File', type: 'main', index: 0 }]] },
+		'One Item per File': { main: [[{ node: 'Read File', type: 'main', index: 0 }]] },
+		'Read File': {
+			main: [
+				[
+					{ node: 'Animate', type: 'main', index: 0 },
+					{ node: 'Animate (strict credential)', type: 'main', index: 0 },
+				],
+			],
+		},
+	};
+	return {
+		id: BINARY_WORKFLOW_ID,
+		name: 'Reference images from binary data',
+		active: false,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
 /**
  * The suite: `describe` it from a test file. `n8nVersion` picks the n8n (default the e2e one).
  */
@@ -217,6 +296,8 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 	let fake: FakeOpenAi;
 	let origin: ReturnType<typeof mergedManualWorkflow>['origin'];
 	const webhookPath = `saved-workflows-${process.pid}`;
+	const binaryPath = `binary-images-${process.pid}`;
+	let filesDir = '';
 
 	const ended = async (
 		workflowId: string,
@@ -284,12 +365,23 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		fake = await startFakeOpenAi();
 		const merged = mergedManualWorkflow(fixtures.filter(isManual), webhookPath);
 		origin = merged.origin;
+		// The files Read/Write Files from Disk may read (n8n restricts it to one folder).
+		filesDir = path.join(n8n.dir, 'files');
+		fs.mkdirSync(filesDir, { recursive: true });
+		fs.writeFileSync(path.join(filesDir, 'frame.png'), Buffer.concat([...referenceChunks('png', 2000)]));
+		fs.writeFileSync(path.join(filesDir, 'big.png'), Buffer.concat([...referenceChunks('png', 10.5 * 1024 * 1024)]));
+		fs.writeFileSync(path.join(filesDir, 'notes.png'), 'Shopping list: milk, eggs, a paper boat.\n');
+		n8n.env.N8N_RESTRICT_FILE_ACCESS_TO = filesDir;
 		const started = fixtures.filter((f) => !isManual(f));
 		await n8n.explain(async () => {
 			const credential = credentialImport(sim.baseUrl, sim.apiKey);
 			await n8n.importCredentials([
 				{ ...credential, data: { ...credential.data, allowPrivateFileHosts: true } },
 				openAiCredentialImport(fake.url, fake.apiKey),
+				{
+					...credentialImport(sim.baseUrl, sim.apiKey, STRICT_CREDENTIAL.id, STRICT_CREDENTIAL.name),
+					data: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: false },
+				},
 				{
 					...HEADER_CREDENTIAL,
 					type: 'httpHeaderAuth',
@@ -298,13 +390,14 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			]);
 			await n8n.importWorkflows([
 				merged.workflow,
+				binaryImagesWorkflow(binaryPath, filesDir),
 				...[...started, ...agentFixtures].map((f) => ({ ...f.workflow, id: f.id, active: false })),
 			]);
 			await n8n.start();
 			apiKey = await createOwnerApiKey(n8n);
 			// Activated through the public API: one request each, where `n8n publish:workflow`
 			// costs an n8n start-up each.
-			for (const id of [MERGED_ID, ...[...started, ...agentFixtures].map((f) => f.id)]) {
+			for (const id of [MERGED_ID, BINARY_WORKFLOW_ID, ...[...started, ...agentFixtures].map((f) => f.id)]) {
 				const res = await fetch(`${n8n.baseUrl}/api/v1/workflows/${id}/activate`, {
 					method: 'POST',
 					headers: { 'X-N8N-API-KEY': apiKey },
@@ -433,6 +526,18 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			expect(imageUrls.length).toBeGreaterThanOrEqual(4);
 			for (const sent of imageUrls)
 				expect(sim.fetches).toContainEqual(expect.objectContaining({ ...sent, ok: true, status: 200 }));
+			// The binary reference images (the saves from 0.2.0 on): the service fetched them from
+			// this n8n's signed links, and got the bytes of a file this execution holds.
+			const stored = new Set(
+				Object.values(runData)
+					.flatMap((runs) => runs.flatMap((r) => (r.data?.main ?? []).flatMap((out) => out ?? [])))
+					.flatMap((item) => binaries(item))
+					.map((b) => sha256(fs.readFileSync(n8n.binaryFile(b)))),
+			);
+			const fromN8n = sim.fetches.filter((f) => f.url.startsWith(`${n8n.baseUrl}/rest/binary-data/signed?token=`));
+			expect(fromN8n.length).toBeGreaterThanOrEqual(5);
+			for (const f of fromN8n)
+				expect({ index: f.index, ok: f.ok, stored: stored.has(f.sha256) }).toEqual({ index: f.index, ok: true, stored: true });
 			// The HTTP Request loops: every prompt's file downloaded by their last node.
 			const loops = fixtures.filter(isLoop);
 			expect(loops.map((f) => path.basename(f.label)).sort()).toEqual([...LOOP_FIXTURES].sort());
@@ -465,6 +570,35 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 				expect(item.json.status).toBe('finished');
 				expect(binaries(item).length).toBeGreaterThan(0);
 			}
+		}));
+
+	test('reference images from binary data (issue 34): the service fetches the file from this n8n, the same bytes; a 10.5 MiB file, a text file named .png and, with a strict credential, a local n8n URL are refused before any request', () =>
+		n8n.explain(async () => {
+			expect(await post(binaryPath, { files: BINARY_FILES.map((name) => ({ name })) })).toBe(200);
+			const [run] = await ended(BINARY_WORKFLOW_ID, 1);
+			expect(run.status).toBe('success');
+			const runData = run.data!.resultData.runData;
+			const items = (node: string) => runData[node][0].data!.main[0]!;
+			const [frame, big, notes] = items('Animate');
+			expect(frame.json.error).toBeUndefined();
+			expect(frame.json.status).toBe('finished');
+			expect(String(big.json.error)).toMatch(/^Item 1: binary field "data" \("Start Frame Binary Field"\) \(file "big\.png"\) is 10\.5 MB; allowed: at most 10 MB/);
+			expect(String(notes.json.error)).toMatch(/^Item 2: binary field "data" \("Start Frame Binary Field"\) \(file "notes\.png"\) is declared image\/png, but its first bytes are not a JPEG, PNG or WebP image/);
+			const strict = items('Animate (strict credential)');
+			expect(String(strict[0].json.error)).toMatch(/^Item 0: the service cannot fetch the reference images from this n8n: its public URL http:\/\/127\.0\.0\.1:\d+\/ is refused \(127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)\).* Set WEBHOOK_URL to it and restart n8n/);
+			// One task in all: the frame with the test's credential.
+			const submits = sim.requests.filter(
+				(r) => r.endpoint === 'submit' && (r.body as { input?: { prompt?: string } }).input?.prompt === 'The boat sails off',
+			);
+			expect(submits.map((r) => r.taskId)).toEqual([frame.json.task_id]);
+			const [link] = (submits[0].body as { input: { image_urls: string[] } }).input.image_urls;
+			expect(link.startsWith(`${n8n.baseUrl}/rest/binary-data/signed?token=`)).toBe(true);
+			const fetched = sim.fetches.filter((f) => f.taskId === frame.json.task_id);
+			expect(fetched.map((f) => [f.url, f.status, f.contentType, f.sha256])).toEqual([
+				[link, 200, 'image/png', sha256(fs.readFileSync(path.join(filesDir, 'frame.png')))],
+			]);
+			// The link's token is nowhere in what n8n saved of the execution.
+			expect(JSON.stringify(run)).not.toContain(new URL(link).searchParams.get('token'));
 		}));
 
 	test('the durable-wait example parks on its callbacks and completes with its files', () =>

@@ -7,8 +7,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { MODELS, modelsOf, type ModelDefinition } from '../../nodes/MediaGeneration/models';
+import { MODELS, getModel, modelsOf, type ModelDefinition } from '../../nodes/MediaGeneration/models';
 import { startSimulator, type Simulator } from '../simulator';
 import { ROOT, removeEmptyRunFolder } from '../e2e/n8n';
 import { EditorBrowser, EditorN8n } from './browser';
@@ -195,14 +196,28 @@ async function closeEverything() {
 	if (await close.isVisible().catch(() => false)) await close.click().catch(() => undefined);
 }
 
+/**
+ * Whether a field of the model shows with the model's own choices at these values (default: each
+ * choice's default, as in a fresh node): its `show` conditions on other fields of the model
+ * (`frameSource`, or `/frameSource` from inside a collection) hold.
+ */
+function shownWith(model: ModelDefinition, field: { displayOptions?: { show?: Record<string, unknown> } }, values: Record<string, unknown> = {}): boolean {
+	return Object.entries(field.displayOptions?.show ?? {}).every(([key, allowed]) => {
+		const name = key.replace(/^\//, '');
+		const choice = model.properties.find((p) => p.name === name);
+		if (!choice) return true;
+		return (allowed as unknown[]).includes(name in values ? values[name] : choice.default);
+	});
+}
+
 /** What the registry says the panel of `model` shows, in order. */
-function expectedLabels(model: ModelDefinition): string[] {
+function expectedLabels(model: ModelDefinition, values: Record<string, unknown> = {}): string[] {
 	return [
 		'Resource',
 		'Operation',
 		...(modelsOf(model.kind).length > 1 ? ['Model'] : []),
 		...(model.modelId === undefined ? ['Model ID'] : []),
-		...model.properties.map((p) => p.displayName),
+		...model.properties.filter((p) => shownWith(model, p, values)).map((p) => p.displayName),
 		'Additional Input Fields',
 		'Wait for Completion',
 		'Options',
@@ -267,7 +282,7 @@ describe('panels', () => {
 			const collection = model.properties.find((p) => p.type === 'collection');
 			if (collection) {
 				const offered = await collectionChoices(collection.displayName);
-				const defined = (collection.options as Array<{ displayName: string }>).map((o) => o.displayName);
+				const defined = (collection.options as INodeProperties[]).filter((o) => shownWith(model, o)).map((o) => o.displayName);
 				expect([...offered].sort()).toEqual([...defined].sort());
 			}
 			// No permanent notices: the 24-hour notice only when files are not downloaded.
@@ -282,6 +297,24 @@ describe('panels', () => {
 			const kindWord = model.kind[0].toUpperCase() + model.kind.slice(1);
 			expect(subtitle).toContain(`Generate ${kindWord}`);
 			expect(subtitle).not.toMatch(/undefined|generate:/);
+		}));
+
+	test('Vidmodel 2.0 Fast with Frames From → Binary Files shows the binary fields instead of the URLs (issue 34)', () =>
+		explain(async () => {
+			const fast = getModel('vidmodel-2.0-fast/image-to-video');
+			await openNode(nodeName(fast));
+			await choose('frameSource', 'Binary Files');
+			const binary = { frameSource: 'binary' };
+			expect(await panelLabels()).toEqual(expectedLabels(fast, binary));
+			expect(await panelLabels()).toContain('Start Frame Binary Field');
+			const collection = fast.properties.find((p) => p.type === 'collection')!;
+			const offered = await collectionChoices(collection.displayName);
+			expect(offered).toContain('End Frame Binary Field');
+			expect(offered).not.toContain('End Frame URL');
+			await bothThemes('panel-vidmodel-2.0-fast-binary-frames', () => page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first());
+			// Back to URLs, as the panel was (the next tests open it as saved).
+			await choose('frameSource', 'URLs');
+			await closeNode();
 		}));
 
 	test('switching model and resource leaves no stale value', () =>

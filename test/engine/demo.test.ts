@@ -14,19 +14,29 @@ describe('npm run demo', () => {
 	const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mgen-demo-'));
 	afterAll(() => fs.rmSync(outDir, { recursive: true, force: true }));
 
-	it('runs the image, video and music examples end to end and writes their files', async () => {
+	it('runs the image, video and music examples end to end and writes their files; the service fetches the generated image from n8n to animate it', async () => {
 		const lines: string[] = [];
 		const report = await main({ source: 'src', outDir, durationMs: 300, log: (l) => lines.push(l) });
 		const text = lines.join('\n');
 
 		expect(report.ok).toBe(true);
 		expect(report.runs.map((r) => path.basename(r.example)).sort()).toEqual([
+			'animate-generated-image.json',
 			'generate-image.json',
 			'generate-music.json',
 			'generate-video.json',
 		]);
 		const mimes = report.runs.flatMap((r) => r.tasks.flatMap((t) => t.files.map((f) => f.mimeType))).sort();
-		expect(mimes).toEqual(['audio/mpeg', 'image/png', 'video/mp4']);
+		expect(mimes).toEqual(['audio/mpeg', 'image/png', 'image/png', 'video/mp4', 'video/mp4']);
+		// Animate Image sent n8n's link to the image Generate Image had downloaded, and the service
+		// fetched exactly those bytes from n8n.
+		const animate = report.runs.find((r) => r.example.endsWith('animate-generated-image.json'))!;
+		const [image, video] = animate.tasks;
+		expect(video.references).toEqual([
+			expect.objectContaining({ index: 0, fromN8n: true, ok: true, sameAs: image.files[0].fileName }),
+		]);
+		expect(text).toContain(`the service fetched image_urls[0] from this n8n (a temporary link to binary data)`);
+		expect(text).not.toMatch(/token=/);
 		for (const run of report.runs) {
 			expect(run.status).toBe('success');
 			for (const task of run.tasks) {
@@ -40,7 +50,7 @@ describe('npm run demo', () => {
 				}
 			}
 		}
-		expect(report.fileRequests).toBe(3);
+		expect(report.fileRequests).toBe(5);
 		expect(report.keyLeaksToFileHost).toBe(0);
 		// Every model used is named as the service received it, and the demo ends saying where to look.
 		for (const model of ['image-1', 'generate-music', 'vidmodel-1.5-pro']) expect(text).toContain(`  ${model}: 1 task`);
@@ -64,6 +74,7 @@ describe('npm run demo', () => {
 			}
 		}
 		expect(runnableExamples().map((f) => path.basename(f))).toEqual([
+			'animate-generated-image.json',
 			'generate-image.json',
 			'generate-music.json',
 			'generate-video.json',

@@ -7,22 +7,12 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 
-import * as path from 'node:path';
-
 import type { IDataObject } from 'n8n-workflow';
 
 import { MANUAL_TRIGGER_TYPE, chain } from '../harness';
-import { NODE, TRIGGER, imageGenerateParams, mediaNode, mediaWorkflow, run, useSimulator } from './support';
+import { NODE, TRIGGER, imageGenerateParams, mediaNode, mediaWorkflow, nodeLogger, run, useSimulator } from './support';
 
 const sim = useSimulator();
-
-/** The logger n8n-core gives nodes (ctx.logger): its own copies of @n8n/di and backend-common. */
-async function nodeLogger(): Promise<Record<'debug' | 'info' | 'warn' | 'error', (message: string, meta?: object) => void>> {
-	const from = { paths: [path.dirname(require.resolve('n8n-core'))] };
-	const { Container } = (await import(require.resolve('@n8n/di', from))) as typeof import('@n8n/di');
-	const { Logger } = (await import(require.resolve('@n8n/backend-common', from))) as typeof import('@n8n/backend-common');
-	return Container.get(Logger) as never;
-}
 
 function generate(options: IDataObject, waitForCompletion = false): IDataObject {
 	return imageGenerateParams(sim(), 'a cat [sim:duration=60000]', options, { waitForCompletion });

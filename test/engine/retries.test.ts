@@ -253,3 +253,149 @@ describe('spend guard', () => {
 		expect(sim().count('submit')).toBe(3);
 	});
 });
+
+// Issue 39: what n8n stores when its process dies while the node runs, as its crash recovery
+// leaves it in regular mode (ExecutionRecoveryService.amend, n8n 2.41.1): the node's run
+// replaced by a crashed one (NodeCrashedError), the node's context never saved (n8n saves it
+// only when the node ends), the stack as the last save left it. e2e (callback.test.ts) kills a
+// real n8n; this plays the same stored data through the engine.
+function crashedWhileRunning(failed: IRun): IRun {
+	const data = JSON.parse(JSON.stringify(failed)) as IRun;
+	delete data.data.executionData!.contextData[`node:${NODE}`];
+	const runs = data.data.resultData.runData[NODE];
+	const last = runs[runs.length - 1];
+	runs[runs.length - 1] = {
+		startTime: last.startTime,
+		executionIndex: last.executionIndex,
+		executionTime: 0,
+		source: last.source,
+		executionStatus: 'crashed',
+		error: { message: 'Node crashed, possible out-of-memory issue', name: 'NodeCrashedError' },
+	} as unknown as (typeof runs)[number];
+	data.data.resultData.lastNodeExecuted = NODE;
+	return data;
+}
+
+describe('Retry of an execution n8n lost while the node ran (process killed or crashed)', () => {
+	it('sends nothing again: every item says its submission may have been accepted and what to do; a second Retry neither', async () => {
+		const workflow = mediaWorkflow(params());
+		sim().faults.add({
+			endpoint: 'submit',
+			kind: '429',
+			when: 'before',
+			match: 'refused',
+			retryAfter: 3600,
+		});
+		const failed = await run(sim(), workflow, {
+			items: rows('lost a', 'lost b', 'refused'),
+			mode: 'webhook',
+		});
+		expect(failed.status).toBe('error');
+		expect(sim().tasks()).toHaveLength(2);
+
+		const retried = await run(sim(), workflow, { retryOf: crashedWhileRunning(failed.run) });
+		// Was: both accepted rows submitted again (and paid twice).
+		expect(sim().tasks()).toHaveLength(2);
+		expect(retried.status).toBe('error');
+		expect(errorText(retried)).toMatch(/n8n stopped while this node was running/);
+		expect(errorText(retried)).toMatch(/NOT sent again/);
+		expect(errorText(retried)).toMatch(/Save execution progress/);
+		expect(errorText(retried)).toMatch(/\(and 2 more failed items\)/);
+
+		const again = await run(sim(), workflow, { retryOf: retried.run });
+		expect(sim().tasks()).toHaveLength(2);
+		expect(errorText(again)).toMatch(/answer was lost/);
+	});
+
+	it('a run that failed before sending anything (invalid input) is no lost run: fixed, the Retry submits', async () => {
+		const failed = await run(sim(), mediaWorkflow(params()), { items: rows(''), mode: 'webhook' });
+		expect(failed.status).toBe('error');
+		expect(errorText(failed)).toMatch(/No request was sent/);
+		expect(sim().requests).toHaveLength(0);
+		// "Retry with current workflow", the prompt now fixed in the node: ExecutionService.retry
+		// (loadWorkflow) puts the current nodes into the stored stack.
+		const fixed = mediaWorkflow(imageGenerateParams(sim(), 'a fixed prompt'));
+		const stored = JSON.parse(JSON.stringify(failed.run)) as IRun;
+		for (const entry of stored.data.executionData!.nodeExecutionStack) {
+			entry.node = fixed.nodes.find((n) => n.name === entry.node.name) ?? entry.node;
+		}
+		const retried = await run(sim(), fixed, { retryOf: stored });
+		expect(retried.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(1);
+	});
+});
+
+describe('Retry with another credential (issue 35, point 5)', () => {
+	const other = useSimulator({ apiKey: 'another-account-key' });
+
+	it("submits anew on the new account, which does not know the old account's tasks", async () => {
+		const workflow = mediaWorkflow(params());
+		sim().faults.add({
+			endpoint: 'submit',
+			kind: '429',
+			when: 'before',
+			match: 'refused',
+			retryAfter: 3600,
+		});
+		const failed = await run(sim(), workflow, {
+			items: rows('acct a', 'refused', 'acct c'),
+			mode: 'webhook',
+		});
+		expect(failed.status).toBe('error');
+		expect(sim().tasks()).toHaveLength(2);
+
+		const retried = await run(other(), workflow, { retryOf: failed.run });
+		// Was: rows a and c resumed with the new key, whose service has no such tasks.
+		expect(retried.error).toBeUndefined();
+		expect(other().count('submit')).toBe(3);
+		expect(sim().tasks()).toHaveLength(2);
+		const out = retried.outputOf(NODE);
+		expect(out.map((i) => i.json.status)).toEqual(['finished', 'finished', 'finished']);
+		expect(out.every((i) => other().task(String(i.json.task_id)) !== undefined)).toBe(true);
+	});
+});
+
+describe('a stored ledger of 20,000 entries (issue 35, point 5)', () => {
+	it('is read back in one pass: the entries are enumerated a bounded number of times, not once per entry', async () => {
+		const workflow = mediaWorkflow(params());
+		sim().faults.add({
+			endpoint: 'submit',
+			kind: '429',
+			when: 'before',
+			match: 'refused',
+			retryAfter: 3600,
+		});
+		const failed = await run(sim(), workflow, { items: rows('refused'), mode: 'webhook' });
+		const data = JSON.parse(JSON.stringify(failed.run)) as IRun;
+		const context = data.data.executionData!.contextData[`node:${NODE}`] as IDataObject;
+		const ledger = context.mediaGenerationLedger as { entries: Record<string, IDataObject> };
+		// What a 20,000-item run of this node leaves (run index 7, all accepted).
+		const now = Date.now();
+		for (let i = 0; i < 20_000; i++) {
+			ledger.entries[`7|${i}`] = {
+				state: 'accepted',
+				taskId: `t-${i}`,
+				digest: 'a'.repeat(32),
+				submittedAt: now,
+			};
+		}
+		sim().faults.clear();
+		const keys = Object.keys;
+		let enumerated = 0;
+		const spy = jest.spyOn(Object, 'keys').mockImplementation((o: object) => {
+			const k = keys(o);
+			enumerated += k.length;
+			return k;
+		});
+		let retried: Awaited<ReturnType<typeof run>> | undefined;
+		try {
+			retried = await run(sim(), workflow, { retryOf: data });
+		} finally {
+			spy.mockRestore();
+		}
+		expect(retried?.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(2);
+		// Was about 200 million (Object.keys of the growing ledger per entry read back).
+		expect(enumerated).toBeLessThan(200_000);
+	});
+});

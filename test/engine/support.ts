@@ -1,5 +1,8 @@
 // Shared set-up of the engine tests: one simulator per test file, workflows of Manual Trigger →
 // Media Generation built through the harness, and the checks every test repeats.
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import * as path from 'node:path';
+
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
 import {
@@ -18,6 +21,18 @@ import {
 import { downloadTaskFiles } from '../../nodes/shared/transport/downloads';
 import { TransportError } from '../../nodes/shared/transport/faults';
 import { mediaBuffer, startSimulator, type SimTask, type Simulator } from '../simulator';
+
+/** The logger n8n-core gives nodes (ctx.logger): its own copies of @n8n/di and backend-common. */
+export async function nodeLogger(): Promise<
+	Record<'debug' | 'info' | 'warn' | 'error', (message: string, meta?: object) => void>
+> {
+	const from = { paths: [path.dirname(require.resolve('n8n-core'))] };
+	const { Container } = (await import(require.resolve('@n8n/di', from))) as typeof import('@n8n/di');
+	const { Logger } = (await import(
+		require.resolve('@n8n/backend-common', from)
+	)) as typeof import('@n8n/backend-common');
+	return Container.get(Logger) as never;
+}
 
 export const TRIGGER = 'Start';
 export const NODE = 'Media Generation';

@@ -117,9 +117,10 @@ export class HarnessSleep implements INodeType {
 }
 
 /**
- * Test-only: turns its `text` parameter into a binary property `data` through n8n's
+ * Test-only: turns its `text` parameter (or `base64` bytes, padded with zeros to `padToBytes`)
+ * into a binary property (`property`, default `data`) of the type `mimeType` through n8n's
  * prepareBinaryData (a Readable stream), so the harness's binary store is exercised without
- * product nodes.
+ * product nodes. The input item's JSON and binary fields are kept.
  */
 export class HarnessBinary implements INodeType {
 	description: INodeTypeDescription = {
@@ -135,21 +136,35 @@ export class HarnessBinary implements INodeType {
 		properties: [
 			{ displayName: 'Text', name: 'text', type: 'string', default: '' },
 			{ displayName: 'File Name', name: 'fileName', type: 'string', default: 'file.txt' },
+			{ displayName: 'Base64', name: 'base64', type: 'string', default: '' },
+			{ displayName: 'MIME Type', name: 'mimeType', type: 'string', default: 'text/plain' },
+			{ displayName: 'Pad to Bytes', name: 'padToBytes', type: 'number', default: 0 },
+			{ displayName: 'Property', name: 'property', type: 'string', default: 'data' },
 		],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const { Readable } = await import('node:stream');
 		const out: INodeExecutionData[] = [];
-		for (let i = 0; i < this.getInputData().length; i++) {
+		const input = this.getInputData();
+		for (let i = 0; i < input.length; i++) {
 			const text = this.getNodeParameter('text', i) as string;
 			const fileName = this.getNodeParameter('fileName', i) as string;
+			const base64 = this.getNodeParameter('base64', i, '') as string;
+			const padTo = this.getNodeParameter('padToBytes', i, 0) as number;
+			const property = this.getNodeParameter('property', i, 'data') as string;
+			let bytes = base64 ? Buffer.from(base64, 'base64') : Buffer.from(text);
+			if (padTo > bytes.length) bytes = Buffer.concat([bytes, Buffer.alloc(padTo - bytes.length)]);
 			const data = await this.helpers.prepareBinaryData(
-				Readable.from([Buffer.from(text)]),
+				Readable.from([bytes]),
 				fileName,
-				'text/plain',
+				this.getNodeParameter('mimeType', i, 'text/plain') as string,
 			);
-			out.push({ json: { fileName }, binary: { data }, pairedItem: { item: i } });
+			out.push({
+				json: { ...input[i].json, fileName },
+				binary: { ...(input[i].binary ?? {}), [property]: data },
+				pairedItem: { item: i },
+			});
 		}
 		return [out];
 	}

@@ -169,8 +169,11 @@ export interface BalancedRequest {
 }
 
 /**
- * Round-robin HTTP balancer over the webhook processes (what a user's load balancer does).
- * Each request is forwarded whole to one backend; the log says which.
+ * Round-robin HTTP balancer over the webhook processes (what a user's load balancer does), routing
+ * as n8n's own deployment configurations do (n8n-io/n8n-hosting, "webhook processors"):
+ * `/webhook/`, `/webhook-waiting/`, `/form/` and `/form-waiting/` to the webhook processes, every
+ * other path (`/rest`: n8n's signed links to binary data among them) to the main process. Each request is
+ * forwarded whole to one backend; the log says which.
  */
 class Balancer {
 	readonly log: BalancedRequest[] = [];
@@ -181,7 +184,10 @@ class Balancer {
 	/** Set by `only()`: these processes instead of the webhook processes, in this order. */
 	private pinned?: N8nProcess[];
 
-	constructor(private readonly backends: () => N8nProcess[]) {}
+	constructor(
+		private readonly backends: () => N8nProcess[],
+		private readonly main: () => N8nProcess | undefined,
+	) {}
 
 	/**
 	 * Routes every request to `processes`, round robin starting with the first (sticky routing to
@@ -199,7 +205,13 @@ class Balancer {
 	async start() {
 		this.port = await freePort();
 		this.server = http.createServer((req, res) => {
-			const live = (this.pinned ?? this.backends()).filter((b) => b.running);
+			const webhookPath = /^\/(webhook|webhook-waiting|form|form-waiting)(\/|\?|$)/.test(req.url ?? '');
+			const main = this.main();
+			const live = webhookPath
+				? (this.pinned ?? this.backends()).filter((b) => b.running)
+				: main?.running
+					? [main]
+					: [];
 			if (!live.length) {
 				res.writeHead(502).end('no webhook process');
 				return;
@@ -276,7 +288,10 @@ export class QueueCluster {
 	main!: N8nProcess;
 	readonly workers: N8nProcess[] = [];
 	readonly webhooks: N8nProcess[] = [];
-	readonly balancer = new Balancer(() => this.webhooks);
+	readonly balancer = new Balancer(
+		() => this.webhooks,
+		() => this.main,
+	);
 	/** Milliseconds each start-up step took (printed by the layer). */
 	readonly timings: Record<string, number> = {};
 	private apiKey = '';

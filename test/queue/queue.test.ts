@@ -22,7 +22,8 @@ import { client } from '../simulator/client';
 import { CREDENTIAL_TYPE, removeEmptyRunFolder, type BinaryJson, type ItemJson } from '../e2e/n8n';
 import { memoryLine, QueueCluster, type ExecutionSummary, type N8nProcess } from './cluster';
 import { ImportStorage } from './storage';
-import { bigVideoExample, durableFlow, generateFlow, loopedParkFlow, manualParkFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
+import { referenceChunks } from '../simulator/media';
+import { bigVideoExample, binaryFrameFlow, durableFlow, generateFlow, loopedParkFlow, manualParkFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
 
 jest.setTimeout(600_000);
 
@@ -41,6 +42,7 @@ const PATHS = {
 	bigVideo: `${TAG}-big-video`,
 	tooLarge: `${TAG}-too-large`,
 	loop: `${TAG}-loop`,
+	binaryFrame: `${TAG}-binary-frame`,
 };
 const TRIGGER_WEBHOOK_ID = randomUUID();
 
@@ -48,7 +50,7 @@ let sim: Simulator;
 let cluster: QueueCluster;
 let credentialRef: CredentialRef;
 const storage = new ImportStorage();
-const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout' | 'durable' | 'bigVideo' | 'tooLarge' | 'loop', string> = {
+const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout' | 'durable' | 'bigVideo' | 'tooLarge' | 'loop' | 'binaryFrame', string> = {
 	batch: '',
 	trigger: '',
 	submit: '',
@@ -61,6 +63,7 @@ const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoS
 	bigVideo: '',
 	tooLarge: '',
 	loop: '',
+	binaryFrame: '',
 };
 /** Figures printed at the end (and by each test as it measures them). */
 const figures: Record<string, unknown> = {};
@@ -173,6 +176,7 @@ beforeAll(async () => {
 			generateFlow('queue file too large', PATHS.tooLarge, credential, { respond: 'onReceived', node: { onError: 'continueRegularOutput' } }),
 		);
 		wf.loop = await cluster.createWorkflow(loopedParkFlow('queue two parks', PATHS.loop, credential, 2));
+		wf.binaryFrame = await cluster.createWorkflow(binaryFrameFlow('queue binary frame', PATHS.binaryFrame, credential));
 		credentialRef = credential;
 		await cluster.add(['worker', 'worker', 'webhook', 'webhook']);
 	});
@@ -220,6 +224,33 @@ describe('polling through workers', () => {
 			const balancer = cluster.balancer.log.filter((r) => r.path.includes(PATHS.batch));
 			figures.batch50 = { wallMs: wall, worker: ranOn[0], webhookProcess: balancer.map((b) => b.backend) };
 			say(`batch of 50: ${wall} ms through ${balancer[0]?.backend}, execution ${execution.id} ran on ${ranOn[0]}`);
+		}));
+});
+
+describe('reference images from binary data in database mode (issue 34)', () => {
+	test('a worker links the PNG it converted; the service fetches it through the balancer, which sends /rest to the main: the same bytes, read from PostgreSQL', () =>
+		cluster.explain(async () => {
+			const prefix = `${TAG} binary frame`;
+			const png = Buffer.concat([...referenceChunks('png', 3000)]);
+			const row = { prompt: `${prefix} [sim:duration=300]`, png: png.toString('base64') };
+			expect((await post(hook(PATHS.binaryFrame), { rows: [row] })).status).toBe(200);
+			const [execution] = await cluster.endedExecutions(wf.binaryFrame, 1);
+			expect(execution.status).toBe('success');
+			const [item] = lastItems(execution, 'Animate');
+			expect(item.json.status).toBe('finished');
+			const [task] = sim.tasks().filter((t) => t.prompt.startsWith(prefix));
+			const [link] = task.input.image_urls as string[];
+			expect(link.startsWith(`${cluster.balancer.url}/rest/binary-data/signed?token=`)).toBe(true);
+			const fetched = sim.fetches.filter((f) => f.taskId === task.id);
+			expect(fetched.map((f) => [f.status, f.contentType, f.sha256])).toEqual([[200, 'image/png', sha256([png])]]);
+			const served = cluster.balancer.log.filter((r) => r.path.startsWith('/rest/binary-data/signed'));
+			expect(served.map((r) => [r.backend, r.method, r.status])).toEqual([[cluster.main.name, 'GET', 200]]);
+			// The file is n8n's copy in PostgreSQL (database mode), which the main served.
+			const [converted] = lastItems(execution, 'Convert to File');
+			const id = String((converted.binary!.data as BinaryJson).id);
+			expect(cluster.storedFiles([id]).get(id)).toEqual({ size: png.length, sha256: sha256([png]) });
+			expect(JSON.stringify(execution)).not.toContain(new URL(link).searchParams.get('token'));
+			say(`binary frame: fetched through the balancer from ${served[0].backend}, ${fetched[0].bytes} B, SHA-256 as converted`);
 		}));
 });
 
@@ -938,38 +969,54 @@ describe('throughput and memory', () => {
 });
 
 describe('a worker killed mid-poll (SIGKILL)', () => {
-	test('its executions end in error and are never re-run; saved progress is wiped; the Callback URL delivers every task to the trigger; Retry submits nothing', () =>
+	test('with the process that queued them alive, its executions end in error and are never re-run, saved progress is wiped, the Callback URL delivers every task to the trigger, Retry submits nothing; with that process dead too, the main marks the execution crashed and the Retry of the crash-safe layout returns the 6 results, submitting nothing', () =>
 		cluster.explain(async () => {
-			// One worker, so that both executions land on it.
+			// One worker, so that all three executions land on it.
 			for (const w of cluster.workers.filter((p) => p.running).slice(1)) await w.stop();
 			const [victim] = cluster.workers.filter((w) => w.running);
+			const [queuedBy, diesToo] = cluster.webhooks;
 			const oneStep = `${TAG} kill-one`;
 			const twoStep = `${TAG} kill-two`;
-			const rows = (prefix: string) =>
-				Array.from({ length: 5 }, (_, i) => ({ ref: `${prefix.split(' ')[1]}-${i}`, prompt: `${prefix} ${i} [sim:duration=15000]` }));
+			const safe = `${TAG} kill-safe`;
+			const rows = (prefix: string, n = 5) =>
+				Array.from({ length: n }, (_, i) => ({ ref: `${prefix.split(' ')[1]}-${i}`, prompt: `${prefix} ${i} [sim:duration=15000]` }));
 			// Generate (waits) with the trigger's URL as Callback URL; and the two-step pattern with
-			// "Save execution progress".
+			// "Save execution progress" (the crash-safe layout), queued by one webhook process.
+			cluster.balancer.only(queuedBy);
 			expect((await post(hook(PATHS.killOne), { rows: rows(oneStep) })).status).toBe(200);
 			expect((await post(hook(PATHS.twoStep), { rows: rows(twoStep) })).status).toBe(200);
 
-			const running = async (workflowId: string) => (await cluster.executions(workflowId, false)).find((e) => e.status === 'running');
+			const running = async (workflowId: string, not?: string) =>
+				(await cluster.executions(workflowId, false)).find((e) => e.status === 'running' && e.id !== not);
 			const x = await waitFor('the one-step execution running', () => running(wf.killOne));
 			const y = await waitFor('the two-step execution running', () => running(wf.twoStep));
-			await waitFor('status reads of all 10 tasks', () => {
-				const ids = sim.tasks().filter((t) => t.prompt.startsWith(oneStep) || t.prompt.startsWith(twoStep)).map((t) => t.id);
-				return ids.length === 10 && ids.every((id) => sim.requests.some((r) => r.endpoint === 'status' && r.taskId === id)) ? true : undefined;
+			// The crash-safe layout again, 6 rows, queued by the other webhook process, which dies
+			// with the worker (one host lost, or both redeployed at once).
+			cluster.balancer.only(diesToo);
+			expect((await post(hook(PATHS.twoStep), { rows: rows(safe, 6) })).status).toBe(200);
+			cluster.balancer.restore();
+			const z = await waitFor('the second two-step execution running', () => running(wf.twoStep, y.id));
+			const prefixes = [oneStep, twoStep, safe];
+			await waitFor('status reads of all 16 tasks', () => {
+				const ids = sim.tasks().filter((t) => prefixes.some((p) => t.prompt.startsWith(p))).map((t) => t.id);
+				return ids.length === 16 && ids.every((id) => sim.requests.some((r) => r.endpoint === 'status' && r.taskId === id));
 			});
 			// While it runs, the two-step execution shows its task ids (saved after Submit).
 			const savedSubmit = await waitFor('the two-step task ids saved', async () => {
 				const items = lastItems(await cluster.execution(y.id), 'Submit');
 				return items.length === 5 ? items : undefined;
 			});
+			const safeIds = await waitFor('the crash-safe task ids saved', async () => {
+				const items = lastItems(await cluster.execution(z.id), 'Submit');
+				return items.length === 6 ? items.map((i) => i.json.task_id) : undefined;
+			});
 			expect(cluster.workersThatRan(x.id)).toEqual([victim.name]);
 			expect(cluster.workersThatRan(y.id)).toEqual([victim.name]);
-			const jobs = [cluster.jobOf(x.id)!, cluster.jobOf(y.id)!];
+			expect(cluster.workersThatRan(z.id)).toEqual([victim.name]);
+			const jobs = [cluster.jobOf(x.id)!, cluster.jobOf(y.id)!, cluster.jobOf(z.id)!];
 
 			const killedAt = Date.now();
-			await victim.kill();
+			await Promise.all([victim.kill(), diesToo.kill()]);
 			// A new worker (a restarted container) takes over the queue.
 			const replacement = await cluster.addWorker();
 			// Bull notices the dead worker's jobs once their lock expires and fails them: n8n sets
@@ -1005,6 +1052,31 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 				expectFilesAsServed(item);
 			}
 
+			// The execution whose queuing process died too: nobody waits for its job, so it stays
+			// "running" until the main's queue recovery (ScalingService.recoverFromQueue: at the
+			// main's start, then every N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL minutes, default 180)
+			// marks it crashed, keeping the data saved after Submit. A restart of the main stands
+			// for that recovery here.
+			expect((await cluster.execution(z.id)).status).toBe('running');
+			await cluster.restartMain();
+			const crashed = await executionEnd(z.id, `execution ${z.id} marked crashed`, 60_000);
+			expect(crashed.status).toBe('crashed');
+			expect(lastItems(crashed, 'Submit').map((i) => i.json.task_id)).toEqual(safeIds);
+			await waitFor('the crash-safe tasks to finish', () => safeIds.every((id) => sim.view(String(id))?.status === 'finished') || undefined, 60_000, 500);
+			// Its Retry runs only Task → Wait for Completion, on the saved task_ids.
+			const retryStarted = Date.now();
+			await cluster.retry(z.id);
+			const safeRetry = await waitFor('the crash-safe Retry to end', async () =>
+				(await cluster.executions(wf.twoStep)).find((e) => String(e.retryOf ?? '') === z.id && !['running', 'new'].includes(e.status)),
+			);
+			const safeRetryMs = Date.now() - retryStarted;
+			expect(safeRetry.status).toBe('success');
+			expect([...submissionsByPrompt(safe).values()]).toEqual([1, 1, 1, 1, 1, 1]);
+			const results = lastItems(safeRetry, 'Wait');
+			expect(results.map((i) => i.json.task_id)).toEqual(safeIds);
+			expect(results.map((i) => i.json.status)).toEqual(Array(6).fill('finished'));
+			expectFilesAsServed(...results);
+
 			// The editor's Retry of a killed execution (now on the replacement worker) starts from the
 			// empty data n8n stored: it ends in error at once and submits nothing.
 			await cluster.retry(x.id);
@@ -1024,10 +1096,12 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 				executionEndedAfterMs: endedAfterMs,
 				finalStatus: endX.status,
 				replacement: replacement.name,
+				crashSafeRetryMs: safeRetryMs,
 			};
 			say(
 				`worker killed: jobs failed by Bull ${(stalledAfterMs / 1000).toFixed(1)} s later (lock ${cluster.main.instance.env.QUEUE_WORKER_LOCK_DURATION} ms), executions "${endX.status}" after ${(endedAfterMs / 1000).toFixed(1)} s with no node data; ` +
-					`5 of 5 callback tasks recovered through the trigger; Retry submitted 0`,
+					`5 of 5 callback tasks recovered through the trigger; Retry submitted 0; ` +
+					`queuing process killed too: crashed at the main's recovery, the crash-safe Retry returned 6 of 6 results in ${(safeRetryMs / 1000).toFixed(1)} s, 0 submissions`,
 			);
 		}));
 });

@@ -221,3 +221,45 @@ export function manualParkFlow(name: string, credential: CredentialRef, rows: Ar
 		settings: { executionOrder: 'v1' },
 	};
 }
+
+/**
+ * Reference images from binary data (issue 34): Webhook (POST {rows: [{prompt, png}]}) → Split →
+ * Convert to File (the row's base64 PNG as binary field `data`) → Vidmodel 2.0 Fast with the
+ * start frame from that binary (waits). The worker signs n8n's link to the file (stored in
+ * PostgreSQL, `database` mode); the service fetches it through the balancer, which sends `/rest`
+ * to the main process.
+ */
+export function binaryFrameFlow(name: string, path: string, credential: CredentialRef): ApiWorkflow {
+	const convert: WorkflowNode = {
+		id: 'n-convert',
+		name: 'Convert to File',
+		type: 'n8n-nodes-base.convertToFile',
+		typeVersion: 1.1,
+		position: [400, 0],
+		parameters: {
+			operation: 'toBinary',
+			sourceProperty: 'png',
+			options: { fileName: 'frame.png', mimeType: 'image/png' },
+		},
+	};
+	const animate = mediaNode('Animate', {
+		resource: 'video',
+		operation: 'generate',
+		model: 'vidmodel-2.0-fast/image-to-video',
+		prompt: "={{ $('Split').item.json.prompt }}",
+		frameSource: 'binary',
+		startFrameBinaryField: 'data',
+		options: { maxPollIntervalSeconds: 1, timeoutMinutes: 2 },
+	});
+	animate.position = [600, 0];
+	return {
+		name,
+		nodes: withCredential([webhookNode(path, 'onReceived'), split, convert, animate], credential),
+		connections: {
+			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
+			Split: { main: [[{ node: 'Convert to File', type: 'main', index: 0 }]] },
+			'Convert to File': { main: [[{ node: 'Animate', type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}

@@ -1,6 +1,9 @@
 import { createHash } from 'crypto';
 
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { getApiCredentials } from '../../shared/transport/api';
 
 /**
  * The ledger of the tasks this node submitted in this execution, the one module that writes and
@@ -12,8 +15,17 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
  * execution starts with an empty context, so it never reuses an old task.
  *
  * Entries are per node run (run index) and item, with a digest of what was submitted (model,
- * input, callback URL): an item whose input changed is a new submission. What is read back is
- * checked (the execution data is stored in n8n's database): a malformed entry is ignored.
+ * input, callback URL) and to which account (the credential's Base URL and API key, hashed): an
+ * item whose input changed, or a Retry made with another credential (whose account does not
+ * know the task), is a new submission. What is read back is checked (the execution data is
+ * stored in n8n's database): a malformed entry is ignored.
+ *
+ * n8n saves the context only when the node ends (or the execution waits): with the execution
+ * data after a node when "Save execution progress" is on (`hookFunctionsSaveProgress`,
+ * `nodeExecuteAfter`, in n8n's `execution-lifecycle/execution-lifecycle-hooks.js` and
+ * `save-execution-progress.js`), otherwise when the execution ends. A process killed while the
+ * node runs leaves no ledger: see `lostRun` for what the node can still tell, and
+ * docs/reliability.md for the layouts that keep the tasks.
  */
 export type LedgerState = 'accepted' | 'unknown' | 'failed';
 
@@ -44,6 +56,12 @@ const STATES: readonly string[] = ['accepted', 'unknown', 'failed'];
 // $runIndex costs a whole expression evaluation.
 const runIndexes = new WeakMap<IExecuteFunctions, string>();
 const fallbackContexts = new WeakMap<IExecuteFunctions, IDataObject>();
+/** The account digest of each execute() call's credential (see openLedger). */
+const accounts = new WeakMap<IExecuteFunctions, string>();
+/** Entries held by each ledger: counted, as Object.keys over 20,000 entries per item is O(n²). */
+const sizes = new WeakMap<Ledger, number>();
+/** execute() calls that repeat a node run n8n lost (see lostRun). */
+const lost = new WeakSet<IExecuteFunctions>();
 
 function runIndexOf(ctx: IExecuteFunctions): string {
 	const known = runIndexes.get(ctx);
@@ -101,6 +119,28 @@ function validEntry(value: unknown, now: number): (Entry & { digest: string }) |
 	return entry;
 }
 
+/**
+ * Whether a node of this name has a run slot in the execution's run data. n8n creates it when
+ * a run of the node ends (`WorkflowExecute.processRunExecutionData`, n8n-core), and its crash
+ * recovery when the node was running as the process died (see lostRun).
+ */
+function hasRunSlot(ctx: IExecuteFunctions): boolean {
+	try {
+		const self = ctx.getWorkflowDataProxy(0).$(ctx.getNode().name) as { isExecuted?: unknown };
+		return self.isExecuted === true;
+	} catch {
+		return false;
+	}
+}
+
+function modeOf(ctx: IExecuteFunctions): string {
+	try {
+		return ctx.getMode();
+	} catch {
+		return '';
+	}
+}
+
 /** Reads, checks and prunes the ledger; the object returned is the one n8n saves. */
 function ledgerOf(ctx: IExecuteFunctions): Ledger {
 	const context = contextOf(ctx);
@@ -108,6 +148,8 @@ function ledgerOf(ctx: IExecuteFunctions): Ledger {
 	const now = Date.now();
 	const executionId = executionIdOf(ctx);
 	const ledger: Ledger = { execution: executionId, submitted: 0, entries: {} };
+	let size = 0;
+	if (raw === undefined && modeOf(ctx) === 'retry' && hasRunSlot(ctx)) lost.add(ctx);
 	if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
 		const r = raw as Record<string, unknown>;
 		if (
@@ -122,11 +164,13 @@ function ledgerOf(ctx: IExecuteFunctions): Ledger {
 			for (const [k, v] of Object.entries(entries as Record<string, unknown>)) {
 				if (!/^\d{1,9}\|\d{1,9}$/.test(k)) continue;
 				const entry = validEntry(v, now);
-				if (entry) ledger.entries[k] = entry;
-				if (Object.keys(ledger.entries).length >= MAX_ENTRIES) break;
+				if (!entry) continue;
+				ledger.entries[k] = entry;
+				if (++size >= MAX_ENTRIES) break;
 			}
 		}
 	}
+	sizes.set(ledger, size);
 	if (raw !== ledger) context[FIELD] = ledger as unknown as IDataObject;
 	return ledger;
 }
@@ -143,14 +187,60 @@ function ledger(ctx: IExecuteFunctions): Ledger {
 	return known;
 }
 
-/** What identifies one submission: the same model, input and callback URL. */
-export function submissionDigest(submission: {
-	model: string;
-	input: unknown;
-	callbackUrl?: string;
-}): string {
-	const text = JSON.stringify([submission.model, submission.input, submission.callbackUrl ?? null]);
+/**
+ * Opens the ledger for this node run, before anything can fail: reads the credential once (the
+ * account digests below need it) and writes the ledger into the node's context, so that any run
+ * n8n saves, failed ones included, carries one (lostRun tells a lost run by its absence).
+ */
+export async function openLedger(ctx: IExecuteFunctions): Promise<void> {
+	let account = '';
+	try {
+		const { baseUrl, apiKey } = await getApiCredentials(ctx);
+		// A digest: what the ledger stores must not reveal the key (it is in n8n's database).
+		account = createHash('sha256')
+			.update(JSON.stringify(['media-generation-account', baseUrl, apiKey]))
+			.digest('hex');
+	} catch {
+		// No usable credential: nothing will be submitted, so no digest is compared.
+		account = '';
+	}
+	accounts.set(ctx, account);
+	ledger(ctx);
+}
+
+/** What identifies one submission: the same model, input and callback URL, to the same account. */
+export function submissionDigest(
+	ctx: IExecuteFunctions,
+	submission: { model: string; input: unknown; callbackUrl?: string },
+): string {
+	const account = accounts.get(ctx);
+	if (account === undefined) {
+		throw new NodeOperationError(ctx.getNode(), 'Internal error: the task ledger was not opened');
+	}
+	const text = JSON.stringify([
+		submission.model,
+		submission.input,
+		submission.callbackUrl ?? null,
+		account,
+	]);
 	return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/**
+ * Whether this run repeats a node run that n8n lost: a Retry (mode `retry`) of an execution in
+ * which this node had a run that left no ledger. Every run that ends, failed or not, leaves one
+ * (openLedger); none is saved when the process dies while the node runs. Then n8n 2.x's crash
+ * recovery (`ExecutionRecoveryService.amend`, `executions/execution-recovery.service.js`: on
+ * restart, from the event log, in regular mode) records a crashed run for the node that had
+ * started and not finished, and `ExecutionService.retry` removes that run (it holds an error):
+ * the slot stays, empty. The tasks that run submitted may have been accepted, and their ids are
+ * lost: the items must not be sent blind (that bills twice). Not detectable when n8n records no
+ * such run: queue mode's recovery (`ScalingService.recoverFromQueue`) only marks the execution
+ * crashed. Only for Retries, so a first run never meets it.
+ */
+export function lostRun(ctx: IExecuteFunctions): boolean {
+	ledger(ctx);
+	return lost.has(ctx);
 }
 
 function keyOf(ctx: IExecuteFunctions, itemIndex: number): string {
@@ -176,9 +266,16 @@ export function record(
 ): void {
 	const l = ledger(ctx);
 	const key = keyOf(ctx, itemIndex);
-	delete l.entries[key];
-	if (Object.keys(l.entries).length >= MAX_ENTRIES) return;
-	l.entries[key] = { ...entry, digest };
+	let size = sizes.get(l) ?? 0;
+	if (key in l.entries) {
+		delete l.entries[key];
+		size -= 1;
+	}
+	if (size < MAX_ENTRIES) {
+		l.entries[key] = { ...entry, digest };
+		size += 1;
+	}
+	sizes.set(l, size);
 }
 
 /** Marks the accepted task of an item as failed on the service: the next try submits anew. */
@@ -201,5 +298,13 @@ export function submittedInExecution(ctx: IExecuteFunctions): number {
 export function forgetRun(ctx: IExecuteFunctions): void {
 	const l = ledger(ctx);
 	const prefix = `${runIndexOf(ctx)}|`;
-	for (const k of Object.keys(l.entries)) if (k.startsWith(prefix)) delete l.entries[k];
+	let size = sizes.get(l) ?? 0;
+	// Once per node run: one pass over the entries is cheap next to the run itself.
+	for (const k in l.entries) {
+		if (k.startsWith(prefix)) {
+			delete l.entries[k];
+			size -= 1;
+		}
+	}
+	sizes.set(l, size);
 }

@@ -11,6 +11,18 @@ import { maskCallbackUrl, signCallbackUrl } from '../../shared/callbackUrl';
 import { taskOutputJson } from '../../shared/output';
 import type { SubmittedTask } from '../../shared/task';
 import { buildSubmission, checkReferenceImages, generateProperties, getModel } from '../models';
+import { DOCUMENTED_LIMITS } from '../models/referenceImages';
+import {
+	UNWAITED_LINK_MS,
+	checkBinaryImages,
+	contentReference,
+	imageError,
+	linkBaseProblem,
+	linkImages,
+	type BinaryImageRef,
+	type CheckedImage,
+} from '../../shared/transport/binaryImageLinks';
+import { ALLOW_PRIVATE_FIELD } from '../../shared/transport/fileHosts';
 import type { MediaKind } from '../models/types';
 import {
 	finishBatch,
@@ -30,12 +42,15 @@ import {
 	parkExecution,
 	readWaitMode,
 } from './durableWait';
-import { cancelled, submitFailure } from './itemErrors';
+import { asItemError, cancelled, lostRunFailure, submitFailure } from './itemErrors';
+import { hintCrashSafety } from './crashHint';
 import {
 	countSubmission,
 	findSubmitted,
 	forgetRun,
+	lostRun,
 	markFailed,
+	openLedger,
 	record,
 	submissionDigest,
 	submittedInExecution,
@@ -52,13 +67,25 @@ export function generateDescription(kind: MediaKind): INodeProperties[] {
 export interface Prepared {
 	model: string;
 	modelKey: string;
+	/** With binary reference images: their content references in `image_urls` (see begin). */
 	input: IDataObject;
 	run: RunOptions;
+	/** Reference images the panel takes from binary fields of the input item. */
+	binaryImages?: BinaryImageRef[];
+	/** Those files once checked; linked in `image_urls` only in the body that is submitted. */
+	images?: CheckedImage[];
+	/** How long their links live: the Timeout when the node waits (polling or parked). */
+	imageLinkMs?: number;
 }
 
 export interface Batch {
 	progress: ProgressReporter;
 	durations: DurationLearner;
+	/** For the hint after a manual run (crashHint.ts). */
+	waitForCompletion: boolean;
+	startedAt: number;
+	/** The longest typical duration of the batch's models. */
+	typicalMs: number;
 }
 
 /**
@@ -72,7 +99,9 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 		prepare(ctx, itemIndex) {
 			const submission = buildSubmission(ctx, itemIndex, kind);
 			const run = readRunOptions(ctx, itemIndex, true);
-			return { ...submission, run };
+			if (!submission.binaryImages) return { ...submission, run };
+			const imageLinkMs = run.waitForCompletion ? run.timeoutMs : UNWAITED_LINK_MS;
+			return { ...submission, run, imageLinkMs };
 		},
 
 		// A refused item keeps its Callback Reference, so that the row it came from can be found.
@@ -81,7 +110,10 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 		},
 
 		async begin(ctx, prepared) {
+			// First, before anything can fail: a run that ends in any way leaves its ledger.
+			await openLedger(ctx);
 			const items = ctx.getInputData();
+			await checkImageFiles(ctx, prepared);
 			const invalid = prepared.filter(
 				(p): p is ItemOutcome & { ok: false } => isOutcome(p) && !p.ok,
 			);
@@ -105,7 +137,19 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 			if (firstValid?.run.waitForCompletion && readWaitMode(ctx, firstIndex) === WAIT_MODE_PARK) {
 				return { output: await generateParked(ctx, prepared, limit, progress) };
 			}
-			return { batch: { progress, durations: openDurations(ctx) } };
+			return {
+				batch: {
+					progress,
+					durations: openDurations(ctx),
+					waitForCompletion: firstValid?.run.waitForCompletion ?? false,
+					startedAt: Date.now(),
+					typicalMs: prepared.reduce(
+						(most, p) =>
+							isOutcome(p) ? most : Math.max(most, getModel(p.modelKey).typicalDuration.ms),
+						0,
+					),
+				},
+			};
 		},
 
 		concurrency: (first) => first?.run.maxConcurrentTasks ?? 1,
@@ -116,12 +160,55 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 
 		settle(ctx, batch) {
 			saveDurations(ctx, batch.durations);
+			hintCrashSafety(ctx, {
+				waitForCompletion: batch.waitForCompletion,
+				waitedMs: Date.now() - batch.startedAt,
+				typicalMs: batch.typicalMs,
+			});
 		},
 
 		finish(ctx) {
 			forgetRun(ctx);
 		},
 	};
+}
+
+/**
+ * Checks the binary reference images of every item before anything is sent (an item whose
+ * files fail becomes that item's error, as invalid input does), and whether the service can
+ * reach n8n's links at all. A checked item's `image_urls` then holds the files' content
+ * references, so that the ledger knows a file again whatever link it was sent as.
+ */
+async function checkImageFiles(
+	ctx: IExecuteFunctions,
+	prepared: Array<Prepared | ItemOutcome>,
+): Promise<void> {
+	if (!prepared.some((p) => !isOutcome(p) && p.binaryImages)) return;
+	const allowPrivate = await getApiCredentials(ctx).then(
+		(c) => c.allowPrivateFileHosts,
+		() => false,
+	);
+	// n8n's public URL is the same for every file: checked once, refused for every item.
+	let baseProblem: Promise<string | undefined> | undefined;
+	// A few files read at once: each read is local, bounded by the size limit.
+	await mapWithLimit(prepared.length, 4, async (itemIndex) => {
+		const entry = prepared[itemIndex];
+		if (isOutcome(entry) || !entry.binaryImages) return;
+		try {
+			const limits = getModel(entry.modelKey).referenceImages ?? DOCUMENTED_LIMITS;
+			const images = await checkBinaryImages(ctx, itemIndex, entry.binaryImages, limits);
+			baseProblem ??= linkBaseProblem(ctx, images[0], allowPrivate, ALLOW_PRIVATE_FIELD);
+			const problem = await baseProblem;
+			if (problem) throw imageError(ctx, itemIndex, [problem]);
+			prepared[itemIndex] = {
+				...entry,
+				images,
+				input: { ...entry.input, image_urls: images.map(contentReference) },
+			};
+		} catch (error) {
+			prepared[itemIndex] = { ok: false, error: asItemError(ctx, itemIndex, error), json: {} };
+		}
+	});
 }
 
 /**
@@ -136,15 +223,17 @@ function checkSpend(
 	cap: number,
 ): void {
 	let toSubmit = 0;
+	// A lost run's items are not sent (see lostRun): nothing to count.
+	const lost = lostRun(ctx);
 	prepared.forEach((p, itemIndex) => {
 		if (isOutcome(p)) return;
-		const digest = submissionDigest({
+		const digest = submissionDigest(ctx, {
 			model: p.model,
 			input: p.input,
 			callbackUrl: p.run.callbackUrl,
 		});
 		const state = findSubmitted(ctx, itemIndex, digest)?.state;
-		if (state !== 'accepted' && state !== 'unknown') toSubmit += 1;
+		if (state !== 'accepted' && state !== 'unknown' && !lost) toSubmit += 1;
 	});
 	const earlier = submittedInExecution(ctx);
 	if (earlier + toSubmit <= cap) return;
@@ -177,7 +266,7 @@ async function generateParked(
 	const resumed = prepared.map(
 		(p, i) =>
 			!('ok' in p) &&
-			findSubmitted(ctx, i, submissionDigest({ model: p.model, input: p.input }))?.state ===
+			findSubmitted(ctx, i, submissionDigest(ctx, { model: p.model, input: p.input }))?.state ===
 				'accepted',
 	);
 	const outcomes = await mapWithLimit(prepared.length, limit, async (i) => {
@@ -237,7 +326,13 @@ async function runItem(
 		return { ok: false, ...cancelled(ctx, itemIndex, { model }) };
 	}
 	const imageUrls = input.image_urls;
-	if (run.checkReferenceImages && Array.isArray(imageUrls) && imageUrls.length > 0) {
+	// Binary reference images were checked from their bytes (checkImageFiles), not as URLs.
+	if (
+		run.checkReferenceImages &&
+		!prepared.images &&
+		Array.isArray(imageUrls) &&
+		imageUrls.length > 0
+	) {
 		let problem: NodeOperationError | undefined;
 		try {
 			await checkReferenceImages(ctx, itemIndex, imageUrls.map(String));
@@ -265,13 +360,18 @@ async function runItem(
 	// Parked, the callback URL is the execution's resume URL, which a Retry's execution does not
 	// share: it is left out, so that the Retry finds the task (a user's Callback URL is refused
 	// in that mode, see checkParkable).
-	const digest = submissionDigest({
+	const digest = submissionDigest(ctx, {
 		model,
 		input,
 		callbackUrl: parked ? undefined : run.callbackUrl,
 	});
 	const found = findSubmitted(ctx, itemIndex, digest);
 	const previous = found?.state === 'failed' ? undefined : found;
+	if (!found && lostRun(ctx)) {
+		// Recorded as unknown: a later Retry of this execution does not send it blind either.
+		record(ctx, itemIndex, digest, { state: 'unknown', submittedAt });
+		return { ok: false, ...lostRunFailure(ctx, itemIndex, baseJson) };
+	}
 	if (previous && previous.taskId === undefined) {
 		const message = `Item ${itemIndex}: an earlier attempt submitted this item and its answer was lost: the submission may have been accepted`;
 		return {
@@ -297,6 +397,16 @@ async function runItem(
 		});
 	} else {
 		let failure: ItemOutcome | undefined;
+		if (prepared.images) {
+			// Signed now, so that a link lives its whole lifetime from the submission on.
+			const lifetimeMs = prepared.imageLinkMs ?? UNWAITED_LINK_MS;
+			body.input = { ...input, image_urls: linkImages(ctx, prepared.images, lifetimeMs) };
+			ctx.logger.debug('Media Generation links binary reference images', {
+				itemIndex,
+				sha256: prepared.images.map((i) => i.sha256),
+				linkSeconds: Math.ceil(lifetimeMs / 1000),
+			});
+		}
 		countSubmission(ctx);
 		try {
 			submitted = await submitTask(ctx, body, {

@@ -213,6 +213,29 @@ export function cancelled(
 	};
 }
 
+/**
+ * An item of a node run n8n lost (see lostRun in acceptedTasks.ts): it may have been submitted,
+ * and its task_id is gone. The rule of a lost answer applies: not sent again.
+ */
+export function lostRunFailure(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	json: IDataObject,
+): ItemFailure {
+	return {
+		error: new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex}: n8n stopped while this node was running in the execution this Retry comes from: the item may have been submitted and accepted`,
+			{
+				itemIndex,
+				description:
+					'It was NOT sent again on this Retry: a repeat could create a second task and be billed twice, and n8n kept no record of its task_id (n8n was restarted, crashed or its worker was killed while the node ran). Look for the task in the service\'s dashboard: if there is one, fetch its files with Task → Download Files and its task_id; if there is none, run the workflow again (a new execution submits the item). For a Retry that returns the results after such a stop: Wait for Completion off, then Task → Wait for Completion, with the workflow setting "Save execution progress" on (see docs/reliability.md of the package).',
+			},
+		),
+		json: { ...json, submission: 'unknown' },
+	};
+}
+
 /** Any other error, as the item's error: n8n's own errors keep their text, gain the item index. */
 export function asItemError(
 	ctx: IExecuteFunctions,

@@ -9,6 +9,7 @@ import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
 import { generateMusic } from './generateMusic';
 import { imageById } from './imageById';
 import { checkImageUrls } from '../../shared/transport/referenceImageProbe';
+import { pendingImageUrl, type BinaryImageRef } from '../../shared/transport/binaryImageLinks';
 import { DOCUMENTED_LIMITS } from './referenceImages';
 import { describeValue, formatIssues, isModelId, listText, MODEL_ID_ALLOWED } from './rules';
 import type { MediaKind, ModelDefinition, ParamReader } from './types';
@@ -127,7 +128,9 @@ export function generateProperties(kind: MediaKind): INodeProperties[] {
 	return properties;
 }
 
-type Validation = { ok: true; model: string; input: IDataObject } | { ok: false; errors: string[] };
+type Validation =
+	| { ok: true; model: string; input: IDataObject; binaryImages?: BinaryImageRef[] }
+	| { ok: false; errors: string[] };
 
 function parseAdditional(value: unknown, modelName: string): IDataObject | string {
 	const allowed = 'a JSON object such as {"field": "value"}';
@@ -168,11 +171,61 @@ function validateWith(model: ModelDefinition, read: ParamReader): Validation {
 	// Additional fields come last: they may add fields or replace a panel value, and the
 	// merged whole is validated, so a replacement is held to the same rules.
 	const merged: IDataObject = typeof extra === 'string' ? input : { ...input, ...extra };
+	const binaryImages = readBinaryImages(model, read, merged, modelName, errors);
 	const result = model.schema.safeParse(merged);
 	if (!result.success)
 		errors.push(...formatIssues(result.error.issues, merged, modelName, model.labels));
 	if (errors.length > 0 || !result.success || modelId === undefined) return { ok: false, errors };
-	return { ok: true, model: modelId, input: result.data };
+	return {
+		ok: true,
+		model: modelId,
+		input: result.data,
+		...(binaryImages ? { binaryImages } : {}),
+	};
+}
+
+/**
+ * The binary fields the panel names for `image_urls`, checked as names (the files are checked
+ * before anything is sent, in generate.ts). Until then `image_urls` holds stand-ins, one per
+ * field, so that the model's schema holds the rest of the input to its rules.
+ */
+function readBinaryImages(
+	model: ModelDefinition,
+	read: ParamReader,
+	merged: IDataObject,
+	modelName: string,
+	errors: string[],
+): BinaryImageRef[] | undefined {
+	const choice = model.binaryImages?.(read);
+	if (!choice) return undefined;
+	const refs: BinaryImageRef[] = [];
+	for (const field of choice.fields) {
+		if (typeof field.value === 'string' && field.value.trim() !== '') {
+			refs.push({ property: field.value.trim(), label: field.label });
+		} else {
+			errors.push(
+				`"${field.name}" (${field.label}) is ${describeValue(field.value)} for model ${modelName}; allowed: the name of a binary field of the input item, such as "data"`,
+			);
+		}
+	}
+	if (choice.fields.length > choice.max) {
+		const names = choice.fields.map((f) => describeValue(f.value)).join(', ');
+		errors.push(
+			`"${choice.label}" names ${choice.fields.length} binary fields (${names}) for model ${modelName}; allowed: at most ${choice.max}`,
+		);
+	}
+	if (merged.image_urls !== undefined) {
+		const from =
+			model.toInput(read).image_urls !== undefined
+				? (model.labels?.image_urls ?? 'Reference Image URLs')
+				: ADDITIONAL_LABEL;
+		errors.push(
+			`"image_urls" is set in "${from}" while the images come from "${choice.label}" for model ${modelName}; allowed: one of them`,
+		);
+	}
+	// At most as many as the model takes: a surplus is refused above, not twice.
+	merged.image_urls = choice.fields.slice(0, choice.max).map((_, i) => pendingImageUrl(i));
+	return refs;
 }
 
 export function validateSubmission(modelKey: string, params: Record<string, unknown>): Validation {
@@ -194,7 +247,7 @@ export function buildSubmission(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	kind: MediaKind,
-): { model: string; modelKey: string; input: IDataObject } {
+): { model: string; modelKey: string; input: IDataObject; binaryImages?: BinaryImageRef[] } {
 	const node = ctx.getNode();
 	// A resource with a single model shows no Model dropdown: that model, whatever was saved.
 	const key = hasModelChoice(kind)
@@ -222,7 +275,12 @@ export function buildSubmission(
 			description: result.errors.join('\n'),
 		});
 	}
-	return { model: result.model, modelKey: model.key, input: result.input };
+	return {
+		model: result.model,
+		modelKey: model.key,
+		input: result.input,
+		...(result.binaryImages ? { binaryImages: result.binaryImages } : {}),
+	};
 }
 
 /**

@@ -312,3 +312,17 @@ export function urlList(value: unknown): unknown {
 	}
 	return value;
 }
+
+/**
+ * Binary field names from a multiple-values field (array), or from an expression that gave one
+ * string: names separated by commas or whitespace. Blank entries are dropped; anything that is
+ * not a string is kept for the registry to name.
+ */
+export function fieldList(value: unknown): unknown[] {
+	if (value === undefined || value === null) return [];
+	if (typeof value === 'string') return value.split(/[\s,]+/).filter((s) => s.length > 0);
+	if (!Array.isArray(value)) return [value];
+	return value
+		.map((v: unknown) => (typeof v === 'string' ? v.trim() : v))
+		.filter((v) => v !== '' && v !== undefined && v !== null);
+}

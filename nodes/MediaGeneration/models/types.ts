@@ -45,6 +45,13 @@ export interface ModelDefinition {
 	 * optional pre-check. Without them the pre-check only verifies that each URL downloads.
 	 */
 	referenceImages?: { types: readonly string[]; maxBytes: number };
+	/**
+	 * When the panel takes this model's `image_urls` from binary fields of the input item rather
+	 * than URLs: those fields in the order of `image_urls` (toInput then leaves `image_urls`
+	 * out). Undefined when the images are URLs. The registry checks the names and the count; the
+	 * files are checked and linked by shared/transport/binaryImageLinks.ts.
+	 */
+	binaryImages?(getParam: ParamReader): BinaryImageChoice | undefined;
 	/** Hint under this model's "Additional Input Fields". */
 	additionalFieldsHint?: string;
 	/**
@@ -54,4 +61,14 @@ export interface ModelDefinition {
 	 * more often than a share of it (polling/schedule.ts), instead of every 2 s.
 	 */
 	typicalDuration: { ms: number; source: string };
+}
+
+/** The binary fields a panel names for `image_urls` (see ModelDefinition.binaryImages). */
+export interface BinaryImageChoice {
+	/** Each field in order: the parameter (`name`, as in errors), its panel name and its value. */
+	fields: Array<{ name: string; label: string; value: unknown }>;
+	/** The most images the model takes. */
+	max: number;
+	/** The panel name of the fields as a whole, quoted in errors. */
+	label: string;
 }

@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	bool,
+	fieldList,
 	httpUrlList,
 	inputSchema,
 	integerOneOf,
@@ -87,6 +88,17 @@ export const vidmodel15Pro: ModelDefinition = {
 					description: 'Whether an audio track is generated',
 				},
 				{
+					displayName: 'Reference Image Binary Fields',
+					name: 'imageBinaryFields',
+					type: 'string',
+					typeOptions: { multipleValues: true, multipleValueButtonText: 'Add Binary Field' },
+					default: [],
+					placeholder: 'e.g. data',
+					description:
+						'Up to 2 names of binary fields of the input item, each holding a JPEG, PNG or WebP of at most 10 MB, for image-to-video (instead of Reference Image URLs). n8n gives the service a temporary link to each file (n8n must be reachable at its public URL, WEBHOOK_URL).',
+					displayOptions: { hide: { '@tool': [true] } },
+				},
+				{
 					displayName: 'Reference Image URLs',
 					name: 'imageUrls',
 					type: 'string',
@@ -116,6 +128,20 @@ export const vidmodel15Pro: ModelDefinition = {
 		fixed_lens: bool().optional(),
 		generate_audio: bool().optional(),
 	}),
+	binaryImages(p) {
+		const o = (p('vidmodel15ProOptions', {}) ?? {}) as IDataObject;
+		const names = fieldList(o.imageBinaryFields);
+		if (names.length === 0) return undefined;
+		return {
+			fields: names.map((value, i) => ({
+				name: `imageBinaryFields[${i}]`,
+				label: 'Reference Image Binary Fields',
+				value,
+			})),
+			max: 2,
+			label: 'Reference Image Binary Fields',
+		};
+	},
 	toInput(p) {
 		const o = (p('vidmodel15ProOptions', {}) ?? {}) as IDataObject;
 		// Required fields are always passed on, even when empty, so the schema names them.

@@ -10,7 +10,13 @@ import {
 	setIfChosen,
 	text,
 } from './rules';
-import type { ModelDefinition } from './types';
+import {
+	BINARY_IMAGE_HINT,
+	IMAGE_SOURCE_BINARY,
+	IMAGE_SOURCE_URLS,
+	imageSourceProperty,
+} from './referenceImages';
+import type { ModelDefinition, ParamReader } from './types';
 
 /** The identifier sent as `model`, also the value of the node's Model option. */
 export const MODEL_ID = 'vidmodel-2.0-fast/image-to-video';
@@ -19,6 +25,8 @@ export const RESOLUTIONS = ['480p', '720p'] as const;
 export const MIN_DURATION = 4;
 export const MAX_DURATION = 15;
 export const MAX_PROMPT = 20000;
+
+const fromBinary = (p: ParamReader) => p('frameSource') === IMAGE_SOURCE_BINARY;
 
 export const vidmodel20FastImageToVideo: ModelDefinition = {
 	key: MODEL_ID,
@@ -41,6 +49,7 @@ export const vidmodel20FastImageToVideo: ModelDefinition = {
 			default: '',
 			description: 'Description of the video to generate, up to 20,000 characters',
 		},
+		imageSourceProperty('frameSource', 'Frames From'),
 		{
 			displayName: 'Start Frame URL',
 			name: 'startFrameUrl',
@@ -49,6 +58,18 @@ export const vidmodel20FastImageToVideo: ModelDefinition = {
 			default: '',
 			placeholder: 'https://example.com/start.png',
 			description: 'Public, directly downloadable URL of the image the video starts from',
+			displayOptions: { show: { frameSource: [IMAGE_SOURCE_URLS] } },
+		},
+		{
+			displayName: 'Start Frame Binary Field',
+			name: 'startFrameBinaryField',
+			type: 'string',
+			required: true,
+			default: 'data',
+			description:
+				'Name of the binary field of the input item that holds the image the video starts from',
+			hint: BINARY_IMAGE_HINT,
+			displayOptions: { show: { frameSource: [IMAGE_SOURCE_BINARY] } },
 		},
 		{
 			displayName: 'Model Options',
@@ -73,12 +94,23 @@ export const vidmodel20FastImageToVideo: ModelDefinition = {
 					description: 'Whole seconds from 4 to 15; billing depends on duration and resolution',
 				},
 				{
+					displayName: 'End Frame Binary Field',
+					name: 'endFrameBinaryField',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. end',
+					description:
+						'Name of the binary field of the input item that holds the image the video ends on (JPEG, PNG or WebP, at most 10 MB)',
+					displayOptions: { show: { '/frameSource': [IMAGE_SOURCE_BINARY] } },
+				},
+				{
 					displayName: 'End Frame URL',
 					name: 'endFrameUrl',
 					type: 'string',
 					default: '',
 					placeholder: 'https://example.com/end.png',
 					description: 'Public, directly downloadable URL of the image the video ends on',
+					displayOptions: { show: { '/frameSource': [IMAGE_SOURCE_URLS] } },
 				},
 				{
 					displayName: 'Resolution',
@@ -117,15 +149,34 @@ export const vidmodel20FastImageToVideo: ModelDefinition = {
 			}
 		},
 	),
+	binaryImages(p) {
+		if (!fromBinary(p)) return undefined;
+		const o = (p('vidmodel20FastOptions', {}) ?? {}) as IDataObject;
+		const fields = [
+			{
+				name: 'startFrameBinaryField',
+				label: 'Start Frame Binary Field',
+				value: p('startFrameBinaryField', 'data'),
+			},
+		];
+		if (isChosen(o.endFrameBinaryField)) {
+			fields.push({
+				name: 'endFrameBinaryField',
+				label: 'End Frame Binary Field',
+				value: o.endFrameBinaryField,
+			});
+		}
+		return { fields, max: 2, label: 'Start Frame Binary Field and End Frame Binary Field' };
+	},
 	toInput(p) {
 		const o = (p('vidmodel20FastOptions', {}) ?? {}) as IDataObject;
-		// The start frame is always first, so a lone end frame cannot become the start.
-		const frames: unknown[] = [p('startFrameUrl') ?? ''];
-		if (isChosen(o.endFrameUrl)) frames.push(o.endFrameUrl);
-		const input: IDataObject = {
-			prompt: p('prompt') as string,
-			image_urls: frames.map((f) => (typeof f === 'string' ? f.trim() : f)) as string[],
-		};
+		const input: IDataObject = { prompt: p('prompt') as string };
+		if (!fromBinary(p)) {
+			// The start frame is always first, so a lone end frame cannot become the start.
+			const frames: unknown[] = [p('startFrameUrl') ?? ''];
+			if (isChosen(o.endFrameUrl)) frames.push(o.endFrameUrl);
+			input.image_urls = frames.map((f) => (typeof f === 'string' ? f.trim() : f)) as string[];
+		}
 		setIfChosen(input, 'duration', o.duration);
 		setIfChosen(input, 'resolution', o.resolution);
 		setIfChosen(input, 'aspect_ratio', o.aspectRatio);

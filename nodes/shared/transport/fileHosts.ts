@@ -241,6 +241,46 @@ export interface FileTarget {
 const asIs = (url: URL): FileTarget => ({ url: url.href, headers: {}, verifyConnection: false });
 
 /**
+ * What the address rule finds for a host (a URL's hostname, brackets removed): `refused` with
+ * the non-public address and its kind (`resolved`: found through DNS), `unresolved` when the
+ * name does not resolve, the public `addresses` a name resolved to (none for an IP address,
+ * which is its own address), or `unchecked` when this n8n offers nodes no resolver.
+ */
+export type HostRule =
+	| { refused: { address: string; kind: string; resolved: boolean } }
+	| { unresolved: unknown }
+	| { addresses: string[] }
+	| { unchecked: true };
+
+/** The address rule of file hosts, also the check of n8n's own public URL (binaryImageLinks.ts). */
+export async function hostRule(ctx: ApiContext, host: string): Promise<HostRule> {
+	if (isIpAddress(host)) {
+		const kind = privateAddressKind(host);
+		return kind ? { refused: { address: host, kind, resolved: false } } : { addresses: [] };
+	}
+	// RFC 6761: every *.localhost name is the loopback, whatever a resolver answers.
+	if (/(^|\.)localhost\.?$/i.test(host)) {
+		return {
+			refused: { address: host, kind: 'a loopback name (*.localhost, RFC 6761)', resolved: false },
+		};
+	}
+	const lookup = lookupOf(ctx);
+	if (!lookup) return { unchecked: true };
+	let addresses: string[];
+	try {
+		addresses = await resolveAll(lookup, host);
+	} catch (error) {
+		return { unresolved: error };
+	}
+	if (addresses.length === 0) return { unresolved: undefined };
+	for (const address of addresses) {
+		const kind = privateAddressKind(address);
+		if (kind) return { refused: { address, kind, resolved: true } };
+	}
+	return { addresses };
+}
+
+/**
  * Checks the host of `url` against the address rule, after DNS resolution: every address the
  * name resolves to must be public, and the request then goes to one of them (see FileTarget).
  * A name that does not resolve is refused. Returns the refusal or the target.
@@ -252,29 +292,17 @@ export async function checkFileHost(
 ): Promise<{ refused: Fault } | { target: FileTarget }> {
 	if (allowPrivate) return { target: asIs(url) };
 	const host = url.hostname.replace(/^\[|\]$/g, '');
-	if (isIpAddress(host)) {
-		const kind = privateAddressKind(host);
-		return kind ? { refused: refusal(host, host, kind, false) } : { target: asIs(url) };
+	const rule = await hostRule(ctx, host);
+	if ('refused' in rule) {
+		const { address, kind, resolved } = rule.refused;
+		return { refused: refusal(host, address, kind, resolved) };
 	}
-	// RFC 6761: every *.localhost name is the loopback, whatever a resolver answers.
-	if (/(^|\.)localhost\.?$/i.test(host)) {
-		return { refused: refusal(host, host, 'a loopback name (*.localhost, RFC 6761)', false) };
-	}
-	const lookup = lookupOf(ctx);
-	if (!lookup) return { target: { ...asIs(url), verifyConnection: true } };
-	let addresses: string[];
-	try {
-		addresses = await resolveAll(lookup, host);
-	} catch (error) {
-		return { refused: unresolved(host, error) };
-	}
-	if (addresses.length === 0) return { refused: unresolved(host, undefined) };
-	for (const address of addresses) {
-		const kind = privateAddressKind(address);
-		if (kind) return { refused: refusal(host, address, kind, true) };
-	}
+	if ('unresolved' in rule) return { refused: unresolved(host, rule.unresolved) };
+	if ('unchecked' in rule) return { target: { ...asIs(url), verifyConnection: true } };
+	if (rule.addresses.length === 0) return { target: asIs(url) };
 	const pinned = new URL(url.href);
-	pinned.hostname = addresses[0].includes(':') ? `[${addresses[0]}]` : addresses[0];
+	const first = rule.addresses[0];
+	pinned.hostname = first.includes(':') ? `[${first}]` : first;
 	return {
 		target: {
 			url: pinned.href,

@@ -17,7 +17,8 @@ export interface ImageLimits {
 type Limits = ImageLimits;
 
 const GENERIC_TYPES = ['', 'application/octet-stream', 'binary/octet-stream'];
-const SNIFF_BYTES = 12;
+/** How many first bytes sniffImageType needs. */
+export const SNIFF_BYTES = 12;
 
 type Headers = Record<string, string | string[] | undefined>;
 interface Response {
@@ -31,7 +32,8 @@ function header(headers: Headers, name: string): string {
 	return (Array.isArray(value) ? value[0] : (value ?? '')).toString();
 }
 
-function sniff(bytes: Uint8Array): string | undefined {
+/** The image type the first bytes show (JPEG, PNG or WebP), or undefined. */
+export function sniffImageType(bytes: Uint8Array): string | undefined {
 	const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
 	if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
 	if (bytes[0] === 0x89 && ascii(1, 4) === 'PNG') return 'image/png';
@@ -54,7 +56,8 @@ async function firstBytes(body: unknown): Promise<Uint8Array> {
 	return Uint8Array.from(chunks);
 }
 
-function megabytes(bytes: number): string {
+/** A size as the pre-check words it: MB of 1,048,576 bytes, one decimal. */
+export function megabytes(bytes: number): string {
 	return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
@@ -108,7 +111,7 @@ async function checkOne(
 				size = Number(header(get.headers, 'content-length'));
 			}
 			const bytes = await firstBytes(get.body);
-			if (GENERIC_TYPES.includes(type)) type = sniff(bytes) ?? type;
+			if (GENERIC_TYPES.includes(type)) type = sniffImageType(bytes) ?? type;
 		}
 	} catch (error) {
 		if (error instanceof TransportError && error.fault.kind === 'config') {

@@ -16,33 +16,54 @@ const description = new MediaGeneration().description as INodeTypeDescription;
 const properties = description.properties;
 const doc = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'models.md'), 'utf8');
 
-/** The panel's field names for a fresh node of `resource` → Generate with `model`, in order. */
-function panelFields(resource: string, model: string): string[] {
+/** Which properties n8n's own displayParameter shows for these parameter values. */
+function shownFor(parameters: Record<string, unknown>): Set<INodeProperties> {
 	const values = NodeHelpers.getNodeParameters(
 		properties,
-		{ resource, operation: 'generate', model },
+		parameters as never,
 		true,
 		false,
 		{ typeVersion: 1 },
 		description,
 	)!;
-	const visible = properties.filter(
-		(p) =>
-			p.type !== 'notice' &&
-			NodeHelpers.displayParameter(values, p, { typeVersion: 1 }, description),
+	return new Set(
+		properties.filter(
+			(p) =>
+				p.type !== 'notice' &&
+				NodeHelpers.displayParameter(values, p, { typeVersion: 1 }, description),
+		),
 	);
-	// The fields after the model choice; a resource with a single model shows no Model
-	// dropdown, and its fields then start after Operation.
-	const modelAt = visible.findIndex((p) => p.name === 'model');
-	const from = modelAt >= 0 ? modelAt : visible.findIndex((p) => p.name === 'operation');
-	const to = visible.findIndex((p) => p.name === 'waitForCompletion');
-	return visible
-		.slice(from + 1, to)
-		.flatMap((p: INodeProperties) =>
-			p.type === 'collection'
-				? ((p.options ?? []) as INodeProperties[]).map((o) => `${p.displayName} → ${o.displayName}`)
-				: [p.displayName],
-		);
+}
+
+/**
+ * The panel's field names for a fresh node of `resource` → Generate with `model`, in order,
+ * plus the fields a choice of this panel shows (each value of a dropdown other fields depend
+ * on, such as Frames From → Binary Files).
+ */
+function panelFields(resource: string, model: string): string[] {
+	const base = { resource, operation: 'generate', model };
+	const modelPanel = (shown: Set<INodeProperties>) => {
+		const visible = properties.filter((p) => shown.has(p));
+		// The fields after the model choice; a resource with a single model shows no Model
+		// dropdown, and its fields then start after Operation.
+		const modelAt = visible.findIndex((p) => p.name === 'model');
+		const from = modelAt >= 0 ? modelAt : visible.findIndex((p) => p.name === 'operation');
+		const to = visible.findIndex((p) => p.name === 'waitForCompletion');
+		return visible.slice(from + 1, to);
+	};
+	const shown = shownFor(base);
+	const dependedOn = new Set(properties.flatMap((p) => Object.keys(p.displayOptions?.show ?? {})));
+	const choices = modelPanel(shown).filter((p) => p.type === 'options' && dependedOn.has(p.name));
+	for (const choice of choices) {
+		for (const option of (choice.options ?? []) as Array<{ value: unknown }>) {
+			for (const p of shownFor({ ...base, [choice.name]: option.value })) shown.add(p);
+		}
+	}
+	return modelPanel(shown).flatMap((p: INodeProperties) =>
+		p.type === 'collection'
+			? ((p.options ?? []) as INodeProperties[]).map((o) => `${p.displayName} → ${o.displayName}`)
+			: [p.displayName],
+	);
 }
 
 /** First column of the table under the heading `### <Kind>: <display name>`. */

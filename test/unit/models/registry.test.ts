@@ -14,7 +14,8 @@ import { frame } from './node-frame';
 const KINDS: MediaKind[] = ['image', 'video', 'music'];
 
 const allProperties = [...frame, ...KINDS.flatMap((k) => generateProperties(k))];
-const description = { properties: allProperties } as INodeTypeDescription;
+// Named as the node is: n8n reads the name for '@tool' conditions (the AI Agent tool's panel).
+const description = { name: 'mediaGeneration', properties: allProperties } as INodeTypeDescription;
 
 /** A model's dropdowns (`options` fields), top-level and inside its optional-fields collection. */
 function dropdownsOf(model: (typeof MODELS)[number]) {
@@ -71,6 +72,10 @@ const FIXTURES: Record<
 		freshErrors: ['modelId', 'prompt'],
 	},
 	'generate-music': { required: { prompt: 'p' }, sends: { prompt: 'p' }, freshErrors: ['prompt'] },
+};
+/** Fields a fresh node does not show: they appear once another image source is chosen. */
+const SHOWN_ON_CHOICE: Record<string, string[]> = {
+	'vidmodel-2.0-fast/image-to-video': ['startFrameBinaryField'],
 };
 const REQUIRED = Object.fromEntries(Object.entries(FIXTURES).map(([k, f]) => [k, f.required]));
 
@@ -147,13 +152,14 @@ describe('model registry', () => {
 		const fresh = freshNode(model.kind, key);
 
 		it('shows exactly this model’s fields', () => {
+			const shownOnChoice = SHOWN_ON_CHOICE[key] ?? [];
 			expect(Object.keys(fresh).sort()).toEqual(
 				[
 					'resource',
 					'operation',
 					...(modelsOf(model.kind).length > 1 ? ['model'] : []),
 					...(model.modelId === undefined ? ['modelId'] : []),
-					...model.properties.map((p) => p.name),
+					...model.properties.map((p) => p.name).filter((n) => !shownOnChoice.includes(n)),
 					'additionalInputFields',
 				].sort(),
 			);
