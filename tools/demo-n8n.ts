@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-// The half of `npm run demo` that needs n8n's own nodes (spreadsheet files, Merge, the AI Agent):
-// the spreadsheet job and the AI Agent job run in a real n8n (the version the test layers use,
+// The half of `npm run demo` that needs n8n's own nodes (spreadsheet files, Merge, the AI Agent,
+// the Form Trigger): the three jobs of the README's guides run in a real n8n (the version the test layers use,
 // installed once into the cache), with this package installed as a community package, against
 // the demo's simulator. The agent's chat model is the agent layer's scripted OpenAI-compatible
 // stand-in (test/agent/fake-openai.ts): no OpenAI account and no network are used.
@@ -20,18 +20,22 @@ import { startFakeOpenAi, textOf, toolResults, type ChatRequest } from '../test/
 import { N8nInstance } from '../test/e2e/n8n';
 import { rest, setupOwner, type RestSession } from '../test/e2e/rest';
 import { SHEET_FILE, SHIPPED_SHEET, readSheet, sheetWorkflow, type Row } from '../test/e2e/sheet';
-import { credentialImport } from '../test/e2e/workflows';
-import type { Simulator } from '../test/simulator';
+import { credentialImport, exampleWorkflow } from '../test/e2e/workflows';
+import { referenceChunks, type Simulator } from '../test/simulator';
 
 const SHEET = 'mgenDemoSheet01';
 const AGENT = 'mgenDemoAgent01';
 const SAVE = 'mgenDemoSave001';
+const FORM = 'mgenDemoForm001';
+/** The form's address in examples/form-photo-to-video.json (Photo Form → Options → Form Path). */
+const FORM_PATH = 'animate-my-photo';
 
 export interface JobsReport {
 	ok: boolean;
 	n8nVersion: string;
 	sheet: { rows: Row[]; finished: number; files: string[]; seconds: number; error?: string };
 	agent: { conversation: Array<{ from: 'user' | 'agent'; text: string }>; savedFile?: string; error?: string };
+	form: { photo?: string; video?: string; error?: string };
 	/** The OpenAI model the example names, answered by the scripted stand-in. */
 	chatModel: string;
 }
@@ -63,10 +67,53 @@ async function runInEditor(n8n: N8nInstance, session: RestSession, id: string, t
 	});
 }
 
+/**
+ * What a customer's browser does with the form: posts the photo and the wish, follows the
+ * waiting page until the workflow reaches its Form Ending, and saves the file that page offers.
+ */
+async function submitPhoto(
+	n8n: N8nInstance,
+	photoFile: string | undefined,
+	outDir: string,
+	log: (line: string) => void,
+): Promise<JobsReport['form']> {
+	const photo = photoFile ? fs.readFileSync(photoFile) : Buffer.concat([...referenceChunks('png', 40_000)]);
+	const name = photoFile ? path.basename(photoFile) : 'photo.png';
+	const wish = 'The paper boat drifts slowly away, rain falling';
+	log(`  photo ${photoFile ? path.relative(process.cwd(), photoFile) : name} (${photo.length} bytes), "${wish}"`);
+	const body = new FormData();
+	body.append('field-0', new Blob([photo], { type: 'image/png' }), name);
+	body.append('field-1', wish);
+	const started = Date.now();
+	const res = await until('the published form', 30_000, async () => {
+		const r = await fetch(`${n8n.baseUrl}/form/${FORM_PATH}`, { method: 'POST', body });
+		return r.status === 404 ? undefined : r;
+	});
+	if (!res.ok) return { error: `the form answered HTTP ${res.status}` };
+	const { formWaitingUrl } = (await res.json()) as { formWaitingUrl: string };
+	const waiting = new URL(formWaitingUrl);
+	const status = `${n8n.baseUrl}${waiting.pathname}/n8n-execution-status${waiting.search}`;
+	await until('the video on the form page', 120_000, async () =>
+		(await (await fetch(status)).text()) === 'form-waiting' ? true : undefined,
+	);
+	const page = await (await fetch(formWaitingUrl)).text();
+	// n8n's completion page carries the file for the browser to download.
+	const embedded = /const binaries = "([^"]+)"/.exec(page)?.[1];
+	if (!embedded) return { error: 'the form page offered no file' };
+	const [file] = JSON.parse(decodeURIComponent(embedded)) as Array<{ data: { data: number[] }; fileName: string; type: string }>;
+	fs.mkdirSync(outDir, { recursive: true });
+	const video = path.join(outDir, file.fileName);
+	fs.writeFileSync(video, Buffer.from(file.data.data));
+	log(`  after ${((Date.now() - started) / 1000).toFixed(1)} s the form page offers ${file.fileName} (${file.type}) → ${path.relative(process.cwd(), video)}`);
+	return { photo: photoFile, video };
+}
+
 export async function runJobsInN8n(options: {
 	sim: Simulator;
 	outDir: string;
 	log: (line: string) => void;
+	/** A picture to upload through the form (the one the in-process part generated), else a test image. */
+	photo?: string;
 }): Promise<JobsReport> {
 	const { sim, outDir, log } = options;
 	const fake = await startFakeOpenAi();
@@ -81,6 +128,7 @@ export async function runJobsInN8n(options: {
 		n8nVersion: n8n.install.version,
 		sheet: { rows: [], finished: 0, files: [], seconds: 0 },
 		agent: { conversation: [] },
+		form: {},
 		chatModel: fake.models[0],
 	};
 	try {
@@ -96,10 +144,10 @@ export async function runJobsInN8n(options: {
 			exampleAgentWorkflow('agent-media-generation.json', AGENT),
 			`${n8n.baseUrl}/${save.productionPath}`,
 		);
-		await n8n.importWorkflows([sheetWorkflow(SHEET, folder), agent, save.workflow]);
+		await n8n.importWorkflows([sheetWorkflow(SHEET, folder), agent, save.workflow, exampleWorkflow('form-photo-to-video.json', FORM)]);
 		await n8n.start();
 		const session = await setupOwner(n8n);
-		for (const id of [AGENT, SAVE]) {
+		for (const id of [AGENT, SAVE, FORM]) {
 			const { data } = await rest<{ versionId: string }>(n8n, `/workflows/${id}`, { session });
 			await rest(n8n, `/workflows/${id}/activate`, { method: 'POST', session, body: { versionId: data.versionId } });
 		}
@@ -187,9 +235,15 @@ export async function runJobsInN8n(options: {
 		]);
 		await say('Is it ready?');
 		if (fake.problems.length) report.agent.error = fake.problems.join('; ');
+
+		// Job 2: a photo sent through the form, animated, given back on the form's page.
+		log('');
+		log('▶ examples/form-photo-to-video.json: a customer uploads a photo in the form');
+		report.form = await submitPhoto(n8n, options.photo, path.join(outDir, 'form'), log);
+		if (report.form.error) log(`  failed: ${report.form.error}`);
 		const last = report.agent.conversation[report.agent.conversation.length - 1]?.text ?? '';
 		if (!last.includes(taskId) || !last.includes('finished')) report.agent.error ??= `unexpected answer: ${last}`;
-		report.ok = !report.sheet.error && !report.agent.error;
+		report.ok = !report.sheet.error && !report.agent.error && !report.form.error;
 		return report;
 	} catch (error) {
 		report.agent.error ??= error instanceof Error ? error.message : String(error);

@@ -295,8 +295,10 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 		}
 		if (options.withN8n) {
 			log('');
-			log(`In a real n8n: the spreadsheet job and the AI Agent job (n8n's own file, Merge and AI nodes)`);
-			jobs = await runJobsInN8n({ sim, outDir, log });
+			log(`In a real n8n: the three jobs of the guides (n8n's own file, Merge, Form and AI nodes)`);
+			// The picture made above goes through the form, as a customer's photo would.
+			const photo = runs.flatMap((r) => r.tasks.flatMap((t) => t.files)).find((f) => f.mimeType === 'image/png')?.path;
+			jobs = await runJobsInN8n({ sim, outDir, log, photo });
 		}
 	} finally {
 		await n8n.close();
@@ -323,12 +325,16 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 	log(`  ${rel(outDir)}/: the picture, video and melody of the one-item examples (open them in any viewer or player)`);
 	if (jobs) {
 		log(`  ${rel(path.join(outDir, 'spreadsheet'))}/: products.csv with each row's status, video_file and task_id, and each row's video`);
+		log(`  ${rel(path.join(outDir, 'form'))}/: the video the form page gave back for the uploaded photo`);
 		log(`  ${rel(path.join(outDir, 'agent'))}/: the video the callback workflow saved while the agent chatted`);
 	} else {
-		log('  (the spreadsheet and AI Agent jobs were skipped: run without --no-n8n to see them)');
+		log('  (the spreadsheet, form and AI Agent jobs were skipped: run without --no-n8n to see them)');
 	}
-	log('  examples/: the workflows to import into your n8n; the guides: docs/spreadsheet-to-videos.md, docs/agent-videos.md');
-	const what = `${runs.length} one-item example(s)${jobs ? ', the spreadsheet job and the AI Agent job' : ''}`;
+	log(
+		'  examples/: the workflows to import into your n8n; the guides: docs/spreadsheet-to-videos.md, ' +
+			'docs/form-photos-to-videos.md, docs/agent-videos.md',
+	);
+	const what = `${runs.length} in-process example(s)${jobs ? ', the spreadsheet, form and AI Agent jobs' : ''}`;
 	log(ok ? `Demo passed: ${what}, files in ${rel(outDir)}` : 'Demo FAILED');
 	return { ok, outDir, runs, keyLeaksToFileHost, fileRequests: fileRequests.length, ...(jobs ? { jobs } : {}) };
 }

@@ -187,6 +187,8 @@ export const NOT_RUN_HERE: Record<string, string> = {
 	'example-big-video-by-url.json': 'HTTP Request to a storage service outside this machine',
 	'example-spreadsheet-rows-to-videos.json':
 		'reads and writes files in a folder of the machine; test/e2e/polling.test.ts runs the example itself',
+	'example-form-photo-to-video.json':
+		'a form a person fills in; test/e2e/callback.test.ts submits the example\'s form itself',
 	'example-save-finished-videos.json':
 		'writes files in a folder of the machine; the agent layer runs the example itself, called back by the AI Agent example',
 };
