@@ -11,8 +11,17 @@
 //
 // Per round: the answers (200, 202, 503, other, none within 10 s), answer times, and, once the
 // runs have settled (a 202 'confirming' starts its run up to 60 s later), the runs started per
-// task (none twice) and the tasks without a run. Figures only: nothing here passes or fails.
+// task (none twice) and the tasks without a run; n8n's process tree's memory (the server and
+// its task runner) per callback in progress, beside the floor a user would compare with: the
+// same callbacks sent to n8n's own Webhook node (answering at once) followed by an HTTP Request
+// node reading the task's status. Figures only: nothing here passes or fails.
 // Loopback only: n8n, the simulator and the sender run on 127.0.0.1.
+//
+// `--flood` (issue 35): instead of the rounds, 500 forged callbacks at 50 a second to one
+// genuine callback URL (one whose callback was delivered: the attacker has seen it), beside 20
+// genuine callbacks sent among them; `--flood-unsigned`: the same with Accept Unsigned Callbacks
+// on and every forged callback unsigned. Reports the runs per genuine task, the forged runs, the
+// status reads for forged ids and the peak of n8n's process tree; results in n8n-flood.json.
 /* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply; the CPU burners are child processes of this script */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -20,7 +29,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { startSimulator } from '../test/simulator';
+import { startSimulator, type Simulator } from '../test/simulator';
 import { createApiKey, executionsOf, newOwner } from '../test/e2e/executions-api';
 import { N8nInstance, removeEmptyRunFolder } from '../test/e2e/n8n';
 import {
@@ -79,11 +88,112 @@ interface Round {
 	 */
 	n8nRssMb: { before?: number; peak: number };
 	/**
+	 * n8n's process tree (the server and its task runner): before the burst, at its peak, and the
+	 * difference per callback of the burst (all in progress at once).
+	 */
+	n8nTreeMb: { before?: number; peak: number; perCallback?: number };
+	/**
+	 * The floor: the same callbacks sent at once to n8n's own Webhook node (answering at once),
+	 * each run reading the task's status with an HTTP Request node, under the same burners.
+	 */
+	floor?: FloorRound;
+	/**
 	 * CPU time the n8n server used from the burst to the end of the round (its task runner is a
 	 * process of its own, not counted): what the callbacks cost n8n, whatever else loads the
 	 * machine.
 	 */
 	n8nCpuMs?: number;
+}
+
+interface FloorRound {
+	answers: Record<string, number>;
+	runs: number;
+	treeMb: { before?: number; peak: number; perCallback?: number };
+}
+
+const perCallback = (before: number | undefined, peak: number, callbacks: number) =>
+	before === undefined ? undefined : round((peak - before) / callbacks, 1);
+
+const FLOOR_WF = 'burstFloor00001';
+
+/** n8n's own Webhook node (answers at once) → HTTP Request reading the task's status. */
+function floorWorkflow(path: string, baseUrl: string, apiKey: string) {
+	return workflow(
+		FLOOR_WF,
+		[
+			webhookNode(path, 'onReceived'),
+			{
+				id: 'n-status',
+				name: 'Get Status',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [200, 0],
+				parameters: {
+					url: `=${baseUrl}/api/generate/status/{{ $json.body.data.task_id }}`,
+					sendHeaders: true,
+					headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${apiKey}` }] },
+					options: {},
+				},
+			},
+		],
+		{ Webhook: { main: [[{ node: 'Get Status', type: 'main', index: 0 }]] } },
+	);
+}
+
+/** Sends the round's callbacks to the floor workflow at once and waits for its runs to end. */
+async function floorRound(
+	n8n: N8nInstance,
+	apiKey: string,
+	url: string,
+	bodies: unknown[],
+	burners: number,
+): Promise<FloorRound> {
+	const before = new Set((await executionsOf(n8n, apiKey, FLOOR_WF, false)).map((e) => e.id));
+	const tree = treeSampler(n8n.serverPid);
+	const burning = startBurners(burners, BURN_MS);
+	const answers: Record<string, number> = {};
+	let runs = 0;
+	try {
+		await new Promise((resolve) => setTimeout(resolve, burners > 0 ? 5_000 : 0));
+		const statuses = await Promise.all(
+			bodies.map(async (body) =>
+				fetch(url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify(body),
+					signal: AbortSignal.timeout(10_000),
+				}).then(
+					async (res) => (await res.text(), res.status),
+					() => 0,
+				),
+			),
+		);
+		stopBurners(burning);
+		for (const st of statuses) {
+			const key = st === 0 ? 'no answer within 10 s' : String(st);
+			answers[key] = (answers[key] ?? 0) + 1;
+		}
+		const deadline = Date.now() + SETTLE_MS;
+		while (Date.now() < deadline) {
+			const listed = await executionsOf(n8n, apiKey, FLOOR_WF, false).catch(() => undefined);
+			const fresh = (listed ?? []).filter((e) => !before.has(e.id));
+			runs = fresh.length - unsettled(fresh);
+			if (listed && runs >= (answers['200'] ?? 0) && unsettled(fresh) === 0) break;
+			await new Promise((resolve) => setTimeout(resolve, 1_000));
+		}
+	} finally {
+		stopBurners(burning);
+	}
+	const peak = tree.stop();
+	return {
+		answers,
+		runs,
+		treeMb: {
+			before: tree.before,
+			peak,
+			perCallback: perCallback(tree.before, peak, bodies.length),
+		},
+	};
 }
 
 const pingFailures = (n8n: N8nInstance) =>
@@ -130,6 +240,78 @@ function rssMb(pid: number | undefined): number | undefined {
 	}
 }
 
+/** The resident memory of a process and all its descendants (n8n's task runner), in MB (Linux). */
+function treeRssMb(root: number | undefined): number | undefined {
+	if (root === undefined) return undefined;
+	const children = new Map<number, number[]>();
+	for (const name of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(name)) continue;
+		try {
+			const ppid = Number(
+				fs.readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ')[1],
+			);
+			children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+		} catch {
+			// Ended meanwhile.
+		}
+	}
+	let total = 0;
+	const stack = [root];
+	while (stack.length > 0) {
+		const pid = stack.pop() as number;
+		total += rssMb(pid) ?? 0;
+		stack.push(...(children.get(pid) ?? []));
+	}
+	return total;
+}
+
+/** The processes of the tree, with their command and resident memory (MB). */
+function treeMembers(
+	root: number | undefined,
+): Array<{ pid: number; command: string; mb: number }> {
+	if (root === undefined) return [];
+	const out: Array<{ pid: number; command: string; mb: number }> = [];
+	const stack = [root];
+	const all = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+	while (stack.length > 0) {
+		const pid = stack.pop() as number;
+		let command = '';
+		try {
+			command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, 3).join(' ');
+		} catch {
+			continue;
+		}
+		out.push({ pid, command: command.slice(-80), mb: rssMb(pid) ?? 0 });
+		for (const name of all) {
+			try {
+				const ppid = Number(
+					fs.readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ')[1],
+				);
+				if (ppid === pid) stack.push(Number(name));
+			} catch {
+				// Ended meanwhile.
+			}
+		}
+	}
+	return out;
+}
+
+/** Samples the tree's memory every 250 ms; `stop()` gives the peak. */
+function treeSampler(pid: number | undefined) {
+	const before = treeRssMb(pid);
+	let peak = before ?? 0;
+	const timer = setInterval(() => {
+		peak = Math.max(peak, treeRssMb(pid) ?? 0);
+	}, 250);
+	return {
+		before,
+		stop: () => {
+			clearInterval(timer);
+			return Math.max(peak, treeRssMb(pid) ?? 0);
+		},
+	};
+}
+
 /** CPU time the process has used so far (user + system, all threads), in ms (Linux). */
 function cpuMs(pid: number | undefined): number | undefined {
 	if (pid === undefined) return undefined;
@@ -172,11 +354,229 @@ function percentile(sorted: number[], p: number): number {
 	return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 }
 
+/**
+ * Tasks submitted through the Media Generation node (the submit workflow), finished at the
+ * service when this returns; their own callbacks are held back by the caller's fault rule.
+ */
+async function submitThroughNode(
+	n8n: N8nInstance,
+	sim: Simulator,
+	submitPath: string,
+	rows: Array<{ ref: string; prompt: string }>,
+): Promise<string[]> {
+	// n8n may answer before it registered the published workflows' webhooks: a 404 is asked
+	// again for a minute (nothing was submitted).
+	let submitted: Response;
+	for (let tries = 0; ; tries++) {
+		submitted = await fetch(`${n8n.baseUrl}/webhook/${submitPath}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ rows }),
+		});
+		if (submitted.status !== 404 || tries >= 30) break;
+		await new Promise((resolve) => setTimeout(resolve, 2_000));
+	}
+	const items = (await submitted.json()) as Array<{ task_id?: string }>;
+	if (!submitted.ok || !Array.isArray(items) || items.length !== rows.length)
+		throw new Error(`submitting ${rows.length} tasks: HTTP ${submitted.status}`);
+	const ids = items.map((i) => String(i.task_id));
+	// Finished at the service before the callbacks are sent.
+	while (!ids.every((id) => sim.task(id)?.endedAt !== undefined))
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	return ids;
+}
+
+/**
+ * The flood's pattern (FLOOD.forged bodies at FLOOD.perSecond, the genuine bodies among them)
+ * sent to the floor workflow: what n8n's own Webhook node does with the same traffic, every call
+ * starting a run that reads a status.
+ */
+async function floodFloor(n8n: N8nInstance, apiKey: string, url: string, genuine: unknown[]) {
+	const before = new Set((await executionsOf(n8n, apiKey, FLOOR_WF, false)).map((e) => e.id));
+	const tree = treeSampler(n8n.serverPid);
+	const sent: Array<Promise<number>> = [];
+	const post = (body: unknown) =>
+		sent.push(
+			fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+				signal: AbortSignal.timeout(10_000),
+			}).then(
+				async (res) => (await res.text(), res.status),
+				() => 0,
+			),
+		);
+	const every = Math.floor(FLOOD.forged / FLOOD.genuine);
+	const started = Date.now();
+	let next = 0;
+	for (let i = 0; i < FLOOD.forged; i++) {
+		const id = `task_${randomUUID().replace(/-/g, '')}`;
+		post({ code: 200, data: { task_id: id, status: 'finished' } });
+		if (i % every === Math.floor(every / 2) && next < genuine.length) post(genuine[next++]);
+		const due = started + ((i + 1) * 1000) / FLOOD.perSecond;
+		await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+	}
+	const answers: Record<string, number> = {};
+	for (const st of await Promise.all(sent)) {
+		const key = st === 0 ? 'no answer within 10 s' : String(st);
+		answers[key] = (answers[key] ?? 0) + 1;
+	}
+	let runs = 0;
+	const deadline = Date.now() + SETTLE_MS;
+	while (Date.now() < deadline) {
+		const listed = await executionsOf(n8n, apiKey, FLOOR_WF, false).catch(() => undefined);
+		const fresh = (listed ?? []).filter((e) => !before.has(e.id));
+		runs = fresh.length - unsettled(fresh);
+		if (listed && runs >= (answers['200'] ?? 0) && unsettled(fresh) === 0) break;
+		await new Promise((resolve) => setTimeout(resolve, 2_000));
+	}
+	return { answers, runs, treeMb: { before: tree.before, peak: tree.stop() } };
+}
+
+/** Forged callbacks of the flood, genuine ones among them. */
+const FLOOD = { forged: 500, perSecond: 50, genuine: 20 };
+
+interface FloodResult {
+	unsigned: boolean;
+	forged: number;
+	genuine: number;
+	seconds: number;
+	answers: { forged: Record<string, number>; genuine: Record<string, number> };
+	runsPerGenuineTask: Record<string, number>;
+	forgedRuns: number;
+	statusReads: { forged: number; genuine: number };
+	treeMb: { before?: number; peak: number };
+	/** The n8n server process alone (the tree less its task runner). */
+	serverMb: { before?: number; peak: number };
+	/** The tree's processes when n8n had started, before any task was submitted. */
+	idleTree: Array<{
+		pid: number;
+		command: string;
+		mb: number;
+	}> /** The genuine callbacks' bodies (sent again to the floor). */;
+	genuineBodies: unknown[];
+}
+
+/**
+ * The flood of issue 35: the attacker has seen one delivered callback URL (the first genuine
+ * task's) and sends FLOOD.forged callbacks with task ids of its making, FLOOD.perSecond a
+ * second, to it (or, `unsigned`, to the trigger's bare URL with Accept Unsigned on); the other
+ * genuine callbacks come among them, one every FLOOD.forged / FLOOD.genuine forged ones.
+ */
+async function runFlood(
+	n8n: N8nInstance,
+	sim: Simulator,
+	apiKey: string,
+	submitPath: string,
+	triggerUrl: string,
+	unsigned: boolean,
+): Promise<FloodResult> {
+	const idleTree = treeMembers(n8n.serverPid);
+	const rows = Array.from({ length: FLOOD.genuine }, (_, i) => ({
+		ref: `flood-${i}`,
+		prompt: `flood ${i} [sim:duration=0]`,
+	}));
+	const ids = await submitThroughNode(n8n, sim, submitPath, rows);
+	const genuine = new Set(ids);
+	const before = new Set((await executionsOf(n8n, apiKey, TRIGGER_WF, false)).map((e) => e.id));
+	const readsFrom = sim.requests.length;
+	const tree = treeSampler(n8n.serverPid);
+	const serverBefore = rssMb(n8n.serverPid);
+	let serverPeak = serverBefore ?? 0;
+	const serverSampler = setInterval(() => {
+		serverPeak = Math.max(serverPeak, rssMb(n8n.serverPid) ?? 0);
+	}, 250);
+	const answers: Array<Promise<{ genuine: boolean; status: number }>> = [];
+	const send = (taskId: string, options?: { url: string; body: unknown }) =>
+		answers.push(
+			sim
+				.sendCallback(taskId, options)
+				.then((e) => ({ genuine: genuine.has(taskId), status: e.status })),
+		);
+	// The first genuine callback, delivered: its URL is the one the attacker has seen.
+	send(ids[0]);
+	await answers[0];
+	const target = unsigned ? triggerUrl : sim.task(ids[0])!.callbackUrl!;
+	const every = Math.floor(FLOOD.forged / FLOOD.genuine);
+	const started = Date.now();
+	let next = 1;
+	for (let i = 0; i < FLOOD.forged; i++) {
+		const id = `task_${randomUUID().replace(/-/g, '')}`;
+		send(id, { url: target, body: { code: 200, data: { task_id: id, status: 'finished' } } });
+		if (i % every === Math.floor(every / 2) && next < ids.length) send(ids[next++]);
+		const due = started + ((i + 1) * 1000) / FLOOD.perSecond;
+		await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+	}
+	const settled = await Promise.all(answers);
+	const seconds = round((Date.now() - started) / 1000, 1);
+	const tally = (which: boolean) => {
+		const out: Record<string, number> = {};
+		for (const a of settled.filter((x) => x.genuine === which)) {
+			const key = a.status === 0 ? 'no answer within 10 s' : String(a.status);
+			out[key] = (out[key] ?? 0) + 1;
+		}
+		return out;
+	};
+	// Runs: until every genuine task has one and nothing is running, or SETTLE_MS.
+	const runsOf = new Map<string, number>();
+	const deadline = Date.now() + SETTLE_MS;
+	for (;;) {
+		const listed = await executionsOf(n8n, apiKey, TRIGGER_WF).catch(() => undefined);
+		if (listed) {
+			const fresh = listed.filter((e) => !before.has(e.id));
+			runsOf.clear();
+			for (const e of fresh) {
+				const item = e.data?.resultData.runData[TRIGGER_NODE]?.[0]?.data?.main[0]?.[0];
+				const id = String(item?.json.task_id);
+				runsOf.set(id, (runsOf.get(id) ?? 0) + 1);
+			}
+			if (ids.every((id) => runsOf.has(id)) && unsettled(fresh) === 0) break;
+		}
+		if (Date.now() > deadline) break;
+		await new Promise((resolve) => setTimeout(resolve, 2_000));
+	}
+	const peak = tree.stop();
+	clearInterval(serverSampler);
+	const perTask: Record<string, number> = {};
+	for (const id of ids) {
+		const n = String(runsOf.get(id) ?? 0);
+		perTask[n] = (perTask[n] ?? 0) + 1;
+	}
+	const reads = sim.requests.slice(readsFrom).filter((r) => r.endpoint === 'status');
+	return {
+		unsigned,
+		forged: FLOOD.forged,
+		genuine: ids.length,
+		seconds,
+		answers: { forged: tally(false), genuine: tally(true) },
+		runsPerGenuineTask: perTask,
+		forgedRuns: [...runsOf.entries()]
+			.filter(([id]) => !genuine.has(id))
+			.reduce((n, [, runs]) => n + runs, 0),
+		statusReads: {
+			forged: reads.filter((r) => r.taskId !== undefined && !genuine.has(r.taskId)).length,
+			genuine: reads.filter((r) => r.taskId !== undefined && genuine.has(r.taskId)).length,
+		},
+		treeMb: { before: tree.before, peak },
+		serverMb: { before: serverBefore, peak: serverPeak },
+		idleTree,
+		genuineBodies: ids.slice(1).map((id) => ({ code: 200, data: sim.view(id) })),
+	};
+}
+
 export async function main(argv: string[]) {
 	const rounds = parseRounds(argv);
 	// --no-verify: the trigger takes the body's status (no status read before the answer), to
 	// tell the status read's share of the answer time from n8n's.
 	const verify = !argv.includes('--no-verify');
+	// --flood / --flood-unsigned: the flood of issue 35 instead of the rounds (see the top).
+	// --floor-only: the rounds' callbacks go to the floor workflow only (n8n's Webhook node +
+	// HTTP Request), in an n8n that received nothing else.
+	const floorOnly = argv.includes('--floor-only');
+	const floors: Array<FloorRound & { burners: number; callbacks: number }> = [];
+	const floodUnsigned = argv.includes('--flood-unsigned');
+	const flood = floodUnsigned || argv.includes('--flood');
 	// --service-first: this process (the simulator and the sender) at a higher CPU priority than
 	// n8n and the burners (needs root), as a service on another machine would be.
 	const serviceFirst = argv.includes('--service-first');
@@ -189,7 +589,15 @@ export async function main(argv: string[]) {
 	const out =
 		outArg >= 0 && argv[outArg + 1]
 			? path.resolve(argv[outArg + 1])
-			: path.join(__dirname, 'results', verify ? 'n8n-burst.json' : 'n8n-burst-no-verify.json');
+			: path.join(
+					__dirname,
+					'results',
+					flood
+						? `n8n-flood${floodUnsigned ? '-unsigned' : ''}.json`
+						: verify
+							? 'n8n-burst.json'
+							: 'n8n-burst-no-verify.json',
+				);
 	say(
 		`# bench:n8n --burst ${new Date().toISOString()}, ${os.cpus().length} cores, load ${load()}${verify ? '' : ', Verify off'}${serviceFirst ? ', simulator and sender at priority -10' : ''}, trigger version ${triggerVersion}`,
 	);
@@ -213,6 +621,7 @@ export async function main(argv: string[]) {
 	if (n8nEnv.length > 0) say(`n8n settings: ${n8nEnv.join(' ')}`);
 	const webhookId = randomUUID();
 	const submitPath = `bench-burst-submit-${process.pid}`;
+	const floorPath = `bench-burst-floor-${process.pid}`;
 	const results: Record<string, unknown> = {
 		date: new Date().toISOString(),
 		cores: os.cpus().length,
@@ -225,9 +634,15 @@ export async function main(argv: string[]) {
 			triggerWorkflow(
 				TRIGGER_WF,
 				webhookId,
-				{ event: 'any', verify, download: true },
+				{
+					event: 'any',
+					verify,
+					download: true,
+					...(floodUnsigned ? { options: { acceptUnsigned: true } } : {}),
+				},
 				triggerVersion,
 			),
+			floorWorkflow(floorPath, sim.baseUrl, sim.apiKey),
 			workflow(
 				SUBMIT_WF,
 				[
@@ -256,6 +671,7 @@ export async function main(argv: string[]) {
 		]);
 		await n8n.cli(['publish:workflow', `--id=${TRIGGER_WF}`], { label: 'publish-trigger' });
 		await n8n.cli(['publish:workflow', `--id=${SUBMIT_WF}`], { label: 'publish-submitter' });
+		await n8n.cli(['publish:workflow', `--id=${FLOOR_WF}`], { label: 'publish-floor' });
 		for (const setting of n8nEnv) {
 			const [key, ...rest] = setting.split('=');
 			n8n.env[key] = rest.join('=');
@@ -267,30 +683,45 @@ export async function main(argv: string[]) {
 		// The tasks' own callbacks are held back; the burst sends them (once each) at one moment.
 		sim.faults.add({ endpoint: 'callback', kind: 'drop' });
 
-		for (const [r, { burners, callbacks }] of rounds.entries()) {
+		if (flood) {
+			const f = await runFlood(n8n, sim, apiKey, submitPath, triggerUrl(), floodUnsigned);
+			results.flood = { ...f, genuineBodies: undefined };
+			say(
+				`flood: ${f.forged} forged callbacks in ${f.seconds} s to ${f.unsigned ? "the trigger's unsigned URL (Accept Unsigned on)" : 'a delivered genuine callback URL'}, beside ${f.genuine} genuine: runs per genuine task ${JSON.stringify(f.runsPerGenuineTask)}, forged runs ${f.forgedRuns}; status reads for forged ids ${f.statusReads.forged}, for genuine ones ${f.statusReads.genuine}; forged answered ${JSON.stringify(f.answers.forged)}, genuine ${JSON.stringify(f.answers.genuine)}; n8n's process tree ${f.treeMb.before} MB → peak ${f.treeMb.peak} MB (the server alone ${f.serverMb.before} → ${f.serverMb.peak} MB; when n8n had started: ${f.idleTree.map((p) => `${p.mb} MB ${p.command.split('/').pop()}`).join(', ')})`,
+			);
+			// The floor under the same flood: n8n's Webhook node + HTTP Request status read.
+			const floor = await floodFloor(
+				n8n,
+				apiKey,
+				`${n8n.baseUrl}/webhook/${floorPath}`,
+				f.genuineBodies,
+			);
+			results.floodFloor = floor;
+			say(
+				`the same flood to n8n's own Webhook node + HTTP Request (the floor): answers ${JSON.stringify(floor.answers)}, ${floor.runs} runs; n8n's process tree ${floor.treeMb.before} → peak ${floor.treeMb.peak} MB`,
+			);
+		}
+		for (const [r, { burners, callbacks }] of (flood ? [] : rounds).entries()) {
 			const rows = Array.from({ length: callbacks }, (_, i) => ({
 				ref: `r${r}-${i}`,
 				prompt: `burst ${r} ${i} [sim:duration=0]`,
 			}));
-			// n8n may answer before it registered the published workflows' webhooks: a 404 is
-			// asked again for a minute (nothing was submitted).
-			let submitted: Response;
-			for (let tries = 0; ; tries++) {
-				submitted = await fetch(`${n8n.baseUrl}/webhook/${submitPath}`, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify({ rows }),
-				});
-				if (submitted.status !== 404 || tries >= 30) break;
-				await new Promise((resolve) => setTimeout(resolve, 2_000));
+			const ids = await submitThroughNode(n8n, sim, submitPath, rows);
+			if (floorOnly) {
+				// The floor alone, in an n8n that received nothing else: its memory from a clean start.
+				const floor = await floorRound(
+					n8n,
+					apiKey,
+					`${n8n.baseUrl}/webhook/${floorPath}`,
+					ids.map((id) => ({ code: 200, data: sim.view(id) })),
+					burners,
+				);
+				floors.push({ burners, callbacks, ...floor });
+				say(
+					`${burners} burners × ${callbacks} callbacks to n8n's Webhook node + HTTP Request (the floor, alone): answers ${JSON.stringify(floor.answers)}, ${floor.runs} runs; n8n's process tree ${floor.treeMb.before} → peak ${floor.treeMb.peak} MB, ${floor.treeMb.perCallback} MB per callback`,
+				);
+				continue;
 			}
-			const items = (await submitted.json()) as Array<{ task_id?: string }>;
-			if (!submitted.ok || !Array.isArray(items) || items.length !== callbacks)
-				throw new Error(`submitting ${callbacks} tasks: HTTP ${submitted.status}`);
-			const ids = items.map((i) => String(i.task_id));
-			// Finished at the service before the burst.
-			while (!ids.every((id) => sim.task(id)?.endedAt !== undefined))
-				await new Promise((resolve) => setTimeout(resolve, 100));
 			const before = new Set((await executionsOf(n8n, apiKey, TRIGGER_WF, false)).map((e) => e.id));
 
 			const pingFailuresBefore = pingFailures(n8n);
@@ -299,6 +730,7 @@ export async function main(argv: string[]) {
 			const readsBefore = sim.count('status');
 			const loadBefore = load();
 			const rssBefore = rssMb(n8n.serverPid);
+			const tree = treeSampler(n8n.serverPid);
 			const cpuBefore = cpuMs(n8n.serverPid);
 			let rssPeak = rssBefore ?? 0;
 			const sampler = setInterval(() => {
@@ -379,6 +811,16 @@ export async function main(argv: string[]) {
 					const n = String(runsOf.get(id) ?? 0);
 					perTask[n] = (perTask[n] ?? 0) + 1;
 				}
+				const treePeak = tree.stop();
+				const triggerReads = sim.count('status') - readsBefore;
+				// The floor, with the same callbacks and burners, once the trigger's round is over.
+				const floor = await floorRound(
+					n8n,
+					apiKey,
+					`${n8n.baseUrl}/webhook/${floorPath}`,
+					ids.map((id) => ({ code: 200, data: sim.view(id) })),
+					burners,
+				);
 				const result: Round = {
 					burners,
 					callbacks,
@@ -391,10 +833,16 @@ export async function main(argv: string[]) {
 					runsPerTask: perTask,
 					tasksWithoutRun: ids.filter((id) => !runsOf.has(id)).length,
 					dbPingFailures: pingFailures(n8n) - pingFailuresBefore,
-					statusReads: sim.count('status') - readsBefore,
+					statusReads: triggerReads,
 					unconfirmedAfterAnswer: unconfirmed(n8n) - unconfirmedBefore,
 					refusedByN8n: minus(webhookErrors(n8n), refusedBefore),
 					n8nRssMb: { before: rssBefore, peak: rssPeak },
+					n8nTreeMb: {
+						before: tree.before,
+						peak: treePeak,
+						perCallback: perCallback(tree.before, treePeak, callbacks),
+					},
+					floor,
 					n8nCpuMs: cpuSpent,
 					tasksRunTwice: ids.filter((id) => (runsOf.get(id) ?? 0) > 1).length,
 					loadBefore,
@@ -402,11 +850,12 @@ export async function main(argv: string[]) {
 				};
 				done.push(result);
 				say(
-					`${burners} burners × ${callbacks} callbacks: answers ${JSON.stringify(counts)}, answer time median ${result.answerMs.median} ms, p90 ${result.answerMs.p90} ms, max ${result.answerMs.max} ms; runs per task ${JSON.stringify(perTask)}; without a run ${result.tasksWithoutRun}, twice ${result.tasksRunTwice}; ${result.statusReads} status reads (callbacks that reached the trigger); ${result.unconfirmedAfterAnswer} answered 202 then not confirmed; refused by n8n before the trigger ran ${JSON.stringify(result.refusedByN8n)}; n8n's memory ${result.n8nRssMb.before} MB → peak ${result.n8nRssMb.peak} MB; n8n's CPU time ${result.n8nCpuMs} ms (${result.n8nCpuMs === undefined ? '?' : Math.round(result.n8nCpuMs / callbacks)} ms per callback); n8n's database ping failed ${result.dbPingFailures} times (load ${loadBefore} → ${loadDuring})`,
+					`${burners} burners × ${callbacks} callbacks: answers ${JSON.stringify(counts)}, answer time median ${result.answerMs.median} ms, p90 ${result.answerMs.p90} ms, max ${result.answerMs.max} ms; runs per task ${JSON.stringify(perTask)}; without a run ${result.tasksWithoutRun}, twice ${result.tasksRunTwice}; ${result.statusReads} status reads (callbacks that reached the trigger); ${result.unconfirmedAfterAnswer} answered 202 then not confirmed; refused by n8n before the trigger ran ${JSON.stringify(result.refusedByN8n)}; n8n's memory ${result.n8nRssMb.before} MB → peak ${result.n8nRssMb.peak} MB (process tree ${tree.before} → ${treePeak} MB: ${result.n8nTreeMb.perCallback} MB per callback in progress; the floor, n8n's Webhook node + HTTP Request: ${floor.treeMb.before} → ${floor.treeMb.peak} MB, ${floor.treeMb.perCallback} MB per callback, answers ${JSON.stringify(floor.answers)}, ${floor.runs} runs); n8n's CPU time ${result.n8nCpuMs} ms (${result.n8nCpuMs === undefined ? '?' : Math.round(result.n8nCpuMs / callbacks)} ms per callback); n8n's database ping failed ${result.dbPingFailures} times (load ${loadBefore} → ${loadDuring})`,
 				);
 			} finally {
 				stopBurners(burning);
 				clearInterval(sampler);
+				tree.stop();
 			}
 		}
 	} finally {
@@ -415,41 +864,47 @@ export async function main(argv: string[]) {
 		removeEmptyRunFolder();
 	}
 	results.rounds = done;
+	if (floors.length > 0) results.floors = floors;
 	say('');
-	say(
-		table([
-			[
-				'burners',
-				'callbacks',
-				'200',
-				'202',
-				'503',
-				'other',
-				'no answer in 10 s',
-				'answer p90',
-				'without a run',
-				'run twice',
-			],
-			...done.map((r) => {
-				const a = r.answers;
-				const other = Object.entries(a)
-					.filter(([k]) => !['200', '202', '503', 'no answer within 10 s'].includes(k))
-					.reduce((s, [, n]) => s + n, 0);
-				return [
-					r.burners,
-					r.callbacks,
-					a['200'] ?? 0,
-					a['202'] ?? 0,
-					a['503'] ?? 0,
-					other,
-					a['no answer within 10 s'] ?? 0,
-					`${round(r.answerMs.p90 / 1000, 2)} s`,
-					r.tasksWithoutRun,
-					r.tasksRunTwice,
-				];
-			}),
-		]),
-	);
+	if (done.length > 0)
+		say(
+			table([
+				[
+					'burners',
+					'callbacks',
+					'200',
+					'202',
+					'503',
+					'other',
+					'no answer in 10 s',
+					'answer p90',
+					'without a run',
+					'run twice',
+					'MB per callback',
+					'floor MB per callback',
+				],
+				...done.map((r) => {
+					const a = r.answers;
+					const other = Object.entries(a)
+						.filter(([k]) => !['200', '202', '503', 'no answer within 10 s'].includes(k))
+						.reduce((s, [, n]) => s + n, 0);
+					return [
+						r.burners,
+						r.callbacks,
+						a['200'] ?? 0,
+						a['202'] ?? 0,
+						a['503'] ?? 0,
+						other,
+						a['no answer within 10 s'] ?? 0,
+						`${round(r.answerMs.p90 / 1000, 2)} s`,
+						r.tasksWithoutRun,
+						r.tasksRunTwice,
+						r.n8nTreeMb.perCallback ?? '?',
+						r.floor?.treeMb.perCallback ?? '?',
+					];
+				}),
+			]),
+		);
 	fs.mkdirSync(path.dirname(out), { recursive: true });
 	fs.writeFileSync(out, `${JSON.stringify(results, null, '\t')}\n`);
 	fs.writeFileSync(out.replace(/\.json$/, '.txt'), `${printed.join('\n')}\n`);

@@ -7,7 +7,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { LOCAL_HTTP_BASE_URL } from '../nodes/shared/transport/baseUrlRule';
+import { ALLOWED_BASE_URL } from '../nodes/shared/transport/baseUrlRule';
 
 // Task id of the credential test's probe. The service has no account endpoint, so the test asks
 // for the status of a task that cannot exist: a good key then gets "task not found", a bad key
@@ -15,12 +15,19 @@ import { LOCAL_HTTP_BASE_URL } from '../nodes/shared/transport/baseUrlRule';
 const PROBE_TASK_ID = 'n8n-credential-test';
 
 /**
- * The Base URL is http:// to a host other than this machine: the rule the nodes apply
- * (nodes/shared/transport/baseUrlRule.ts), written as the n8n expression the credential test
- * evaluates.
+ * The Base URL may carry the key (https://, or http:// to this machine): the allow-list the
+ * nodes apply (nodes/shared/transport/baseUrlRule.ts), written as the n8n expression the
+ * credential test evaluates.
  */
 const BASE_URL = 'String($credentials.baseUrl).trim()';
-const CLEAR_TEXT = `(/^http:/i.test(${BASE_URL}) && !/${LOCAL_HTTP_BASE_URL.source}/i.test(${BASE_URL}))`;
+const ALLOWED = `/${ALLOWED_BASE_URL.source}/i.test(${BASE_URL})`;
+/**
+ * The Base URL as a URL parser reads it (leading and trailing control characters and spaces
+ * dropped, then every tab and newline): a text that is not http(s) even then cannot send the
+ * key over the network, and is left to fail as before ("Invalid URL").
+ */
+const PARSED = `String($credentials.baseUrl).replace(/^[\\u0000-\\u0020]+|[\\u0000-\\u0020]+$/g, "").replace(/[\\t\\n\\r]/g, "")`;
+const NOT_HTTP = `!/^https?:/i.test(${PARSED})`;
 
 const rejectedKey =
 	'The service rejected the API key. Check that it is copied completely from the service console and has not been revoked.';
@@ -66,7 +73,7 @@ export class MediaGenerationApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://api.example.com',
 			description:
-				'Root address of the service, starting with https://, e.g. https://api.example.com, without /api/…. http:// only for a service on this machine (localhost, 127.x.x.x, ::1): for any other host it is refused, as the key would travel unencrypted (the Test then fails with ENOTFOUND). Trailing slashes and spaces are ignored.',
+				'Root address of the service, starting with https://, e.g. https://api.example.com, without /api/…. http:// only for a service on this machine (localhost, 127.x.x.x, ::1): for any other host, or any other text, it is refused, as the key would travel unencrypted (the Test then fails with ENOTFOUND). Trailing slashes and spaces are ignored.',
 		},
 		{
 			displayName: 'Allow Private Network File Hosts',
@@ -94,9 +101,10 @@ export class MediaGenerationApi implements ICredentialType {
 	// everywhere, the other keys are the common framework shapes of a 401.
 	test: ICredentialTestRequest = {
 		request: {
-			// http:// to another machine would send the key in clear text: the test then asks a
-			// reserved name that never resolves (RFC 2606), so nothing is sent and it fails.
-			baseURL: `={{ ${CLEAR_TEXT} ? "http://http-refused-use-https.invalid" : String($credentials.baseUrl).trim().replace(/\\/+$/, "") }}`,
+			// Anything else than the allow-list (http:// to another machine, or a text a URL parser
+			// would turn into it, "ht\ttp://…" say) could send the key in clear text: the test then
+			// asks a reserved name that never resolves (RFC 2606), so nothing is sent and it fails.
+			baseURL: `={{ ${ALLOWED} || ${NOT_HTTP} ? String($credentials.baseUrl).trim().replace(/\\/+$/, "") : "http://http-refused-use-https.invalid" }}`,
 			url: `/api/generate/status/${PROBE_TASK_ID}`,
 			method: 'GET',
 			ignoreHttpStatusErrors: true,

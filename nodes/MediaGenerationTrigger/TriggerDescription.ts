@@ -67,6 +67,16 @@ export const triggerProperties: INodeProperties[] = [
 		description: 'Name of the binary field the downloaded file is put in',
 	},
 	{
+		displayName: 'Download Deadline (Minutes)',
+		name: 'downloadMinutes',
+		type: 'number',
+		typeOptions: { minValue: 0.05, numberPrecision: 2 },
+		default: 10,
+		displayOptions: { show: { download: [true] } },
+		description:
+			"How long one callback's files may take to download, waiting for other callbacks of this trigger included. Past it the workflow starts without the files, with an error and their URLs (valid 24 hours): fetch them then with Task → Download Files.",
+	},
+	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',

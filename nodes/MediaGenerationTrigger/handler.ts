@@ -4,28 +4,19 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials, getTaskStatus } from '../shared/transport/api';
 import {
-	checkSignature,
+	checkSignatureWith,
 	readCallbackQuery,
-	scrubCallbackSecrets,
 	secretMatches,
 	SECRET_PARAM,
 	SIGNATURE_PARAM,
 	signatureWellFormed,
+	signingKey,
 	type CallbackQuery,
+	type SignatureCheck,
 } from '../shared/callbackUrl';
-import { downloadTaskFiles } from '../shared/transport/downloads';
-import {
-	classifyError,
-	DEFAULT_BACKOFF,
-	isTransientForRead,
-	retryDelay,
-	scrubSecret,
-	type Fault,
-} from '../shared/transport/faults';
 import { taskOutputJson } from '../shared/output';
 import { parseTaskData, type Task } from '../shared/task';
 import {
@@ -38,86 +29,29 @@ import {
 	type ParsedCallback,
 	type StatusClass,
 } from '../shared/callbackBody';
-import { deliveries, statusReads, unknownTasks } from './memory';
+import {
+	answer,
+	answered,
+	knowKey,
+	refuse,
+	scrub,
+	scrubbedJson,
+	type Authenticated,
+	type Call,
+	type Request,
+	type Settings,
+	type Step,
+} from './call';
+import { downloadFiles, downloadMinutesOf } from './downloadLine';
+import { deliveries, signingKeys } from './memory';
+import { ANSWER_WITHIN_MS, RETRY_UNCONFIRMED_S, verifyWithService } from './verify';
 
-/** Everything the trigger does before answering takes at most this long (the answer bound). */
-export const ANSWER_WITHIN_MS = 5_000;
-/** A status read still under way at the answer bound may confirm the task until this long after. */
-export const CONFIRM_WITHIN_MS = 60_000;
-/** Status reads for one callback before the answer bound (each also takes a token of the per-trigger budget). */
-const VERIFY_ATTEMPTS = 3;
-/**
- * Status reads for one callback in all, when a failed read is retried within the confirmation
- * window after the "confirming" answer (a forged id still costs at most this many).
- */
-const CONFIRM_READS = 6;
-/** Backoff between those reads: 0.5-1 s, 1-2, 2-4, 4-8, 7.5-15 (about 30 s at most in all). */
-const CONFIRM_BACKOFF = { baseMs: 1_000, maxMs: 15_000 };
-/** Retry-After of a 503 "could not confirm": the service should try again later. */
-const RETRY_UNCONFIRMED_S = 60;
-
-interface MinimalResponse {
-	headersSent?: boolean;
-	statusCode: number;
-	setHeader(name: string, value: string): unknown;
-	end(body?: string): unknown;
-}
-
-/** One callback's context: what may be quoted and what must be scrubbed from it. */
-interface Call {
-	ctx: IWebhookFunctions;
-	/** Values that never appear in an answer, output or error (API key, secret, signature). */
-	secrets: Array<string | undefined>;
-}
-
-function scrub(call: Call, text: string): string {
-	return scrubCallbackSecrets(scrubSecret(text, call.secrets), call.secrets);
-}
-
-/**
- * Answers the caller now, through the plain Node response (n8n hands an express response,
- * which is one), so that downloading large files afterwards never delays the answer.
- */
-function answer(
-	call: Call,
-	status: number,
-	body: IDataObject,
-	headers: Record<string, string> = {},
-): void {
-	const res = call.ctx.getResponseObject() as unknown as MinimalResponse;
-	if (res.headersSent) return;
-	res.statusCode = status;
-	res.setHeader('Content-Type', 'application/json; charset=utf-8');
-	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-	res.end(scrub(call, JSON.stringify(body)));
-}
-
-/** Whether the caller has had its answer (the "confirming" answer of a slow status read). */
-function answered(call: Call): boolean {
-	return (call.ctx.getResponseObject() as unknown as MinimalResponse).headersSent === true;
-}
-
-/** Ends the request without starting an execution. */
-function refuse(
-	call: Call,
-	status: number,
-	body: IDataObject,
-	headers?: Record<string, string>,
-): IWebhookResponseData {
-	answer(call, status, body, headers);
-	return { noWebhookResponse: true };
-}
+export { ANSWER_WITHIN_MS, CONFIRM_WITHIN_MS } from './verify';
 
 function classOf(status: string): StatusClass {
 	if (status === 'finished') return 'finished';
 	if (status === 'failed') return 'failed';
 	return 'pending';
-}
-
-/** The service saying it does not know the task, as opposed to failing to answer. */
-function isUnknownTask(fault: Fault): boolean {
-	if (fault.kind !== 'http' && fault.kind !== 'envelope') return false;
-	return [400, 404, 410, 422].includes(fault.statusCode ?? 0);
 }
 
 const MAX_BODY_FILES = 20;
@@ -156,179 +90,6 @@ function taskFromBody(parsed: ParsedCallback, status: string): { task: Task; pro
 	}
 }
 
-type Verification =
-	| { kind: 'confirmed'; task: Task }
-	| { kind: 'unknown' }
-	| { kind: 'throttled'; retryAfterS: number }
-	| { kind: 'unconfirmed'; reason: string };
-
-/**
- * The "confirming" answer: once the service has it, the reads go on until `until` and the run
- * starts only if the service then confirms the task. Given when a read is still under way at
- * the answer bound, and (`onFailure`) when a read fails in a way worth retrying, so a genuine
- * callback is not lost to a service that never calls again. Without it, the bound ends the
- * verification.
- */
-interface LateConfirmation {
-	until: number;
-	onFailure: boolean;
-	answer: () => void;
-}
-
-/**
- * Reads the task's status, each read taking a token of the trigger's budget: within
- * ANSWER_WITHIN_MS and VERIFY_ATTEMPTS until the caller is answered "confirming", then within
- * the confirmation window and CONFIRM_READS (waiting for a token of the budget rather than
- * giving up). Retry-After is honoured only while it fits in the current limit; a slow status
- * endpoint is raced with it (the read itself ends at its own timeout).
- */
-async function verifyTask(
-	call: Call,
-	trigger: string,
-	taskId: string,
-	deadline: number,
-	late?: LateConfirmation,
-): Promise<Verification> {
-	let last: Fault | undefined;
-	let limit = deadline;
-	let confirming = false;
-	/** Answers "confirming" (once) and extends the limit to the confirmation window. */
-	const confirmLater = (): boolean => {
-		if (!late || confirming) return false;
-		confirming = true;
-		late.answer();
-		limit = late.until;
-		return true;
-	};
-	const reads = late?.onFailure ? CONFIRM_READS : VERIFY_ATTEMPTS;
-	for (let attempt = 0; attempt < reads; attempt++) {
-		if (!(await takeRead(trigger, confirming ? limit : undefined))) {
-			if (attempt === 0) {
-				return {
-					kind: 'throttled',
-					retryAfterS: Math.max(1, Math.ceil(statusReads.waitMs(trigger) / 1000)),
-				};
-			}
-			break;
-		}
-		const read = getTaskStatus(call.ctx, taskId, { retries: 0 }).then(
-			(task) => ({ task }),
-			(error: unknown) => ({ fault: classifyError(error) }),
-		);
-		let outcome = await readBefore(read, limit);
-		// Still reading at the bound: answer now, keep reading (a genuine callback of a slow
-		// service, or of a loaded n8n, is not lost; nothing starts unless the service confirms).
-		if ('late' in outcome && confirmLater()) outcome = await readBefore(read, limit);
-		if ('task' in outcome) return { kind: 'confirmed', task: outcome.task };
-		last = outcome.fault;
-		if (isUnknownTask(last)) return { kind: 'unknown' };
-		if (!isTransientForRead(last) || attempt + 1 >= reads) break;
-		// A failure worth retrying (refused, reset, timeout, 5xx, 429): with onFailure, the
-		// retries go on after the "confirming" answer, within the confirmation window.
-		const window = late?.onFailure ? late.until : limit;
-		const delay = retryDelay(
-			attempt + 1,
-			last,
-			late?.onFailure ? CONFIRM_BACKOFF : DEFAULT_BACKOFF,
-		);
-		if (Date.now() + delay >= window) {
-			if (last.retryAfterMs !== undefined && last.retryAfterMs > 0) {
-				const bound =
-					window === deadline
-						? `${ANSWER_WITHIN_MS / 1000} s answer bound`
-						: `${CONFIRM_WITHIN_MS / 1000} s confirmation window`;
-				last = {
-					...last,
-					message: `${last.message} (the service asked to wait ${Math.ceil(last.retryAfterMs / 1000)} s, beyond the trigger's ${bound})`,
-				};
-			}
-			break;
-		}
-		if (late?.onFailure) confirmLater();
-		await sleep(delay);
-	}
-	return {
-		kind: 'unconfirmed',
-		reason: scrub(call, last?.message ?? 'no status read was allowed'),
-	};
-}
-
-/**
- * A token of the trigger's status-read budget; once the caller has its "confirming" answer,
- * waits for one until `waitUntil` (nobody is held by the wait, and the reads stay in the budget).
- */
-async function takeRead(trigger: string, waitUntil?: number): Promise<boolean> {
-	while (!statusReads.take(trigger, Date.now())) {
-		if (waitUntil === undefined) return false;
-		const wait = Math.max(100, statusReads.waitMs(trigger));
-		if (Date.now() + wait >= waitUntil) return false;
-		await sleep(wait);
-	}
-	return true;
-}
-
-type ReadOutcome = { task: Task } | { fault: Fault };
-
-/** The read's outcome, or `late` (with a timeout fault) when `until` comes first. */
-async function readBefore(
-	read: Promise<ReadOutcome>,
-	until: number,
-): Promise<ReadOutcome | { fault: Fault; late: true }> {
-	const timer = new AbortController();
-	const outcome = await Promise.race([
-		read,
-		sleep(Math.max(0, until - Date.now()), timer.signal).then(
-			() => ({
-				fault: {
-					kind: 'timeout',
-					message: `the status endpoint did not answer within the trigger's ${ANSWER_WITHIN_MS / 1000} s answer bound`,
-				} as Fault,
-				late: true as const,
-			}),
-			() => ({ fault: { kind: 'cancelled', message: 'cancelled' } as Fault }),
-		),
-	]);
-	timer.abort();
-	return outcome;
-}
-
-/** Output fields that must never carry a secret: scrubbed as text, then parsed back. */
-function scrubbedJson(call: Call, json: IDataObject): IDataObject {
-	const text = JSON.stringify(json);
-	const clean = scrub(call, text);
-	return clean === text ? json : (JSON.parse(clean) as IDataObject);
-}
-
-/** A step either hands its result to the next one or ends the call with this answer. */
-type Step<T> = { ok: T } | { done: IWebhookResponseData };
-
-/** What the request brings: the trigger's options, the callback URL's query, the secrets. */
-interface Request {
-	call: Call;
-	options: IDataObject;
-	query: CallbackQuery;
-	deadline: number;
-}
-
-/** Who wrote the callback URL: signed by the node (with this credential), or accepted unsigned. */
-interface Authenticated {
-	signature: ReturnType<typeof checkSignature>;
-	acceptUnsigned: boolean;
-	reference?: string;
-}
-
-/** The trigger's settings for this call, and the key of its run in the de-duplication memory. */
-interface Settings {
-	event: EventFilter;
-	verify: boolean;
-	download: boolean;
-	binaryProperty: string;
-	trigger: string;
-	/** Production URL: runs are de-duplicated (the Test URL runs every call it is sent). */
-	production: boolean;
-	keyFor: (status: StatusClass) => string;
-}
-
 /**
  * One callback, in the order of its steps: read the request, authenticate its URL, read its
  * body, drop a delivery already taken, verify the task with the service, then start the run
@@ -350,17 +111,18 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 
 /** Read: the options and the callback URL's query; what must never be quoted is noted. */
 function readRequest(ctx: IWebhookFunctions): Request {
-	const deadline = Date.now() + ANSWER_WITHIN_MS;
+	const arrivedAt = Date.now();
+	const deadline = arrivedAt + ANSWER_WITHIN_MS;
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const secret = typeof options.secret === 'string' ? options.secret : '';
 	let query: CallbackQuery;
 	try {
 		query = readCallbackQuery(ctx.getQueryData());
 	} catch {
-		query = { repeatedSignature: false };
+		query = { repeatedSignature: false, repeatedNonce: false };
 	}
 	const call: Call = { ctx, secrets: [secret, query.secret, query.signature] };
-	return { call, options, query, deadline };
+	return { call, options, query, deadline, arrivedAt };
 }
 
 /**
@@ -390,9 +152,41 @@ async function authenticate({ call, options, query }: Request): Promise<Step<Aut
 	if (query.signature !== undefined && !signatureWellFormed(query)) {
 		return { done: refuse(call, 401, mismatch) };
 	}
+	let signature: SignatureCheck = 'missing';
+	if (query.signature !== undefined) {
+		const checked = await checkSigned(call, query);
+		if ('done' in checked) return checked;
+		signature = checked.ok;
+	}
+	if (signature === 'invalid') return { done: refuse(call, 401, mismatch) };
+	// Signed, or unsigned by the user's explicit choice (then `signed: false` says so).
+	return { ok: { signature, acceptUnsigned, reference: query.reference, source: sourceOf(query) } };
+}
+
+/**
+ * The URL a call came to, for its share of status reads: one submission's (its nonce), or one
+ * many tasks share: a legacy signed one (no nonce: one per reference, told apart by its
+ * signature) or an unsigned one.
+ */
+function sourceOf(query: CallbackQuery): Authenticated['source'] {
+	if (query.signature === undefined) return { key: 'unsigned', shared: true };
+	if (query.nonce === undefined) return { key: `ref:${query.signature}`, shared: true };
+	return { key: `nonce:${query.nonce}`, shared: false };
+}
+
+/**
+ * The signature, checked with the signing key this process derived from the trigger's
+ * credential lately (no credential read: see SigningKeys), else with the credential as it is
+ * now; 503 when the credential cannot be read.
+ */
+async function checkSigned(call: Call, query: CallbackQuery): Promise<Step<SignatureCheck>> {
+	const node = call.ctx.getNode();
+	const id = `${call.ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}:${node.credentials?.mediaGenerationApi?.id ?? ''}`;
+	const cached = signingKeys.get(id, Date.now());
+	if (cached && checkSignatureWith(query, cached) === 'valid') return { ok: 'valid' };
 	let apiKey = '';
 	try {
-		apiKey = (await getApiCredentials(call.ctx)).apiKey;
+		apiKey = await knowKey(call);
 	} catch (error) {
 		return {
 			done: refuse(
@@ -405,11 +199,10 @@ async function authenticate({ call, options, query }: Request): Promise<Step<Aut
 			),
 		};
 	}
-	call.secrets.push(apiKey);
-	const signature = checkSignature(query, apiKey);
-	if (signature === 'invalid') return { done: refuse(call, 401, mismatch) };
-	// Signed, or unsigned by the user's explicit choice (then `signed: false` says so).
-	return { ok: { signature, acceptUnsigned, reference: query.reference } };
+	if (apiKey === '') return { ok: 'invalid' };
+	const key = signingKey(apiKey);
+	signingKeys.set(id, key, Date.now());
+	return { ok: checkSignatureWith(query, key) };
 }
 
 /** What n8n's webhook server adds to the request (its raw-body middleware). */
@@ -461,6 +254,7 @@ function readSettings(
 		binaryProperty: download
 			? (ctx.getNodeParameter('binaryPropertyName', 'data') as string).trim() || 'data'
 			: 'data',
+		downloadMinutes: download ? downloadMinutesOf(ctx) : 0,
 		trigger: `${ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}`,
 		// With the Test URL n8n listens for one run and does not save static data: a call the
 		// user replays while building the workflow is meant to run.
@@ -538,6 +332,9 @@ async function confirm(
 	let bodyProblem: string | undefined;
 	if (settings.verify) {
 		const outcome = await verifyWithService(request, settings, auth, parsed);
+		if ('unverified' in outcome) {
+			return { done: startUnverified(call, settings, auth, parsed, outcome.unverified) };
+		}
 		if ('done' in outcome) return outcome;
 		task = outcome.ok;
 		verified = true;
@@ -578,84 +375,6 @@ async function confirm(
 		};
 	}
 	return { ok: { task, taskId, confirmed, verified, bodyProblem } };
-}
-
-/** The status read and what each of its outcomes answers (an unknown task starts nothing). */
-async function verifyWithService(
-	{ call, options, deadline }: Request,
-	settings: Settings,
-	auth: Authenticated,
-	parsed: ParsedCallback,
-): Promise<Step<Task>> {
-	const { taskId } = parsed;
-	const shownId = taskId;
-	if (unknownTasks.has(settings.trigger, taskId, Date.now())) {
-		return {
-			done: refuse(call, 404, {
-				error: `Task ${shownId} is unknown to the service (asked less than a minute ago); nothing was started`,
-			}),
-		};
-	}
-	const startWithError = options.onVerifyError === 'start';
-	const outcome = await verifyTask(call, settings.trigger, taskId, deadline, {
-		until: Date.now() + CONFIRM_WITHIN_MS,
-		// "Start With Error" starts at the first failure, as documented: no retries after it.
-		onFailure: !startWithError,
-		answer: () => answer(call, 202, { received: true, task_id: taskId, confirming: true }),
-	});
-	if (
-		answered(call) &&
-		outcome.kind !== 'confirmed' &&
-		!(outcome.kind === 'unconfirmed' && startWithError)
-	) {
-		// Answered already ("confirming"): whatever the service now says, nothing starts.
-		call.ctx.logger.warn(
-			`Media Generation Trigger: task ${shownId} could not be confirmed after the callback was answered; nothing was started (${outcome.kind === 'unconfirmed' ? outcome.reason : outcome.kind}). Read its status with Task → Get Status.`,
-		);
-	}
-	if (outcome.kind === 'unknown') {
-		unknownTasks.add(settings.trigger, taskId, Date.now());
-		return {
-			done: refuse(call, 404, {
-				error: `Task ${shownId} is unknown to the service; nothing was started`,
-			}),
-		};
-	}
-	if (outcome.kind === 'throttled') {
-		return {
-			done: refuse(
-				call,
-				429,
-				{ error: 'Too many callbacks to confirm right now; nothing was started. Try again later.' },
-				{ 'Retry-After': String(outcome.retryAfterS) },
-			),
-		};
-	}
-	if (outcome.kind === 'unconfirmed') {
-		if (!startWithError) {
-			// Only when nothing could be tried any more before answering: a failure not worth
-			// retrying (the key refused, say), or a Retry-After beyond the confirmation window.
-			return {
-				done: refuse(
-					call,
-					503,
-					{
-						error: `Could not confirm task ${shownId} with the service: ${outcome.reason}. Nothing was started; call again later.`,
-					},
-					{ 'Retry-After': String(RETRY_UNCONFIRMED_S) },
-				),
-			};
-		}
-		return { done: startUnverified(call, settings, auth, parsed, outcome.reason) };
-	}
-	if (outcome.task.task_id !== taskId) {
-		return {
-			done: refuse(call, 409, {
-				error: `Asked for task ${shownId}, the service answered with task ${excerpt(outcome.task.task_id)}; nothing was started`,
-			}),
-		};
-	}
-	return { ok: outcome.task };
 }
 
 /**
@@ -700,7 +419,7 @@ function startUnverified(
  * A start that fails gives the delivery back, so the service's next attempt runs.
  */
 async function startOnce(
-	{ call }: Request,
+	{ call, arrivedAt }: Request,
 	settings: Settings,
 	auth: Authenticated,
 	c: Confirmed,
@@ -711,8 +430,8 @@ async function startOnce(
 		...c,
 		reference: auth.reference,
 		signed: auth.signature === 'valid',
-		download: settings.download,
-		binaryProperty: settings.binaryProperty,
+		settings,
+		arrivedAt,
 		now,
 	};
 	if (!settings.production) return await start(call, run);
@@ -747,25 +466,15 @@ interface Start {
 	verified: boolean;
 	signed: boolean;
 	bodyProblem?: string;
-	download: boolean;
-	binaryProperty: string;
+	settings: Settings;
+	arrivedAt: number;
 	now: number;
 }
 
 /** Answers 200, downloads the files (after answering) and returns the execution's item. */
 async function start(call: Call, s: Start): Promise<IWebhookResponseData> {
 	const { ctx } = call;
-	const {
-		task,
-		taskId,
-		confirmed,
-		reference,
-		verified,
-		bodyProblem,
-		download,
-		binaryProperty,
-		now,
-	} = s;
+	const { task, taskId, confirmed, reference, verified, bodyProblem, settings, now } = s;
 
 	// From here the workflow will start: answer the service before any file is downloaded.
 	try {
@@ -780,24 +489,20 @@ async function start(call: Call, s: Start): Promise<IWebhookResponseData> {
 	const item: INodeExecutionData = { json: {} };
 	let files: IDataObject[] | undefined;
 	let downloadError: string | undefined;
-	if (download && confirmed === 'finished' && (task.files ?? []).length > 0) {
-		try {
-			const result = await downloadTaskFiles(ctx, task, { binaryProperty });
-			item.binary = result.binary;
-			files = result.files;
-		} catch (error) {
-			downloadError = scrub(call, classifyError(error).message);
+	if (settings.download && confirmed === 'finished' && (task.files ?? []).length > 0) {
+		await knowKey(call).catch(() => '');
+		const downloaded = await downloadFiles(ctx, task, settings, s.arrivedAt);
+		if ('error' in downloaded) downloadError = scrub(call, downloaded.error);
+		else {
+			item.binary = downloaded.binary;
+			files = downloaded.files;
 		}
 	}
 
 	const json = taskOutputJson(task, { reference, finishedAt: now, files });
 	json.verified = verified;
 	json.signed = s.signed;
-	const problems = [
-		bodyProblem,
-		downloadError &&
-			`Downloading the files failed: ${downloadError}. The URLs in "files" stay valid 24 hours after generation.`,
-	].filter(Boolean);
+	const problems = [bodyProblem, downloadError].filter(Boolean);
 	if (problems.length > 0) json.error = problems.join(' ');
 	item.json = scrubbedJson(call, json);
 	return { workflowData: [[item]], noWebhookResponse: true };

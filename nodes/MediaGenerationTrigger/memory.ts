@@ -1,12 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from '../shared/callbackBody';
-import { StatusReadBudget } from '../shared/statusReadBudget';
 
 /**
  * What one n8n process remembers between callbacks, per trigger (workflow id + node id): the
- * status reads callbacks may still cause, the task ids the service recently called unknown, and
- * the deliveries already taken. n8n loads a node module once per process, so these live as long
+ * task ids the service recently called unknown, and the deliveries already taken (the status
+ * reads callbacks may cause: statusReads.ts). n8n loads a node module once per process, so these live as long
  * as the process; several processes (queue mode) each have their own.
  */
 
@@ -123,12 +122,35 @@ export class DeliveryMemory {
 	}
 }
 
+/** How long a trigger's signing key is used without reading the credential again. */
+export const SIGNING_KEY_TTL_MS = 5 * 60_000;
+
 /**
- * The trigger's status-read budget: 200 at once, then 10 per second. A batch whose tasks finish
- * together calls back together, and a service that never retries loses every callback answered
- * 429; 200 covers a batch of 200 (at 50, a batch of 100 lost a quarter of its runs under load).
+ * The signing key of each trigger's credential (derived from the API key, not the key), so a
+ * callback whose signature it accepts needs no credential read: in a webhook call each read is
+ * a database read, a decryption and, in n8n 2.x, an expression isolate of its own, which a
+ * flood of callbacks through a leaked URL would otherwise cost n8n on every call. A signature it
+ * refuses is checked again with the credential as it is now (it may have changed).
  */
-export const TRIGGER_STATUS_READ_LIMITS = { perSecond: 10, burst: 200 };
-export const statusReads = new StatusReadBudget(TRIGGER_STATUS_READ_LIMITS);
+export class SigningKeys {
+	private readonly entries = new Map<string, { key: Buffer; until: number }>();
+
+	get(id: string, now: number): Buffer | undefined {
+		const entry = this.entries.get(id);
+		if (entry && entry.until > now) return entry.key;
+		this.entries.delete(id);
+		return undefined;
+	}
+
+	set(id: string, key: Buffer, now: number): void {
+		this.entries.delete(id);
+		while (this.entries.size >= 1_000) {
+			this.entries.delete(this.entries.keys().next().value as string);
+		}
+		this.entries.set(id, { key, until: now + SIGNING_KEY_TTL_MS });
+	}
+}
+
+export const signingKeys = new SigningKeys();
 export const unknownTasks = new UnknownTasks();
 export const deliveries = new DeliveryMemory();

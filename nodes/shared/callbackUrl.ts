@@ -1,22 +1,32 @@
-import { createHash, createHmac, timingSafeEqual } from 'crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
 
 /**
  * The contract between the Media Generation node (which builds a task's `callback_url`) and the
  * Media Generation Trigger (which receives it). Everything both sides must agree on lives here:
  *
- *   <trigger Production URL>?ref=<Callback Reference>&secret=<Secret>&sig=<signature>
+ *   <trigger Production URL>?ref=<Callback Reference>&secret=<Secret>&nonce=<nonce>&sig=<signature>
  *
  * - `ref`: the user's Callback Reference (optional), output by the trigger as `reference`.
  * - `secret`: the trigger's optional Secret; the user adds it to the URL by hand.
+ * - `nonce`: added by the node, new for every submission (from 0.2.0): each task gets a URL of
+ *   its own, so the trigger can tell the URLs apart (a URL that has been seen can be flooded
+ *   with other task ids; it gets only its own small share of status reads, see
+ *   MediaGenerationTrigger/statusReads.ts).
  * - `sig`: added by the node to every callback URL: an HMAC of the reference (or of its
- *   absence) under a key derived from the credential's API key. Only someone holding the key
- *   can write a `sig` the trigger accepts, so a caller cannot attach a reference the node did
- *   not write. The task id is unknown when the URL is built (the service assigns it), so the
- *   signature binds the reference to the credential, not to one task.
+ *   absence) and of the nonce, under a key derived from the credential's API key. Only someone
+ *   holding the key can write a `sig` the trigger accepts, so a caller cannot attach a reference
+ *   or a nonce the node did not write. The task id is unknown when the URL is built (the service
+ *   assigns it), so the signature binds the reference and the nonce to the credential, not to
+ *   one task.
+ *
+ * URLs signed before nonces existed (builds of 0.2.0 before issue 35: no `nonce`, `sig` over the
+ * reference only) stay valid: the trigger checks them as they were written ("legacy" URLs), and
+ * they share their status reads with every URL of the same reference. 0.1.0 signed nothing.
  */
 export const REFERENCE_PARAM = 'ref';
 export const SECRET_PARAM = 'secret';
 export const SIGNATURE_PARAM = 'sig';
+export const NONCE_PARAM = 'nonce';
 /**
  * n8n's own token in `$execution.resumeUrl` (`?signature=`): it resumes the execution at every
  * later wait (Wait, Form, send-and-wait), so it is masked like the others.
@@ -29,18 +39,35 @@ const DERIVATION_CONTEXT = 'n8n-nodes-media-generation/callback-reference/v1';
 /** 128 bits of the HMAC, base64url: 22 characters. */
 const SIGNATURE_BYTES = 16;
 const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+/** 96 random bits, base64url: 16 characters. */
+const NONCE_BYTES = 12;
+const NONCE_PATTERN = /^[A-Za-z0-9_-]{16}$/;
 /** What every masked value becomes in outputs and errors. */
 export const MASK = '***';
 
 /** The signing key: HMAC(apiKey, fixed label). Not the API key itself. */
-function signingKey(apiKey: string): Buffer {
+export function signingKey(apiKey: string): Buffer {
 	return createHmac('sha256', apiKey).update(DERIVATION_CONTEXT, 'utf8').digest();
 }
 
-/** The signature of a reference (`undefined`: the URL carries none). */
-export function referenceSignature(apiKey: string, reference: string | undefined): string {
-	const message = reference === undefined ? 'no-ref' : `ref=${reference}`;
-	return createHmac('sha256', signingKey(apiKey))
+/**
+ * The signature of a reference (`undefined`: the URL carries none) and of the URL's nonce
+ * (from 0.2.0). Without a nonce: the signature written before nonces existed (legacy URLs).
+ */
+export function referenceSignature(
+	apiKey: string,
+	reference: string | undefined,
+	nonce?: string,
+): string {
+	return signatureWith(signingKey(apiKey), reference, nonce);
+}
+
+function signatureWith(key: Buffer, reference: string | undefined, nonce?: string): string {
+	const signed = reference === undefined ? 'no-ref' : `ref=${reference}`;
+	// A legacy message starts with "ref=" or "no-ref", this one with "nonce=" (whose form, 16
+	// base64url characters, holds no newline): no message of one form reads as the other.
+	const message = nonce === undefined ? signed : `nonce=${nonce}\n${signed}`;
+	return createHmac('sha256', key)
 		.update(message, 'utf8')
 		.digest()
 		.subarray(0, SIGNATURE_BYTES)
@@ -62,23 +89,36 @@ export function withReference(url: string, reference: string | undefined): strin
 export function isResumeUrl(url: string): boolean {
 	try {
 		const parsed = new URL(url);
-		return /\/webhook-waiting\/[^/]+/.test(parsed.pathname) && parsed.searchParams.has(RESUME_TOKEN_PARAM);
+		return (
+			/\/webhook-waiting\/[^/]+/.test(parsed.pathname) &&
+			parsed.searchParams.has(RESUME_TOKEN_PARAM)
+		);
 	} catch {
 		return false;
 	}
 }
 
+/** A new nonce for one submission's callback URL. */
+export function newNonce(): string {
+	return randomBytes(NONCE_BYTES).toString('base64url');
+}
+
 /**
- * Appends `sig` over the reference the URL carries (the first `ref`, as the trigger reads it);
- * n8n's resume URLs are left as they are (see isResumeUrl).
- * Deterministic: the same URL and key give the same result (Retry On Fail compares bodies).
+ * Gives the URL a nonce (a new one, unless it carries a well-formed one already) and appends
+ * `sig` over the reference it carries (the first `ref`, as the trigger reads it) and that nonce;
+ * n8n's resume URLs are left as they are (see isResumeUrl). Signing a signed URL again gives
+ * the same URL.
  */
 export function signCallbackUrl(url: string, apiKey: string): string {
 	if (isResumeUrl(url)) return url;
 	const parsed = new URL(url);
 	parsed.searchParams.delete(SIGNATURE_PARAM);
+	const given = parsed.searchParams.getAll(NONCE_PARAM);
+	const nonce = given.length === 1 && NONCE_PATTERN.test(given[0]) ? given[0] : newNonce();
+	parsed.searchParams.delete(NONCE_PARAM);
+	parsed.searchParams.append(NONCE_PARAM, nonce);
 	const reference = parsed.searchParams.get(REFERENCE_PARAM) ?? undefined;
-	parsed.searchParams.append(SIGNATURE_PARAM, referenceSignature(apiKey, reference));
+	parsed.searchParams.append(SIGNATURE_PARAM, referenceSignature(apiKey, reference, nonce));
 	return parsed.toString();
 }
 
@@ -97,37 +137,57 @@ export interface CallbackQuery {
 	signature?: string;
 	/** `sig` given more than once: never valid (which one would count?). */
 	repeatedSignature: boolean;
+	/** The URL's nonce (`undefined`: a legacy URL, or unsigned). */
+	nonce?: string;
+	/** `nonce` given more than once: never valid. */
+	repeatedNonce: boolean;
 }
 
 export function readCallbackQuery(query: unknown): CallbackQuery {
-	const raw =
-		typeof query === 'object' && query !== null
-			? (query as Record<string, unknown>)[SIGNATURE_PARAM]
-			: undefined;
+	const repeated = (name: string) => {
+		const raw =
+			typeof query === 'object' && query !== null
+				? (query as Record<string, unknown>)[name]
+				: undefined;
+		return Array.isArray(raw) && raw.length > 1;
+	};
 	return {
 		reference: queryValue(query, REFERENCE_PARAM),
 		secret: queryValue(query, SECRET_PARAM),
 		signature: queryValue(query, SIGNATURE_PARAM),
-		repeatedSignature: Array.isArray(raw) && raw.length > 1,
+		repeatedSignature: repeated(SIGNATURE_PARAM),
+		nonce: queryValue(query, NONCE_PARAM),
+		repeatedNonce: repeated(NONCE_PARAM),
 	};
 }
 
 export type SignatureCheck = 'valid' | 'missing' | 'invalid';
 
-/** Whether `sig` has the form of a signature (one parameter, 22 base64url characters). */
+/**
+ * Whether `sig` has the form of a signature (one parameter, 22 base64url characters), and the
+ * nonce, when there is one, the form of a nonce (one parameter, 16 base64url characters).
+ */
 export function signatureWellFormed(query: CallbackQuery): boolean {
 	return (
 		query.signature !== undefined &&
 		!query.repeatedSignature &&
-		SIGNATURE_PATTERN.test(query.signature)
+		SIGNATURE_PATTERN.test(query.signature) &&
+		!query.repeatedNonce &&
+		(query.nonce === undefined || NONCE_PATTERN.test(query.nonce))
 	);
 }
 
-/** Checks `sig` against the reference in constant time. */
+/** Checks `sig` against the reference (and the nonce, when there is one) in constant time. */
 export function checkSignature(query: CallbackQuery, apiKey: string): SignatureCheck {
+	if (query.signature !== undefined && apiKey === '') return 'invalid';
+	return checkSignatureWith(query, signingKey(apiKey));
+}
+
+/** checkSignature with the signing key derived already (see signingKey). */
+export function checkSignatureWith(query: CallbackQuery, key: Buffer): SignatureCheck {
 	if (query.signature === undefined) return 'missing';
-	if (!signatureWellFormed(query) || apiKey === '') return 'invalid';
-	const expected = Buffer.from(referenceSignature(apiKey, query.reference), 'utf8');
+	if (!signatureWellFormed(query)) return 'invalid';
+	const expected = Buffer.from(signatureWith(key, query.reference, query.nonce), 'utf8');
 	const given = Buffer.from(query.signature, 'utf8');
 	return timingSafeEqual(expected, given) ? 'valid' : 'invalid';
 }

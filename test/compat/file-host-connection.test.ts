@@ -92,3 +92,42 @@ test('the same with Allow Private Network File Hosts: the answer is returned', a
 	expect((result as { statusCode: number }).statusCode).toBe(200);
 	(result as { body: { destroy(): void } }).body.destroy();
 });
+
+test('through a proxy (HTTP_PROXY): refused as such, whatever address the proxy has (issue 35)', async () => {
+	// A forward proxy on this machine that sends every request to the file host above: the
+	// connection's address is the proxy's, which says nothing of the file host's. (On the old
+	// code the proxy's own address was checked: a proxy on a public address let a private file
+	// host through; here it is loopback, so only the reason given tells the paths apart.)
+	let proxied = 0;
+	const proxy = http.createServer((req, res) => {
+		proxied++;
+		const forward = http.request(
+			{ host: '127.0.0.1', port, path: new URL(req.url ?? '/').pathname, method: req.method },
+			(answer) => {
+				res.writeHead(answer.statusCode ?? 502, answer.headers);
+				answer.pipe(res);
+			},
+		);
+		forward.on('error', () => res.destroy());
+		req.pipe(forward);
+	});
+	await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+	const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY };
+	process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+	delete process.env.NO_PROXY;
+	try {
+		const result = await fetchFrom('files.example', 'GET');
+		expect(result).toBeInstanceOf(TransportError);
+		expect((result as TransportError).message).toMatch(
+			/refused: n8n sent the request for files\.example through a proxy .*NO_PROXY/,
+		);
+		// The request went out through the proxy before it could be refused (docs/security.md).
+		expect(proxied).toBe(1);
+	} finally {
+		for (const [name, value] of Object.entries(saved)) {
+			if (value === undefined) delete process.env[name];
+			else process.env[name] = value;
+		}
+		await new Promise<void>((r) => proxy.close(() => r()));
+	}
+});

@@ -302,9 +302,12 @@ test('callbacks start one execution per task with the confirmed task, the refere
 			const task = sim.task(id);
 			expect(task?.prompt).toBe(ROWS[index].prompt);
 			// The node signed the reference with the credential; the trigger checks it.
-			expect(task?.callbackUrl).toBe(signed(`${triggerUrl()}?ref=${ROWS[index].ref}`));
-			expect(items[index].callback_url).toBe(`${triggerUrl()}?ref=${ROWS[index].ref}&sig=***`);
+			// Each with a nonce of its own under the signature (issue 35).
+			const nonce = new URL(task!.callbackUrl!).searchParams.get('nonce');
+			expect(task?.callbackUrl).toBe(signed(`${triggerUrl()}?ref=${ROWS[index].ref}&nonce=${nonce}`));
+			expect(items[index].callback_url).toBe(`${triggerUrl()}?ref=${ROWS[index].ref}&nonce=${nonce}&sig=***`);
 		}
+		expect(new Set(taskIds.map((id) => new URL(sim.task(id)!.callbackUrl!).searchParams.get('nonce'))).size).toBe(ROWS.length);
 
 		const executions = await endedExecutions(TRIGGER_WF, ROWS.length);
 		expect(executions).toHaveLength(ROWS.length);

@@ -33,9 +33,20 @@ let apiKey = '';
 let baseline = 0;
 
 const triggerUrl = () => `${n8n.baseUrl}/webhook/${WEBHOOK_ID}/media-generation`;
-/** The URL the Media Generation node would write: secret and reference, signed. */
-const signedUrl = (ref = 'row-1') =>
-	signCallbackUrl(`${triggerUrl()}?secret=${SECRET}&ref=${ref}`, sim.apiKey);
+/**
+ * The URL the Media Generation node would write for one task: secret and reference, a nonce,
+ * signed. One per reference here (the node writes one per submission), so a test that sends
+ * "the leaked URL" again sends the same one.
+ */
+const signedUrls = new Map<string, string>();
+/** The reference of the kind of request being sent (each kind its own URL, as its own task). */
+let currentRef = 'row-1';
+const signedUrl = (ref = currentRef) => {
+	if (!signedUrls.has(ref)) {
+		signedUrls.set(ref, signCallbackUrl(`${triggerUrl()}?secret=${SECRET}&ref=${ref}`, sim.apiKey));
+	}
+	return signedUrls.get(ref)!;
+};
 const sigOf = (url: string) => new URL(url).searchParams.get('sig')!;
 
 beforeAll(async () => {
@@ -152,7 +163,7 @@ function checkAnswer(kind: Kind, answer: Answer) {
 			? 'short answer'
 			: `${kind.name}: ${answer.text.length} characters`,
 	).toBe('short answer');
-	for (const hidden of [SECRET, sim.apiKey, sigOf(signedUrl())]) {
+	for (const hidden of [SECRET, sim.apiKey, sigOf(signedUrl(encodeURIComponent(kind.name)))]) {
 		expect(answer.text.includes(hidden) ? `${kind.name} quotes a secret` : 'clean').toBe('clean');
 	}
 	if (kind.says) {
@@ -213,9 +224,10 @@ test('floods of callbacks: unsigned ones cost no status read, signed ones for un
 		expect(unsigned.count(401)).toBe(100);
 		expect(unsigned.reads).toBe(0);
 
-		// 500 callbacks cycling over 100 unknown ids: the budget, then the negative cache answer.
-		// (n8n serves a registered webhook at about 13 a second here: 1,000 took 76 s of the layer.
-		// The engine layer floods the trigger with 1,000 in under a second.)
+		// 500 callbacks to one leaked URL cycling over 100 unknown ids: the URL's allowance, then
+		// 429 at once, or the negative cache's 404. (n8n serves a registered webhook at about 13 a
+		// second here: 1,000 took 76 s of the layer. The engine layer floods the trigger with
+		// 1,000 in under a second.)
 		const signed = await flood(500, () => signedUrl('leaked'), 'signed-unknown', 100);
 		// 202: a status read still under way at the 5 s answer bound, or failed, on a loaded
 		// machine ("confirming"; the service then calls the id unknown and nothing starts).
@@ -223,8 +235,8 @@ test('floods of callbacks: unsigned ones cost no status read, signed ones for un
 		// failed read is retried after answering.
 		expect(signed.count(404) + signed.count(429) + signed.count(202) + signed.count(503)).toBe(500);
 		expect(signed.count(404)).toBeGreaterThan(0);
-		// The trigger's budget: 50 at once, then 10 per second.
-		expect(signed.reads).toBeLessThanOrEqual(50 + 10 * Math.ceil(signed.seconds));
+		// The leaked URL's allowance: 3 at once, then 1 a minute (issue 35).
+		expect(signed.reads).toBeLessThanOrEqual(3 + Math.ceil(signed.seconds / 60));
 		expect(signed.reads).toBeGreaterThan(0);
 
 		// Barrier: a genuine callback now; after its execution ended, exactly one exists.
@@ -560,6 +572,7 @@ test('at least 30 kinds of hostile requests: each answered as expected, quickly,
 		const results: Array<[Kind, Answer]> = [];
 		let unavailable = 0;
 		for (const kind of kinds) {
+			currentRef = encodeURIComponent(kind.name);
 			let measured = await probed(kind.send);
 			// Under heavy machine load n8n's own database ping can time out; n8n then answers 503
 			// to every request for a moment. That is n8n's answer, not the trigger's: try again.

@@ -20,7 +20,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { downloadTaskFiles } from '../../nodes/shared/transport/downloads';
+import { downloadFiles } from '../../nodes/MediaGenerationTrigger/downloadLine';
 import { privateAddressKind } from '../../nodes/shared/transport/fileHosts';
 import {
 	BINARY_DATA_PATH,
@@ -67,23 +67,35 @@ class BoundsProbe implements INodeType {
 			const ctx = new Proxy(this, {
 				get(target, key) {
 					if (key === 'getRequestObject') return () => ({});
+					// The Trigger's credential, allowing this loopback file host.
+					if (key === 'getCredentials') {
+						return async () => ({
+							apiKey: 'sk-probe',
+							baseUrl: 'https://api.example',
+							allowPrivateFileHosts: true,
+						});
+					}
 					const value = Reflect.get(target, key, target) as unknown;
 					return typeof value === 'function'
 						? (value as (...a: unknown[]) => unknown).bind(target)
 						: value;
 				},
 			});
-			const runs = Array.from({ length: options.asTriggerCallbacks }, async (_, i) => {
+			// Each callback of each trigger, through the Trigger's own download step (its turns).
+			const triggers = Number(options.triggers ?? 1);
+			const runs = Array.from({ length: options.asTriggerCallbacks * triggers }, async (_, i) => {
 				const task = {
 					task_id: `task-${i}`,
 					status: 'finished',
 					files: urls.map((file_url) => ({ file_url })),
 				};
-				await downloadTaskFiles(ctx, task, {
-					modelLabel: 'probe',
-					retries: 0,
-					allowPrivateFileHosts: true,
-				});
+				const settings = {
+					trigger: `trigger-${i % triggers}`,
+					binaryProperty: 'data',
+					downloadMinutes: 10,
+				};
+				const result = await downloadFiles(ctx as never, task, settings, Date.now());
+				if ('error' in result) throw new Error(result.error);
 			});
 			const settled = await Promise.allSettled(runs);
 			return [
@@ -432,7 +444,7 @@ describe("a task's downloads share its limits (issue 28, finding 4)", () => {
 		expect(storeCount()).toBe(before);
 	});
 
-	it("the Trigger's downloads take turns: at most 4 callbacks download at once", async () => {
+	it("the Trigger's downloads take turns per trigger: at most 4 callbacks of one trigger download at once, another trigger has its own", async () => {
 		const result = await runWorkflow(
 			chain(
 				{ name: 'Start', type: MANUAL_TRIGGER_TYPE },
@@ -441,14 +453,16 @@ describe("a task's downloads share its limits (issue 28, finding 4)", () => {
 					type: 'test.boundsProbe',
 					parameters: {
 						urls: JSON.stringify([`${base}/held/a.mp4`]),
-						options: JSON.stringify({ asTriggerCallbacks: 10 }),
+						options: JSON.stringify({ asTriggerCallbacks: 10, triggers: 2 }),
 					},
 				},
 			),
 			{ binaryMode: 'filesystem' },
 		);
 		expect(result.outputOf('Probe')[0].json.failed).toBe(0);
-		expect(hits.get('/held/a.mp4')).toBe(10);
-		expect(maxActive).toBe(4);
+		expect(hits.get('/held/a.mp4')).toBe(20);
+		// 4 per trigger (issue 35: the turns were per process, so one trigger's callbacks held
+		// every other trigger's).
+		expect(maxActive).toBe(8);
 	});
 });

@@ -6,6 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Simulator } from '../simulator';
+import { client } from '../simulator/client';
 import {
 	NODE,
 	expectKeyNowhere,
@@ -67,6 +68,20 @@ describe('cancellation', () => {
 		expect(sim().count('submit')).toBe(3);
 		// The node learnt of the stop through n8n's cancel signal: the run ended on its own.
 		expect(result.outputOf(NODE)).toEqual([]);
+	});
+
+	it('stopping during a status read the service holds for 40 s ends the execution at once (the request carries the cancel signal)', async () => {
+		const id = await client(sim()).create(sim().imageModelId, { prompt: 'held [sim:never]' });
+		sim().faults.add({ endpoint: 'status', kind: 'slow', delayMs: 40_000, times: 1 });
+		const running = start(sim(), mediaWorkflow(taskParams('getStatus', id)));
+		await until(() => sim().count('status') >= 1, 'the status read');
+		const stoppedAt = Date.now();
+		const result = await running.cancel();
+		const tookMs = Date.now() - stoppedAt;
+		process.stdout.write(`[lifecycle] Stop during a held status read: the execution ended after ${tookMs} ms\n`);
+		expect(result.status).toBe('canceled');
+		// Was: about 30 s, the read's own timeout (issue 35). The margin is for a loaded machine.
+		expect(tookMs).toBeLessThan(10_000);
 	});
 });
 

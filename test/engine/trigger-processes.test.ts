@@ -46,10 +46,16 @@ afterAll(async () => {
 	await sim?.close();
 });
 
+/** The query of each task's callback URL, as the node wrote it (one nonce per task). */
+const queries = new Map<string, string>();
+
 /** A callback of `task` as the service sends it, to one process (the URL's query is the node's). */
 function deliver(to: CallbackReceiver, taskId: string) {
 	const url = new URL(to.url);
-	url.search = new URL(signCallbackUrl(to.callbackUrl({ ref: taskId }), API_KEY)).search;
+	if (!queries.has(taskId)) {
+		queries.set(taskId, new URL(signCallbackUrl(to.callbackUrl({ ref: taskId }), API_KEY)).search);
+	}
+	url.search = queries.get(taskId)!;
 	return sim.sendCallback(taskId, { url: url.toString() });
 }
 

@@ -14,6 +14,7 @@ import { RESUME_TOKEN_PARAM, maskCallbackUrl } from '../../shared/callbackUrl';
 import { isTerminal, type Task } from '../../shared/task';
 import { parseCallbackBody } from '../../shared/callbackBody';
 import { StatusReadBudget } from '../../shared/statusReadBudget';
+import { answer, refuse, retryAfter } from '../../shared/webhookAnswer';
 import { mapWithLimit, type ItemOutcome } from './batch';
 import {
 	PARK_KEY,
@@ -280,6 +281,16 @@ async function scrubbed(ctx: IExecuteFunctions | IWebhookFunctions, text: string
 	return scrubSecret(text, [apiKey]);
 }
 
+/** What parkExecution is given besides the outcomes. */
+interface ParkOptions {
+	resumeUrl: string;
+	timeoutMs: number;
+	submittedAt: number[];
+	files?: Array<{ downloadFiles: boolean; binaryPropertyName: string } | undefined>;
+	/** Items resuming a task accepted in the run a Retry starts from (callback elsewhere). */
+	resumed?: boolean[];
+}
+
 /**
  * Turns the submission outcomes (Generate) or the task_ids (Wait for Completion) into parked
  * items, reads every task's status once (callbacks that came before n8n saved the execution
@@ -289,16 +300,22 @@ async function scrubbed(ctx: IExecuteFunctions | IWebhookFunctions, text: string
 export async function parkExecution(
 	ctx: IExecuteFunctions,
 	outcomes: ItemOutcome[],
-	opts: {
-		resumeUrl: string;
-		timeoutMs: number;
-		submittedAt: number[];
-		files?: Array<{ downloadFiles: boolean; binaryPropertyName: string } | undefined>;
-		/** Items resuming a task accepted in the run a Retry starts from (callback elsewhere). */
-		resumed?: boolean[];
-	},
+	opts: ParkOptions,
 ): Promise<INodeExecutionData[]> {
 	const now = Date.now();
+	const items = await parkedItems(ctx, outcomes, opts);
+	await readStatusesBeforeParking(ctx, items);
+	const seal = await sealerOf(ctx);
+	if (!mustPark(ctx, items, opts)) return items.map(seal);
+	return await park(ctx, items, opts, now, seal);
+}
+
+/** One parked item per outcome: its task (or its error) and the park state it carries. */
+async function parkedItems(
+	ctx: IExecuteFunctions,
+	outcomes: ItemOutcome[],
+	opts: ParkOptions,
+): Promise<INodeExecutionData[]> {
 	const node = ctx.getNode().name;
 	const items: INodeExecutionData[] = [];
 	for (const [index, outcome] of outcomes.entries()) {
@@ -323,8 +340,14 @@ export async function parkExecution(
 			items.push({ json: { ...outcome.json, [PARK_KEY]: state }, pairedItem: { item: index } });
 		}
 	}
+	return items;
+}
 
-	// Statuses when parking: a task already final needs no callback.
+/** Statuses when parking: a task already final needs no callback. */
+async function readStatusesBeforeParking(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<void> {
 	const waiting = items.filter((item) => !storedParkState(item.json)?.error && item.json.task_id);
 	await mapWithLimit(waiting.length, STATUS_CONCURRENCY, async (k) => {
 		const item = waiting[k];
@@ -346,9 +369,19 @@ export async function parkExecution(
 			});
 		}
 	});
-	const pending = waiting.filter((item) => !storedParkState(item.json)?.task);
-	const seal = await sealerOf(ctx);
-	if (pending.length === 0) return items.map(seal);
+}
+
+/** The items whose task is not final yet (as far as this node knows). */
+const pendingItems = (items: INodeExecutionData[]) =>
+	items.filter((item) => {
+		const state = storedParkState(item.json);
+		return !state?.error && item.json.task_id && !state?.task;
+	});
+
+/** Whether some task is still pending and every pending one can call this execution back. */
+function mustPark(ctx: IExecuteFunctions, items: INodeExecutionData[], opts: ParkOptions): boolean {
+	const pending = pendingItems(items);
+	if (pending.length === 0) return false;
 	// A resumed task still running calls back the resume URL of the execution this one retries,
 	// which no longer waits: parking would wait for it until the deadline. Not parked, the
 	// Wait for Completion node after this one polls every task that is not final.
@@ -359,22 +392,33 @@ export async function parkExecution(
 		ctx.logger.info(
 			`Media Generation does not park: ${unawaitable.length} task(s) resumed from the execution this one retries call back that execution, so the next node polls`,
 		);
-		return items.map(seal);
+		return false;
 	}
+	return true;
+}
 
+/** Parks: the deadline in every item's state, this process's registry, then n8n's wait. */
+async function park(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	opts: ParkOptions,
+	now: number,
+	seal: (item: INodeExecutionData) => INodeExecutionData,
+): Promise<INodeExecutionData[]> {
 	const deadline = now + opts.timeoutMs;
 	for (const item of items) {
 		const state = storedParkState(item.json) as ParkState;
 		state.parkedAt = now;
 		state.deadline = deadline;
 	}
-	addRegistry(registryKey(opts.resumeUrl, node, now), deadline, now);
+	addRegistry(registryKey(opts.resumeUrl, ctx.getNode().name, now), deadline, now);
 	const sealed = items.map(seal);
 
 	// What survives the wait is this node's input: the stack entry n8n pushes back when it
 	// parks. Replacing its data (not the items: they are the parent node's output too) makes
 	// the parked items that input.
 	ctx.getExecuteData().data = { main: [sealed] };
+	const pending = pendingItems(items);
 	ctx.logger.info(
 		`Media Generation parks the execution: ${pending.length} of ${items.length} tasks pending, deadline ${new Date(deadline).toISOString()}`,
 	);
@@ -383,26 +427,6 @@ export async function parkExecution(
 }
 
 // ---- the callback side: webhook() of the parked node ----
-
-interface MinimalResponse {
-	headersSent?: boolean;
-	statusCode: number;
-	setHeader(name: string, value: string): unknown;
-	end(body?: string): unknown;
-}
-
-function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): void {
-	const res = ctx.getResponseObject() as unknown as MinimalResponse;
-	if (res.headersSent) return;
-	res.statusCode = status;
-	res.setHeader('Content-Type', 'application/json; charset=utf-8');
-	res.end(JSON.stringify(body));
-}
-
-function refuse(ctx: IWebhookFunctions, status: number, error: string): IWebhookResponseData {
-	answer(ctx, status, { error });
-	return { noWebhookResponse: true };
-}
 
 function queryString(query: IDataObject, key: string): string | undefined {
 	const value = query[key];
@@ -467,30 +491,73 @@ async function learnOthers(
 	}
 }
 
+/** A step either hands its result to the next one or ends the call with this answer. */
+type Step<T> = { ok: T } | { done: IWebhookResponseData };
+
+const notParked = (ctx: IWebhookFunctions) =>
+	refuse(ctx, 409, { error: 'This execution is not parked by a Media Generation node' });
+
+/** The parked execution this callback is for, and the task it names. */
+interface ParkedCallback {
+	resumeUrl: string;
+	parked: IDataObject[];
+	states: Array<ParkState | undefined>;
+	taskId: string;
+	registry: Registry;
+	/** The key of this park's status-read budget (its resume path). */
+	budget: string;
+}
+
 /**
  * A callback to the parked execution: refused unless it carries this execution's signature and
  * names one of its tasks; confirmed with the status endpoint; the execution resumes (once) when
  * no task is left pending, else it stays parked.
  */
 export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const query = ctx.getQueryData() as IDataObject;
+	const resumeUrl = checkResumeToken(ctx);
+	if ('done' in resumeUrl) return resumeUrl.done;
+	const callback = readParkedCallback(ctx, resumeUrl.ok);
+	if ('done' in callback) return callback.done;
+	const confirmed = await confirmCallbackTask(ctx, callback.ok);
+	if (confirmed) return confirmed;
+	const pending = await pendingAfter(ctx, callback.ok);
+	if (pending.length > 0 || callback.ok.registry.resumed) {
+		answer(ctx, 200, {
+			received: true,
+			task_id: callback.ok.taskId,
+			pending: pending.length,
+			...(callback.ok.registry.resumed ? { note: 'the execution has resumed already' } : {}),
+		});
+		return { noWebhookResponse: true };
+	}
+	return await resume(ctx, callback.ok);
+}
+
+/** The execution's own token (n8n's `signature`): the resume URL, or the refusal. */
+function checkResumeToken(ctx: IWebhookFunctions): Step<string> {
 	let resumeUrl: string;
 	try {
 		resumeUrl = resumeUrlOf(ctx);
 	} catch {
-		return refuse(ctx, 409, 'This execution is not parked by a Media Generation node');
+		return { done: notParked(ctx) };
 	}
 	const expected = new URL(resumeUrl).searchParams.get('signature') ?? '';
-	const given = queryString(query, 'signature') ?? '';
+	const given = queryString(ctx.getQueryData() as IDataObject, 'signature') ?? '';
 	if (!expected || !sameSecret(given, expected)) {
-		return refuse(ctx, 401, 'Missing or wrong signature for this execution');
+		return {
+			done: refuse(ctx, 401, { error: 'Missing or wrong signature for this execution' }),
+		};
 	}
+	return { ok: resumeUrl };
+}
 
+/** The parked items, and the one whose task the callback names (by index, else by task_id). */
+function readParkedCallback(ctx: IWebhookFunctions, resumeUrl: string): Step<ParkedCallback> {
 	const raw = ctx.evaluateExpression('{{ $input.all().map(i => i.json) }}', 0);
 	const parked = (Array.isArray(raw) ? raw : []) as IDataObject[];
 	const states = parked.map((json) => storedParkState(json));
 	if (parked.length === 0 || states.some((s) => s === undefined)) {
-		return refuse(ctx, 409, 'This execution is not parked by a Media Generation node');
+		return { done: notParked(ctx) };
 	}
 
 	let bodyTaskId: string | undefined;
@@ -500,90 +567,100 @@ export async function handleParkedCallback(ctx: IWebhookFunctions): Promise<IWeb
 	} catch {
 		bodyTaskId = undefined;
 	}
-	const indexText = queryString(query, INDEX_PARAM);
+	const indexText = queryString(ctx.getQueryData() as IDataObject, INDEX_PARAM);
 	let index = indexText !== undefined && /^\d+$/.test(indexText) ? Number(indexText) : -1;
 	if (index < 0 && bodyTaskId) index = parked.findIndex((json) => json.task_id === bodyTaskId);
 	const target = parked[index];
 	const taskId = typeof target?.task_id === 'string' ? target.task_id : undefined;
 	if (!taskId || states[index]?.error || (bodyTaskId !== undefined && bodyTaskId !== taskId)) {
-		return refuse(ctx, 404, 'The task is not part of this execution; nothing was changed');
+		return {
+			done: refuse(ctx, 404, {
+				error: 'The task is not part of this execution; nothing was changed',
+			}),
+		};
 	}
 
 	const first = states[0] as ParkState;
 	const key = registryKey(resumeUrl, ctx.getNode().name, first.parkedAt);
 	const registry = registries.get(key) ?? addRegistry(key, first.deadline, Date.now());
-	const confirmedBefore = registry.confirmed.has(taskId);
-
-	// At most one status read for the callback's task: a repeated callback (the service
-	// retrying because our answer came late) for a confirmed task reads nothing.
-	let readFault: string | undefined;
 	const budget = new URL(resumeUrl).pathname;
-	if (!confirmedBefore && !statusReads.take(budget, Date.now())) {
-		const retryAfter = Math.max(1, Math.ceil(statusReads.waitMs(budget) / 1000));
-		const res = ctx.getResponseObject() as unknown as MinimalResponse;
-		if (!res.headersSent) res.setHeader('Retry-After', String(retryAfter));
-		answer(ctx, 429, {
-			error: `Too many callbacks to confirm for this execution right now; nothing was changed. Try again in ${retryAfter} s.`,
-		});
-		return { noWebhookResponse: true };
+	return { ok: { resumeUrl, parked, states, taskId, registry, budget } };
+}
+
+/**
+ * At most one status read for the callback's task: a repeated callback (the service retrying
+ * because our answer came late) for a confirmed task reads nothing. Returns the answer that
+ * ends the call when the task is not confirmed final (429, 503, 202).
+ */
+async function confirmCallbackTask(
+	ctx: IWebhookFunctions,
+	{ taskId, registry, budget }: ParkedCallback,
+): Promise<IWebhookResponseData | undefined> {
+	if (registry.confirmed.has(taskId)) return undefined;
+	if (!statusReads.take(budget, Date.now())) {
+		const headers = retryAfter(statusReads.waitMs(budget));
+		return refuse(
+			ctx,
+			429,
+			{
+				error: `Too many callbacks to confirm for this execution right now; nothing was changed. Try again in ${headers['Retry-After']} s.`,
+			},
+			{ headers },
+		);
 	}
-	if (!confirmedBefore) {
-		try {
-			const task = await getTaskStatus(ctx, taskId, { retries: CONFIRM_RETRIES });
-			if (task.task_id === taskId && isTerminal(task.status) && !registry.confirmed.has(taskId)) {
-				registry.confirmed.set(taskId, { task, finishedAt: Date.now() });
-			}
-		} catch (error) {
-			readFault = await scrubbed(ctx, error instanceof Error ? error.message : String(error));
+	try {
+		const task = await getTaskStatus(ctx, taskId, { retries: CONFIRM_RETRIES });
+		if (task.task_id === taskId && isTerminal(task.status) && !registry.confirmed.has(taskId)) {
+			registry.confirmed.set(taskId, { task, finishedAt: Date.now() });
 		}
-	}
-	if (readFault !== undefined && !confirmedBefore) {
+	} catch (error) {
+		const readFault = await scrubbed(ctx, error instanceof Error ? error.message : String(error));
 		// Not confirmed: the service may retry; at worst the deadline and the finishing node's
 		// polling settle this task.
-		answer(ctx, 503, { error: `Could not confirm task ${taskId} with the service: ${readFault}` });
-		return { noWebhookResponse: true };
-	}
-	if (!registry.confirmed.has(taskId)) {
-		answer(ctx, 202, {
-			received: true,
-			task_id: taskId,
-			confirmed: false,
-			note: 'not final at the service yet',
+		return refuse(ctx, 503, {
+			error: `Could not confirm task ${taskId} with the service: ${readFault}`,
 		});
-		return { noWebhookResponse: true };
 	}
+	if (registry.confirmed.has(taskId)) return undefined;
+	return refuse(ctx, 202, {
+		received: true,
+		task_id: taskId,
+		confirmed: false,
+		note: 'not final at the service yet',
+	});
+}
 
+/** The tasks still pending once this process learnt what it could of the others. */
+async function pendingAfter(
+	ctx: IWebhookFunctions,
+	{ parked, states, registry, budget }: ParkedCallback,
+): Promise<IDataObject[]> {
 	const pendingNow = () =>
 		parked.filter((json, i) => {
 			const state = states[i] as ParkState;
 			return !state.error && !state.task && !registry.confirmed.has(String(json.task_id));
 		});
-	let pending = pendingNow();
-	if (pending.length > 0 && !registry.resumed) {
-		if (!registry.learning) {
-			registry.learning = learnOthers(
-				ctx,
-				registry,
-				pending.map((json) => String(json.task_id)),
-				budget,
-			).finally(() => {
-				registry.learning = undefined;
-			});
-		}
-		await registry.learning;
-		pending = pendingNow();
-	}
-	if (pending.length > 0 || registry.resumed) {
-		answer(ctx, 200, {
-			received: true,
-			task_id: taskId,
-			pending: pending.length,
-			...(registry.resumed ? { note: 'the execution has resumed already' } : {}),
+	const pending = pendingNow();
+	if (pending.length === 0 || registry.resumed) return pending;
+	if (!registry.learning) {
+		registry.learning = learnOthers(
+			ctx,
+			registry,
+			pending.map((json) => String(json.task_id)),
+			budget,
+		).finally(() => {
+			registry.learning = undefined;
 		});
-		return { noWebhookResponse: true };
 	}
+	await registry.learning;
+	return pendingNow();
+}
 
-	// The last task: resume exactly once (this process answers every later call above).
+/** The last task: the execution resumes exactly once (this process answers every later call). */
+async function resume(
+	ctx: IWebhookFunctions,
+	{ parked, states, taskId, registry }: ParkedCallback,
+): Promise<IWebhookResponseData> {
 	registry.resumed = true;
 	const seal = await sealerOf(ctx);
 	const items: INodeExecutionData[] = parked.map((json, i) => {

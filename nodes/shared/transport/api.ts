@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { isClearTextToAnotherHost } from './baseUrlRule';
+import { isAllowedBaseUrl } from './baseUrlRule';
 import {
 	ANSWER_TOO_LARGE,
 	classifyError,
@@ -68,11 +68,11 @@ export function normaliseBaseUrl(raw: unknown): string {
 		});
 	}
 	const url = new URL(text);
-	if (isClearTextToAnotherHost(text)) {
-		// The Bearer key would cross the network in clear text.
+	if (!isAllowedBaseUrl(text)) {
+		// http:// to another host: the Bearer key would cross the network in clear text.
 		throw new TransportError({
 			kind: 'config',
-			message: `The credential's Base URL ${url.origin} uses http:// for a host that is not this machine, so the API key would travel unencrypted: nothing was sent. Use https:// (http:// is accepted only for localhost, *.localhost, 127.x.x.x and [::1], written as such)`,
+			message: `The credential's Base URL ${url.origin} uses http:// for a host that is not this machine, so the API key would travel unencrypted: nothing was sent. Use https:// (http:// is accepted only for localhost, 127.x.x.x and [::1], written as such)`,
 		});
 	}
 	return text;
@@ -228,6 +228,7 @@ export async function apiRequest(
 	request: { method: IHttpRequestMethods; path: string; body?: IDataObject; timeoutMs?: number },
 ): Promise<ApiResponse> {
 	const credentials = await getApiCredentials(ctx);
+	const signal = cancelSignalOf(ctx);
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${credentials.baseUrl}${request.path}`,
@@ -241,9 +242,11 @@ export async function apiRequest(
 		// where it points, see redirectHint); and were one followed, the key stays behind.
 		disableFollowRedirect: true,
 		sendCredentialsOnCrossOriginRedirect: false,
+		// The execution's Stop ends the request at once (httpRequestWithAuthentication would set
+		// it; the plain helper used here does not).
+		abortSignal: signal,
 	};
 	if (request.body) options.body = request.body;
-	const signal = cancelSignalOf(ctx);
 	let response: { statusCode: number; headers?: IDataObject; body: unknown } | undefined;
 	let failure: Fault | undefined;
 	try {

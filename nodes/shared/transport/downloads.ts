@@ -39,61 +39,6 @@ export interface DownloadOptions extends TransferOptions {
 export const MAX_FILES_PER_TASK = 20;
 /** Bytes the files of one task may take together (each file also has its own limit). */
 export const MAX_TASK_BYTES = 4 * 1024 ** 3;
-/**
- * Tasks whose files the Trigger downloads at once, per n8n process: each callback holds its
- * files on disk until the last arrives, so many callbacks at once could fill the disk.
- * Others wait their turn (the node's own items are bounded by Max Tasks in Flight instead).
- */
-export const MAX_TRIGGER_DOWNLOADS = 4;
-
-/** A FIFO of turns: at most `size` holders at once. */
-class Turns {
-	private active = 0;
-	private readonly waiting: Array<() => void> = [];
-
-	constructor(private readonly size: number) {}
-
-	async take(): Promise<() => void> {
-		if (this.active >= this.size) {
-			await new Promise<void>((resolve) => this.waiting.push(resolve));
-		} else {
-			this.active++;
-		}
-		let released = false;
-		return () => {
-			if (released) return;
-			released = true;
-			const next = this.waiting.shift();
-			// The turn passes to the next in line as it is: `active` stays the same.
-			if (next) next();
-			else this.active--;
-		};
-	}
-}
-
-const triggerTurns = new Turns(MAX_TRIGGER_DOWNLOADS);
-
-/** The Trigger's webhook context (the node's own runs have no request object). */
-const isWebhook = (ctx: ApiContext) =>
-	typeof (ctx as { getRequestObject?: unknown }).getRequestObject === 'function';
-
-/**
- * Downloads every file of a finished task (see downloadFilesOf); the Trigger's calls take turns,
- * at most MAX_TRIGGER_DOWNLOADS at once per process.
- */
-export async function downloadTaskFiles(
-	ctx: ApiContext,
-	task: Task,
-	opts: DownloadOptions = {},
-): Promise<{ binary: IBinaryKeyData; files: IDataObject[] }> {
-	if (!isWebhook(ctx)) return await downloadFilesOf(ctx, task, opts);
-	const release = await triggerTurns.take();
-	try {
-		return await downloadFilesOf(ctx, task, opts);
-	} finally {
-		release();
-	}
-}
 
 /**
  * Downloads every file of a finished task, one after the other (a task has few files; items run
@@ -101,11 +46,12 @@ export async function downloadTaskFiles(
  * All or nothing: each file stays uncommitted in n8n's binary store until every file arrived, so
  * a failure (of any file, or a cancellation) leaves no file behind. The files share the task's
  * limits: at most MAX_FILES_PER_TASK, MAX_TASK_BYTES together, and the caller's deadline.
+ * (The Trigger's callbacks take turns per trigger first: MediaGenerationTrigger/downloadLine.ts.)
  */
-async function downloadFilesOf(
+export async function downloadTaskFiles(
 	ctx: ApiContext,
 	task: Task,
-	opts: DownloadOptions,
+	opts: DownloadOptions = {},
 ): Promise<{ binary: IBinaryKeyData; files: IDataObject[] }> {
 	const base = opts.binaryProperty || 'data';
 	const binary: IBinaryKeyData = {};

@@ -84,7 +84,7 @@ function parseIPv6(input: string): number[] | undefined {
 }
 
 // At least n8n's own default block list (@n8n/config's ssrf-protection.config), plus the
-// shared address space and the IPv6 transition ranges.
+// shared address space, Azure's platform address and the IPv6 transition ranges.
 const V4_RANGES: Array<[number[], number, string]> = [
 	[[0, 0, 0, 0], 8, 'an unspecified ("this network") address, 0.0.0.0/8'],
 	[[10, 0, 0, 0], 8, 'a private address (10.0.0.0/8)'],
@@ -96,6 +96,9 @@ const V4_RANGES: Array<[number[], number, string]> = [
 		'a link-local address (169.254.0.0/16, where cloud metadata services answer)',
 	],
 	[[172, 16, 0, 0], 12, 'a private address (172.16.0.0/12)'],
+	// Public, but on Azure it is the host's own channel (platform DNS, metadata, agent: the
+	// wire server), reachable from every virtual machine.
+	[[168, 63, 129, 16], 32, "Azure's platform address (168.63.129.16, its wire server)"],
 	[[192, 0, 0, 0], 24, 'an IETF protocol address (192.0.0.0/24)'],
 	[[192, 0, 2, 0], 24, 'a documentation address (192.0.2.0/24)'],
 	[[192, 168, 0, 0], 16, 'a private address (192.168.0.0/16)'],
@@ -328,8 +331,26 @@ function connectedAddress(body: unknown): string | undefined {
 	return undefined;
 }
 
+/**
+ * Whether the request went through a proxy (n8n 2.14 sends requests through one when
+ * HTTP_PROXY, HTTPS_PROXY or ALL_PROXY applies to the URL: its http-proxy-agent and
+ * https-proxy-agent carry the proxy's URL as `proxy`). The connection is then the proxy's.
+ */
+function viaProxy(body: unknown): boolean {
+	const agent = (body as { req?: { agent?: { proxy?: unknown } } } | undefined)?.req?.agent;
+	return agent?.proxy !== undefined && agent.proxy !== null;
+}
+
 /** The check of a connection's address, for n8n versions that give nodes no resolver. */
 function checkConnection(host: string, body: unknown): Fault | undefined {
+	if (viaProxy(body)) {
+		// The address read would be the proxy's: the file host's own address is unknown.
+		return {
+			kind: 'config',
+			code: 'ERR_PRIVATE_ADDRESS',
+			message: `refused: n8n sent the request for ${host} through a proxy (HTTP_PROXY, HTTPS_PROXY or ALL_PROXY), which hides the file host's address, and this n8n version gives nodes no way to check the name before connecting. Exempt the file host from the proxy (NO_PROXY), update n8n (2.41 and later check the name before connecting), or, if the file host is on your own network, turn on "${ALLOW_PRIVATE_FIELD}" in the Media Generation credential. Not retried`,
+		};
+	}
 	const address = connectedAddress(body);
 	if (address === undefined) {
 		return {

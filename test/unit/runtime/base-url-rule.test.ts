@@ -8,7 +8,7 @@ describe('the nodes apply the Base URL table', () => {
 		const url = template.replace('{port}', '8080');
 		if (verdict === 'refused') {
 			expect(() => normaliseBaseUrl(url)).toThrow(
-				/uses http:\/\/ for a host that is not this machine/,
+				/uses http:\/\/ for a host that is not this machine|is not an http\(s\) address/,
 			);
 		} else {
 			expect(() => normaliseBaseUrl(url)).not.toThrow();

@@ -72,6 +72,37 @@ describe('callback URL contract: the node signs, the trigger checks', () => {
 		expect(checkSignature(queryOf(withReference(BASE, 'row-1')), KEY)).toBe('missing');
 	});
 
+	it('every URL the node signs has a nonce of its own, under the signature (issue 35)', () => {
+		const urls = [1, 2, 3].map(() => new URL(signCallbackUrl(withReference(BASE, 'r'), KEY)));
+		const nonces = urls.map((u) => u.searchParams.get('nonce'));
+		expect(nonces.every((n) => /^[A-Za-z0-9_-]{16}$/.test(n ?? ''))).toBe(true);
+		expect(new Set(nonces).size).toBe(3);
+		const url = urls[0];
+		const changed = new URL(url);
+		changed.searchParams.set('nonce', nonces[1]!);
+		const removed = new URL(url);
+		removed.searchParams.delete('nonce');
+		const repeated = new URL(url);
+		repeated.searchParams.append('nonce', nonces[0]!);
+		const garbled = new URL(url);
+		garbled.searchParams.set('nonce', `${nonces[0]}=`);
+		for (const bad of [changed, removed, repeated, garbled]) {
+			expect(checkSignature(queryOf(bad.toString()), KEY)).toBe('invalid');
+		}
+		expect(queryOf(url.toString()).nonce).toBe(nonces[0]);
+	});
+
+	it("URLs signed before nonces existed (sig over the reference) stay valid, and a nonce cannot be added to them", () => {
+		for (const ref of ['row-1', undefined]) {
+			const legacy = new URL(ref === undefined ? BASE : withReference(BASE, ref));
+			legacy.searchParams.append('sig', referenceSignature(KEY, ref));
+			expect(checkSignature(queryOf(legacy.toString()), KEY)).toBe('valid');
+			expect(queryOf(legacy.toString()).nonce).toBeUndefined();
+			legacy.searchParams.append('nonce', 'AAAAAAAAAAAAAAAA');
+			expect(checkSignature(queryOf(legacy.toString()), KEY)).toBe('invalid');
+		}
+	});
+
 	it('the signature is not the API key and does not contain it', () => {
 		const sig = referenceSignature(KEY, 'r');
 		expect(sig).toMatch(/^[A-Za-z0-9_-]{22}$/);
@@ -84,7 +115,8 @@ describe('masking and scrubbing', () => {
 	it('masks secret and sig in a URL, keeping the order of the other parameters', () => {
 		const url = signCallbackUrl(withReference(`${BASE}?secret=s3cr3t`, '7'), KEY);
 		const masked = maskCallbackUrl(url);
-		expect(masked).toBe(`${BASE}?secret=***&ref=7&sig=***`);
+		const nonce = new URL(url).searchParams.get('nonce');
+		expect(masked).toBe(`${BASE}?secret=***&ref=7&nonce=${nonce}&sig=***`);
 		expect(maskCallbackUrl(`${BASE}?ref=7`)).toBe(`${BASE}?ref=7`);
 	});
 

@@ -1,0 +1,193 @@
+// The Trigger under a flood (issue 35), through n8n-core's real WebhookContext and
+// WorkflowExecute over real HTTP: forged callbacks cannot drain the status-read budget genuine
+// callbacks need, and a slow file host cannot hold a genuine callback's run beyond its
+// Download Deadline.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import { randomBytes } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { URL_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/statusReads';
+import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
+import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
+import { startSimulator, type Simulator } from '../simulator';
+import { client } from '../simulator/client';
+
+const report = (line: string) => process.stdout.write(`${line}\n`);
+
+jest.setTimeout(60_000);
+
+const API_KEY = `sk-${randomBytes(12).toString('hex')}`;
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+	for (const o of open.splice(0).reverse()) await o.close();
+});
+
+async function setup(
+	parameters: INodeParameters,
+): Promise<{ sim: Simulator; receiver: CallbackReceiver }> {
+	const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30 });
+	const receiver = await startCallbackReceiver({
+		workflow: chain(
+			{
+				name: 'Media Generation Trigger',
+				type: MEDIA_GENERATION_TRIGGER_TYPE,
+				parameters,
+				credentials: mediaCredentials(),
+			},
+			{ name: 'Downstream', type: NOOP_TYPE },
+		),
+		// allowPrivateFileHosts: the file hosts run on this machine (127.0.0.1).
+		credentials: {
+			mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+		},
+	});
+	open.push(sim, { close: async () => await receiver.close() }, { close: () => sim.idle() });
+	return { sim, receiver };
+}
+
+/** `n` finished tasks at the service, submitted without a reference, whose callbacks the test sends. */
+async function finishedTasks(sim: Simulator, receiver: CallbackReceiver, n: number) {
+	const ids = await Promise.all(
+		Array.from({ length: n }, async () =>
+			client(sim).create(
+				sim.imageModelId,
+				{ prompt: 'fox [sim:never]' },
+				{ callback_url: signCallbackUrl(receiver.callbackUrl(), API_KEY) },
+			),
+		),
+	);
+	for (const id of ids) {
+		const task = sim.task(id)!;
+		task.outcome = 'finish';
+		task.callbackDone = true;
+	}
+	sim.clock.advance(60_000);
+	return ids;
+}
+
+const forgedId = () => `task_${randomBytes(8).toString('hex')}`;
+const body = (taskId: string) => ({ code: 200, data: { task_id: taskId, status: 'finished' } });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('a flood of forged callbacks cannot cost a genuine callback its run', () => {
+	it("500 forged callbacks at 50/s (to a genuine URL that was seen, and unsigned) among 20 genuine ones: 20 runs, each once, no forged run, the forged ids read at most the URLs' allowances", async () => {
+		// Accept Unsigned on: forged callbacks need no signature at all.
+		const { sim, receiver } = await setup({ options: { acceptUnsigned: true } });
+		const genuine = await finishedTasks(sim, receiver, 20);
+		// The attacker has seen one delivered callback URL (genuine[0]'s) and floods it with task
+		// ids of its making, and floods the unsigned URL too.
+		const first = await sim.sendCallback(genuine[0]);
+		expect(first.status).toBe(200);
+		const seen = sim.task(genuine[0])!.callbackUrl!;
+		const unsigned = receiver.callbackUrl();
+		const started = Date.now();
+		const sent: Array<Promise<{ genuine: boolean; status: number }>> = [];
+		for (let i = 0; i < 500; i++) {
+			const id = forgedId();
+			const url = i % 2 ? seen : unsigned;
+			sent.push(
+				sim
+					.sendCallback(id, { url, body: body(id) })
+					.then((e) => ({ genuine: false, status: e.status })),
+			);
+			// The other 19 genuine callbacks, one every 25 forged ones.
+			if (i % 25 === 12 && i < 475) {
+				const id = genuine[1 + Math.floor(i / 25)];
+				sent.push(sim.sendCallback(id).then((e) => ({ genuine: true, status: e.status })));
+			}
+			await sleep(Math.max(0, started + (i + 1) * 20 - Date.now()));
+		}
+		const answers = await Promise.all(sent);
+		const seconds = (Date.now() - started) / 1000;
+		await receiver.waitFor(receiver.deliveries.length, 60_000);
+
+		const runs = (await receiver.executions()).map((e) =>
+			String(e.outputOf('Downstream')[0]?.json.task_id),
+		);
+		const genuineSet = new Set(genuine);
+		const forgedReads = sim.requests.filter(
+			(r) => r.endpoint === 'status' && r.taskId !== undefined && !genuineSet.has(r.taskId),
+		).length;
+		const count = (code: number) => answers.filter((a) => !a.genuine && a.status === code).length;
+		report(
+			`[trigger] flood: 500 forged in ${seconds.toFixed(1)} s beside 20 genuine: ${runs.length} runs, ${forgedReads} status reads for forged ids, forged answered ${count(404)} × 404, ${count(429)} × 429, ${count(202)} × 202; genuine answered ${JSON.stringify(answers.filter((a) => a.genuine).map((a) => a.status))}`,
+		);
+		expect(runs.sort()).toEqual([...genuine].sort());
+		// At most the allowance of each URL the flood used: the seen URL's and the unsigned one's.
+		const allowance = (limits: { burst: number; perSecond: number }) =>
+			limits.burst + Math.ceil(limits.perSecond * seconds);
+		expect(forgedReads).toBeLessThanOrEqual(
+			allowance(URL_READ_LIMITS.own) + allowance(URL_READ_LIMITS.shared),
+		);
+		expect(answers.filter((a) => a.genuine).every((a) => a.status === 200)).toBe(true);
+	});
+});
+
+/** A file host that answers the headers at once, then sends nothing. */
+async function slowFileHost(): Promise<{ url: string; close(): Promise<void> }> {
+	const sockets = new Set<import('node:net').Socket>();
+	const server = http.createServer((_req, res) => {
+		res.writeHead(200, { 'content-type': 'image/png', 'content-length': '1000000' });
+		res.write(Buffer.alloc(10));
+	});
+	server.on('connection', (s) => {
+		sockets.add(s);
+		s.on('close', () => sockets.delete(s));
+	});
+	await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		close: async () => {
+			for (const s of sockets) s.destroy();
+			await new Promise<void>((r) => server.close(() => r()));
+		},
+	};
+}
+
+describe('a slow file host cannot hold the Trigger', () => {
+	it("4 forged callbacks listing 20 slow files each (Verify off) cannot delay a genuine callback's run beyond its Download Deadline", async () => {
+		const host = await slowFileHost();
+		const { sim, receiver } = await setup({ verify: false, downloadMinutes: 0.05 });
+		open.push(host);
+		const [taskId] = await finishedTasks(sim, receiver, 1);
+		const url = sim.task(taskId)!.callbackUrl!;
+		const forged = Array.from({ length: 4 }, () => {
+			const id = forgedId();
+			const files = Array.from({ length: 20 }, (_, k) => ({
+				file_url: `${host.url}/${id}/${k}.png`,
+				file_type: 'image',
+			}));
+			return sim.sendCallback(id, {
+				url,
+				body: { code: 200, data: { task_id: id, status: 'finished', files } },
+			});
+		});
+		await sleep(200);
+		const sentAt = Date.now();
+		const entry = await sim.sendCallback(taskId);
+		expect(entry.status).toBe(200);
+		expect((await Promise.all(forged)).map((e) => e.status)).toEqual([200, 200, 200, 200]);
+		const deadlineMs = 0.05 * 60_000;
+		// Every call ends, and every run starts, within the deadline (and a margin for the load).
+		await receiver.waitFor(5, deadlineMs + 10_000);
+		const delivery = receiver.deliveries.find(
+			(d) => (d.answer as IDataObject)?.task_id === taskId,
+		)!;
+		const run = await delivery.execution!;
+		const startedAfter = delivery.webhookMs;
+		const item = run.outputOf('Media Generation Trigger')[0];
+		report(
+			`[trigger] slow file host: the genuine run started ${startedAfter} ms after its callback arrived (deadline ${deadlineMs} ms), ${item.binary ? 'with its files' : `without: ${String(item.json.error).slice(0, 120)}`}`,
+		);
+		expect(Date.now() - sentAt).toBeLessThan(deadlineMs + 10_000);
+		expect(startedAfter).toBeLessThan(deadlineMs + 3_000);
+		if (!item.binary) {
+			expect(item.json.error).toMatch(/Download Deadline \(3 s\).*Task → Download Files/);
+			expect(item.json.files).toEqual([expect.objectContaining({ url: expect.any(String) })]);
+		}
+	});
+});
