@@ -1,8 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-// `npm run demo`: the example workflows in examples/ run end to end through n8n's real execution
-// engine (n8n-core's WorkflowExecute, in-process) against the embedded simulator of the service,
-// over real HTTP; the generated files are written to ./demo-output/. Exits non-zero if any
-// example fails. No n8n installation, API key or network access is needed.
+// `npm run demo`: the one-item example workflows in examples/ run end to end through n8n's real
+// execution engine (n8n-core's WorkflowExecute, in-process) against the embedded simulator of the
+// service, over real HTTP; then the spreadsheet and AI Agent examples, which need n8n's own nodes,
+// run in a real n8n (demo-n8n.ts; skipped with --no-n8n). The generated files are written to
+// ./demo-output/. Exits non-zero if any example fails. No API key or network access is needed.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,8 +12,8 @@ import type { INode, INodeExecutionData } from 'n8n-workflow';
 
 import {
 	MEDIA_GENERATION_TYPE,
-	MEDIA_GENERATION_TRIGGER_TYPE,
 	MANUAL_TRIGGER_TYPE,
+	knowsNodeType,
 	loadWorkflowFile,
 	runWorkflow,
 	setPackageSource,
@@ -22,6 +23,7 @@ import {
 } from '../test/harness';
 import { startSimulator, type Simulator } from '../test/simulator';
 import { startBinaryDataServer } from '../test/harness/binaryData';
+import { runJobsInN8n, type JobsReport } from './demo-n8n';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -35,6 +37,12 @@ export interface DemoOptions {
 	/** Simulated generation time of each task (default 3 s). */
 	durationMs?: number;
 	log?: (line: string) => void;
+	/**
+	 * Also run the jobs that need n8n's own nodes (the spreadsheet and the AI Agent examples) in a
+	 * real n8n (demo-n8n.ts). The command does, unless given --no-n8n; the engine layer's test of
+	 * this file does not (the e2e and agent layers run those examples).
+	 */
+	withN8n?: boolean;
 }
 
 export interface DemoFile {
@@ -81,6 +89,8 @@ export interface DemoRun {
 export interface DemoReport {
 	ok: boolean;
 	outDir: string;
+	/** The jobs run in a real n8n, when asked for. */
+	jobs?: JobsReport;
 	runs: DemoRun[];
 	/** Requests to the file host that carried an Authorization header (must be 0). */
 	keyLeaksToFileHost: number;
@@ -99,33 +109,15 @@ export function runnableExamples(dir = path.join(ROOT, 'examples')): string[] {
 			const wf = loadWorkflowFile(file);
 			const media = wf.nodes.filter((n) => n.type === MEDIA_GENERATION_TYPE);
 			// Submit-only examples (callback pattern) need a reachable n8n to call back.
+			// Examples with n8n nodes the in-process engine lacks (files, Merge, the AI Agent) run
+			// in a real n8n instead (demo-n8n.ts).
 			return (
+				wf.nodes.every((n) => knowsNodeType(n.type)) &&
 				wf.nodes.some((n) => n.type === MANUAL_TRIGGER_TYPE) &&
 				media.length > 0 &&
 				media.every((n) => n.parameters?.waitForCompletion !== false)
 			);
 		});
-}
-
-/** Examples that need a reachable n8n (callbacks into a trigger): listed, not run. */
-function callbackExamples(dir = path.join(ROOT, 'examples')): string[] {
-	if (!fs.existsSync(dir)) return [];
-	const runnable = new Set(runnableExamples(dir));
-	// The Trigger, or the node with a Callback URL: not the AI Agent example (its nodes are tools, it
-	// needs a chat model) nor the big-video one (it hands URLs on to a storage service).
-	const workflowNodes = (f: string) => loadWorkflowFile(path.join(dir, f)).nodes;
-	return fs
-		.readdirSync(dir)
-		.filter((f) => f.endsWith('.json'))
-		.sort()
-		.filter((f) => !runnable.has(path.join(dir, f)))
-		.filter((f) =>
-			workflowNodes(f).some(
-				(n) =>
-					n.type === MEDIA_GENERATION_TRIGGER_TYPE ||
-					(n.type === MEDIA_GENERATION_TYPE && JSON.stringify(n.parameters).includes('"callbackUrl"')),
-			),
-		);
 }
 
 /** Model IDs the examples type in for models the spec names no identifier for. */
@@ -188,10 +180,7 @@ async function saveFiles(
 
 function describeNode(node: INode): string {
 	const p = node.parameters ?? {};
-	// A model left at the panel's default is not saved: say so rather than print nothing.
-	const model = typeof p.model === 'string' && p.model ? p.model : 'default';
-	const id = typeof p.modelId === 'string' && p.modelId ? ` (${p.modelId})` : '';
-	return `${p.resource ?? '?'} → ${p.operation ?? 'generate'}, model ${model}${id}`;
+	return `${p.resource ?? '?'} → ${p.operation ?? 'generate'}`;
 }
 
 export async function main(options: DemoOptions = {}): Promise<DemoReport> {
@@ -213,6 +202,7 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 	const n8n = await startBinaryDataServer();
 	fs.mkdirSync(outDir, { recursive: true });
 	const runs: DemoRun[] = [];
+	let jobs: JobsReport | undefined;
 	log(`Media Generation demo: ${examples.length} example workflow(s) through n8n's execution engine`);
 	log(`  simulated service ${sim.baseUrl} (files on ${sim.fileBaseUrl}), each task takes ${((options.durationMs ?? 3000) / 1000).toFixed(1)} s`);
 	log(`  output folder ${path.relative(process.cwd(), outDir) || outDir}`);
@@ -265,7 +255,9 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 					};
 					run.tasks.push(task);
 					const wait = task.waitSeconds !== undefined ? `, ready after ${task.waitSeconds} s` : '';
-					log(`  task ${task.taskId || '(none)'}: ${task.status}${wait} (${task.statusReads} status read${task.statusReads === 1 ? '' : 's'})`);
+					// The model as the service received it: what the panel's choice (or Model ID) sends.
+					const model = task.model ?? sim.task(taskId)?.model;
+					log(`  task ${task.taskId || '(none)'}${model ? ` (model ${model})` : ''}: ${task.status}${wait} (${task.statusReads} status read${task.statusReads === 1 ? '' : 's'})`);
 					if (task.error) log(`    error: ${task.error}`);
 					for (const f of task.files) {
 						const check = f.servedBytes === undefined ? '' : f.servedBytes === f.bytes ? ', size as served' : `, SERVED ${f.servedBytes} B`;
@@ -301,6 +293,13 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 			log(`  ${failed ? '✗' : '✓'} ${run.status} in ${(result.durationMs / 1000).toFixed(1)} s${run.error ? `: ${run.error}` : ''}`);
 			runs.push(run);
 		}
+		if (options.withN8n) {
+			log('');
+			log(`In a real n8n: the three jobs of the guides (n8n's own file, Merge, Form and AI nodes)`);
+			// The picture made above goes through the form, as a customer's photo would.
+			const photo = runs.flatMap((r) => r.tasks.flatMap((t) => t.files)).find((f) => f.mimeType === 'image/png')?.path;
+			jobs = await runJobsInN8n({ sim, outDir, log, photo });
+		}
 	} finally {
 		await n8n.close();
 		await sim.close();
@@ -308,22 +307,41 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 
 	const fileRequests = sim.requests.filter((r) => r.origin === 'files');
 	const keyLeaksToFileHost = fileRequests.filter((r) => r.headers.authorization !== undefined).length;
-	const ok = runs.every((r) => r.status === 'success') && keyLeaksToFileHost === 0;
+	const ok = runs.every((r) => r.status === 'success') && keyLeaksToFileHost === 0 && (jobs?.ok ?? true);
 	log('');
 	log(`File host requests: ${fileRequests.length}, with the API key: ${keyLeaksToFileHost}`);
-	const others = callbackExamples();
+	log('Models used (as the service received them):');
+	const byModel = new Map<string, number>();
+	for (const t of sim.tasks()) byModel.set(t.model, (byModel.get(t.model) ?? 0) + 1);
+	for (const [model, count] of [...byModel].sort()) log(`  ${model}: ${count} task${count === 1 ? '' : 's'}`);
+	if (jobs) {
+		log(
+			`  chat model: ${jobs.chatModel}, as examples/agent-media-generation.json names it, answered by a scripted ` +
+				'stand-in (test/agent/fake-openai.ts): no OpenAI account or network was used',
+		);
+	}
+	const rel = (p: string) => path.relative(process.cwd(), p) || p;
+	log('Where to look:');
+	log(`  ${rel(outDir)}/: the picture, video and melody of the one-item examples (open them in any viewer or player)`);
+	if (jobs) {
+		log(`  ${rel(path.join(outDir, 'spreadsheet'))}/: products.csv with each row's status, video_file and task_id, and each row's video`);
+		log(`  ${rel(path.join(outDir, 'form'))}/: the video the form page gave back for the uploaded photo`);
+		log(`  ${rel(path.join(outDir, 'agent'))}/: the video the callback workflow saved while the agent chatted`);
+	} else {
+		log('  (the spreadsheet, form and AI Agent jobs were skipped: run without --no-n8n to see them)');
+	}
 	log(
-		'Long videos: rather than holding an execution while polling, submit with a Callback URL and ' +
-			'receive the result in a second workflow started by the Media Generation Trigger' +
-			(others.length ? ` (see ${others.map((f) => `examples/${f}`).join(', ')}).` : '.'),
+		'  examples/: the workflows to import into your n8n; the guides: docs/spreadsheet-to-videos.md, ' +
+			'docs/form-photos-to-videos.md, docs/agent-videos.md',
 	);
-	log(ok ? `Demo passed: ${runs.length} workflow(s), files in ${path.relative(process.cwd(), outDir) || outDir}` : 'Demo FAILED');
-	return { ok, outDir, runs, keyLeaksToFileHost, fileRequests: fileRequests.length };
+	const what = `${runs.length} in-process example(s)${jobs ? ', the spreadsheet, form and AI Agent jobs' : ''}`;
+	log(ok ? `Demo passed: ${what}, files in ${rel(outDir)}` : 'Demo FAILED');
+	return { ok, outDir, runs, keyLeaksToFileHost, fileRequests: fileRequests.length, ...(jobs ? { jobs } : {}) };
 }
 
 if (require.main === module) {
 	const source = process.argv.includes('--src') ? 'src' : 'dist';
-	main({ source })
+	main({ source, withN8n: !process.argv.includes('--no-n8n') })
 		.then((report) => process.exit(report.ok ? 0 : 1))
 		.catch((error: Error) => {
 			process.stderr.write(`demo failed: ${error.stack ?? error.message}\n`);

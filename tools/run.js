@@ -389,6 +389,9 @@ async function main() {
 			break;
 		case 'demo':
 			build();
+			// The spreadsheet and AI Agent jobs run in a real n8n: installed into the cache once (as
+			// for the e2e layer), unless --no-n8n.
+			if (!rest.includes('--no-n8n')) n8n(node);
 			tsx(node, path.join(ROOT, 'tools', 'demo.ts'), rest);
 			break;
 		case 'bench':

@@ -55,6 +55,35 @@ export function exampleAgentWorkflow(file: string, id: string) {
 	return prepare({ ...wf, id });
 }
 
+/** The folder the examples write to as shipped: n8n's Docker image's `~/.n8n-files`. */
+export const EXAMPLE_FOLDER = '/home/node/.n8n-files';
+
+/**
+ * examples/save-finished-videos.json as a user sets it up: our credential picked, its folder
+ * pointed at `folder` (n8n 2.x writes only under N8N_RESTRICT_FILE_ACCESS_TO). Returns the
+ * workflow and its trigger's Production URL path (what the user copies into Callback URL).
+ */
+export function exampleSaveWorkflow(id: string, folder: string) {
+	const text = fs.readFileSync(path.join(ROOT, 'examples', 'save-finished-videos.json'), 'utf8');
+	const wf = JSON.parse(text.split(EXAMPLE_FOLDER).join(folder)) as Workflow;
+	const trigger = wf.nodes.find((n) => n.type === `${PACKAGE_NAME}.mediaGenerationTrigger`);
+	if (!trigger?.webhookId) throw new Error('save-finished-videos.json: no Media Generation Trigger');
+	for (const node of wf.nodes) {
+		const creds = node.credentials as Record<string, unknown> | undefined;
+		if (creds?.[CREDENTIAL_TYPE]) creds[CREDENTIAL_TYPE] = CREDENTIAL;
+	}
+	return { workflow: { ...wf, id, active: false }, productionPath: `webhook/${String(trigger.webhookId)}/media-generation` };
+}
+
+/** Puts `url` into the Callback URL of the workflow's Start Video tool, as the user pastes it. */
+export function withStartVideoCallback<W extends Workflow>(wf: W, url: string): W {
+	const start = wf.nodes.find((n) => n.name === 'Start Video');
+	const parameters = start?.parameters as { options?: Record<string, unknown> } | undefined;
+	if (!parameters?.options?.callbackUrl) throw new Error(`${wf.id}: Start Video has no Callback URL to replace`);
+	parameters.options.callbackUrl = url;
+	return wf;
+}
+
 /** The MCP Server Trigger's Bearer Auth credential of the MCP example. */
 export const MCP_BEARER_CREDENTIAL = { id: 'mgenMcpBearer01', name: 'MCP bearer token (test)' };
 

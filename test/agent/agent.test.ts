@@ -7,25 +7,28 @@
 // The MCP SDK's subpaths come from its exports map ("./*"), which the import linter's resolver
 // does not follow; jest and tsc resolve them.
 /* eslint-disable import-x/no-unresolved */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { startSimulator, type Simulator } from '../simulator';
+import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { N8nInstance, ROOT, removeEmptyRunFolder } from '../e2e/n8n';
 import { rest, setupOwner } from '../e2e/rest';
 import { credentialImport } from '../e2e/workflows';
-import { startFakeOpenAi, toolResults, type FakeOpenAi, type JsonSchema, type OfferedTool } from './fake-openai';
+import { startFakeOpenAi, textOf, toolResults, type ChatRequest, type FakeOpenAi, type JsonSchema, type OfferedTool } from './fake-openai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
 	agentWorkflow,
 	chat,
 	exampleAgentWorkflow,
+	exampleSaveWorkflow,
 	exampleMcpWorkflow,
 	mcpBearerCredentialImport,
 	openAiCredentialImport,
 	toolName,
 	toolNode,
+	withStartVideoCallback,
 } from './agent-workflows';
 
 jest.setTimeout(240_000);
@@ -45,6 +48,7 @@ const { TOOL_DESCRIPTIONS } = require(path.join(ROOT, 'dist/nodes/MediaGeneratio
 const EXAMPLE = 'mgenAgentExampl';
 const TOOLS = 'mgenAgentTools1';
 const MCP = 'mgenMcpExample1';
+const SAVE = 'mgenSaveVideos1';
 /** The MCP Server Trigger's bearer token, new on every run. */
 const MCP_TOKEN = randomBytes(16).toString('hex');
 const ALLOWED = {
@@ -97,11 +101,16 @@ let fake: FakeOpenAi;
 let n8n: N8nInstance;
 const webhooks: Record<string, string> = {};
 let mcpPath: string;
+/** Where save-finished-videos.json writes (the only folder n8n may write to here). */
+let folder: string;
 
 beforeAll(async () => {
 	sim = await startSimulator({ defaultDurationMs: 1000, videoModelId: VIDEO_MODEL_ID });
 	fake = await startFakeOpenAi();
 	n8n = await N8nInstance.create('agent');
+	folder = path.join(n8n.dir, 'files');
+	fs.mkdirSync(folder);
+	n8n.env.N8N_RESTRICT_FILE_ACCESS_TO = folder;
 	await n8n.explain(async () => {
 		const media = credentialImport(sim.baseUrl, sim.apiKey);
 		await n8n.importCredentials([
@@ -110,17 +119,18 @@ beforeAll(async () => {
 			openAiCredentialImport(fake.url, fake.apiKey),
 			mcpBearerCredentialImport(MCP_TOKEN),
 		]);
-		const example = exampleAgentWorkflow('agent-media-generation.json', EXAMPLE);
+		const save = exampleSaveWorkflow(SAVE, folder);
+		const example = withStartVideoCallback(exampleAgentWorkflow('agent-media-generation.json', EXAMPLE), `${n8n.baseUrl}/${save.productionPath}`);
 		const test = agentWorkflow(TOOLS, tools);
 		const mcp = exampleMcpWorkflow('mcp-media-generation.json', MCP);
 		webhooks[EXAMPLE] = example.webhookId;
 		webhooks[TOOLS] = test.webhookId;
 		mcpPath = mcp.mcpPath;
-		await n8n.importWorkflows([example, test, mcp.workflow]);
+		await n8n.importWorkflows([example, test, mcp.workflow, save.workflow]);
 		await n8n.start();
 		// Published as the editor does it (no `n8n publish:workflow` process per workflow).
 		const session = await setupOwner(n8n);
-		for (const id of [EXAMPLE, TOOLS, MCP]) {
+		for (const id of [EXAMPLE, TOOLS, MCP, SAVE]) {
 			const { data } = await rest<{ versionId: string }>(n8n, `/workflows/${id}`, { session });
 			await rest(n8n, `/workflows/${id}/activate`, { method: 'POST', session, body: { versionId: data.versionId } });
 		}
@@ -137,7 +147,7 @@ afterAll(async () => {
 beforeEach(() => sim.reset());
 
 const submits = () => sim.requests.filter((r) => r.endpoint === 'submit');
-const submitBodies = () => submits().map((r) => r.body as { model: string; input: Record<string, unknown> });
+const submitBodies = () => submits().map((r) => r.body as { model: string; input: Record<string, unknown>; callback_url?: string });
 const toolsOf = (turn = 0): OfferedTool[] => fake.turns()[turn]?.body?.tools ?? [];
 /** The tool results the model got, parsed (n8n sends each as JSON text). */
 function resultsOf(turn: number) {
@@ -150,6 +160,19 @@ function parse(text: string): unknown {
 		return JSON.parse(text);
 	} catch {
 		return undefined;
+	}
+}
+/** The last tool result the agent sent the model in a request (earlier turns may hold others). */
+function lastToolResult(request: ChatRequest) {
+	const results = toolResults(request);
+	if (!results.length) throw new Error('no tool result in the request');
+	return results[results.length - 1];
+}
+async function waitFor(check: () => boolean, timeoutMs: number, what: string) {
+	const deadline = Date.now() + timeoutMs;
+	while (!check()) {
+		if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+		await new Promise((r) => setTimeout(r, 200));
 	}
 }
 /** The first item of a tool result: n8n hands the model the items' json (an array, or one object). */
@@ -239,17 +262,19 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 		});
 	});
 
-	test('long generations (examples/agent-media-generation.json): Start Video returns the task_id at once, Get Video Status checks it later', async () => {
+	test('long generations (examples/agent-media-generation.json, guide docs/agent-videos.md): Start Video returns the task_id at once; the memory keeps it, so "is it ready?" is enough; the finished video is saved by save-finished-videos.json without anyone asking', async () => {
 		await n8n.explain(async () => {
 			// A ten-minute video: the simulator's clock is moved instead of waiting.
 			const args = { prompt: 'A slow dolly shot through a neon market at night [sim:duration=600000]', aspect_ratio: '16:9', duration: 12, resolution: '1080p' };
+			const session = randomUUID();
 			fake.script([
 				{ toolCalls: [{ name: toolName('Start Video'), args }] },
-				(request) => ({ content: `Started, task ${String(firstItem(parse(toolResults(request)[0].content)).task_id)}` }),
+				(request) => ({ content: `Started, task ${String(firstItem(parse(lastToolResult(request).content)).task_id)}` }),
 			]);
-			const first = await chat(n8n, webhooks[EXAMPLE], 'Make a 12 second video of a neon market');
+			const first = await chat(n8n, webhooks[EXAMPLE], 'Make a 12 second video of a neon market', session);
 			expect(fake.problems).toEqual([]);
-			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: args }]);
+			// Submitted once, with the save workflow's trigger as callback (signed by the node).
+			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: args, callback_url: expect.stringMatching(/\/media-generation\?(.*&)?sig=/) }]);
 			const started = firstItem(resultsOf(1)[0].json);
 			const taskId = String(started.task_id);
 			expect(sim.task(taskId)).toBeDefined();
@@ -258,25 +283,35 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			expect(['not_started', 'queued', 'processing']).toContain(started.status);
 			expect(first.output).toBe(`Started, task ${taskId}`);
 
+			// The user does not repeat the task_id: the scripted model finds it in the conversation
+			// n8n sends it, which holds the earlier turns only through the Simple Memory.
+			const remembered = (request: ChatRequest) => /task_[0-9a-f]+/.exec(request.messages.slice(0, -1).map((m) => textOf(m.content)).join('\n'))?.[0];
 			const check = () =>
 				fake.script([
-					{ toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: taskId } }] },
+					(request) => ({ toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: remembered(request) ?? 'no task_id in the conversation' } }] }),
 					(request) => {
-						const task = firstItem(parse(toolResults(request)[0].content));
+						const task = firstItem(parse(lastToolResult(request).content));
 						const url = (task.files as Array<{ url: string }> | undefined)?.[0]?.url;
 						return { content: task.status === 'finished' ? `Ready: ${url}` : `Still ${String(task.status)}` };
 					},
 				]);
 			check();
-			const early = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready?');
+			const early = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready?', session);
+			expect(fake.problems).toEqual([]);
+			expect(remembered(fake.turns()[0].body!)).toBe(taskId);
 			expect(early.output).toMatch(/^Still (not_started|queued|processing)$/);
 
 			sim.clock.advance(600_000);
-			check();
-			const later = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready now?');
-			expect(fake.problems).toEqual([]);
-			const done = firstItem(resultsOf(1)[0].json);
+			// The service calls the save workflow's trigger back; it saves the video, unasked.
 			const task = sim.task(taskId)!;
+			const saved = path.join(folder, `${taskId}.mp4`);
+			await waitFor(() => fs.existsSync(saved) && fs.statSync(saved).size === task.files[0].size, 60_000, `${saved} written`);
+			expect(fs.readFileSync(saved).equals(Buffer.concat([...mediaChunks(task.files[0].kind, task.files[0].size)]))).toBe(true);
+
+			check();
+			const later = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready now?', session);
+			expect(fake.problems).toEqual([]);
+			const done = firstItem(parse(lastToolResult(fake.turns()[1].body!).content));
 			expect(done).toMatchObject({ task_id: taskId, status: 'finished' });
 			expect(typeof done.expires_at).toBe('string');
 			const files = done.files as Array<Record<string, unknown>>;

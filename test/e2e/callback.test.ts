@@ -12,7 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
-import { mediaChunks, startSimulator, type Simulator } from '../simulator';
+import { mediaChunks, referenceChunks, startSimulator, type Simulator } from '../simulator';
 import { client } from '../simulator/client';
 import {
 	N8nInstance,
@@ -28,9 +28,11 @@ import {
 	executionsOf as listExecutions,
 	login,
 	newOwner,
+	rest,
 } from './executions-api';
 import {
 	credentialImport,
+	exampleWorkflow,
 	mediaNode,
 	splitRows,
 	triggerWorkflow,
@@ -49,6 +51,9 @@ const PARK_RETRY_PATH = `e2e-park-retry-${process.pid}`;
 const CRASH_SAFE_WF = 'mgenCrashSafe01';
 const CRASH_SAFE_PATH = `e2e-crash-safe-${process.pid}`;
 const TRIGGER_WEBHOOK_ID = randomUUID();
+/** examples/form-photo-to-video.json, published; its credential lets the service fetch from loopback. */
+const FORM_WF = 'mgenFormPhoto01';
+const FORM_CREDENTIAL = { id: 'mgenCredForm001', name: 'Media Generation (simulator, n8n on loopback)' };
 const SUBMIT_PATH = `e2e-submit-${process.pid}`;
 const BROWSER_ID = 'mgen-e2e-browser';
 /** The owner account of this throw-away instance. */
@@ -185,8 +190,16 @@ beforeAll(async () => {
 	sim = await startSimulator({ apiKey: `e2e-callback-${process.pid}-secret` });
 	n8n = await N8nInstance.create('callback');
 	await n8n.explain(async () => {
-		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
+		const loopback = credentialImport(sim.baseUrl, sim.apiKey, FORM_CREDENTIAL.id, FORM_CREDENTIAL.name);
+		await n8n.importCredentials([
+			credentialImport(sim.baseUrl, sim.apiKey),
+			// The service fetches the photo from n8n's own link, here on 127.0.0.1.
+			{ ...loopback, data: { ...loopback.data, allowPrivateFileHosts: true } },
+		]);
+		const form = exampleWorkflow('form-photo-to-video.json', FORM_WF);
+		for (const node of form.nodes) if (node.credentials?.mediaGenerationApi) node.credentials.mediaGenerationApi = FORM_CREDENTIAL;
 		await n8n.importWorkflows([
+			form,
 			triggerWorkflow(TRIGGER_WF, TRIGGER_WEBHOOK_ID, { event: 'any', verify: true, download: true }, 1),
 			submitterWorkflow(),
 			retryWorkflow(),
@@ -199,7 +212,11 @@ beforeAll(async () => {
 		await n8n.cli(['publish:workflow', `--id=${PARK_RETRY_WF}`], { label: 'publish-park-retry' });
 		await n8n.cli(['publish:workflow', `--id=${CRASH_SAFE_WF}`], { label: 'publish-crash-safe' });
 		await n8n.start();
-		apiKey = (await createOwnerApiKey(n8n, OWNER)).key;
+		const owner = await createOwnerApiKey(n8n, OWNER);
+		apiKey = owner.key;
+		// Published as the editor does it.
+		const { versionId } = (await rest(n8n, `/workflows/${FORM_WF}`, { cookie: owner.cookie })).json.data as { versionId: string };
+		await rest(n8n, `/workflows/${FORM_WF}/activate`, { method: 'POST', cookie: owner.cookie, body: { versionId } });
 	});
 });
 
@@ -218,6 +235,53 @@ test('the running n8n lists both node types of the package', () =>
 		expect(res.status).toBe(200);
 		const names = ((await res.json()) as Array<{ name: string }>).map((t) => t.name);
 		expect(names).toEqual(expect.arrayContaining([NODE_TYPE, TRIGGER_TYPE]));
+	}));
+
+test('examples/form-photo-to-video.json (docs/form-photos-to-videos.md): a photo sent through the form is animated from its upload, and the video comes back on the form page', () =>
+	n8n.explain(async () => {
+		const photo = Buffer.concat([...referenceChunks('png', 40_000)]);
+		const prompt = 'The lighthouse beam sweeps over the sea';
+		const body = new FormData();
+		body.append('field-0', new Blob([photo], { type: 'image/png' }), 'lighthouse.png');
+		body.append('field-1', prompt);
+		// Right after start-up n8n may not have registered the published form yet (404).
+		let res: Response;
+		const deadline = Date.now() + 30_000;
+		do {
+			res = await fetch(`${n8n.baseUrl}/form/animate-my-photo`, { method: 'POST', body });
+			if (res.status !== 404) break;
+			await res.text();
+			await new Promise((r) => setTimeout(r, 500));
+		} while (Date.now() < deadline);
+		expect(res.status).toBe(200);
+		// The form page moves on to a waiting page while the video is made.
+		const { formWaitingUrl } = (await res.json()) as { formWaitingUrl: string };
+		expect(formWaitingUrl).toMatch(/\/form-waiting\//);
+		const waiting = new URL(formWaitingUrl);
+		const statusUrl = `${n8n.baseUrl}${waiting.pathname}/n8n-execution-status${waiting.search}`;
+		let status = '';
+		for (const until = Date.now() + 60_000; Date.now() < until && status !== 'form-waiting'; ) {
+			status = await (await fetch(statusUrl)).text();
+			if (status !== 'form-waiting') await new Promise((r) => setTimeout(r, 500));
+		}
+		expect(status).toBe('form-waiting');
+
+		// The service got the customer's prompt and the photo itself: fetched from this n8n, same bytes.
+		const [task] = sim.tasks().filter((t) => t.prompt === prompt);
+		expect(task.model).toBe('vidmodel-2.0-fast/image-to-video');
+		const fetched = sim.fetches.filter((f) => f.taskId === task.id);
+		expect(fetched.map((f) => [f.ok, f.sha256])).toEqual([[true, sha256([photo])]]);
+		expect(fetched[0].url.startsWith(`${n8n.baseUrl}/rest/binary-data/signed?`)).toBe(true);
+
+		// The page that follows is the form's ending, with the video as the service served it.
+		const page = await (await fetch(formWaitingUrl)).text();
+		// n8n's completion page carries the file for the browser to download (form-trigger-completion).
+		const embedded = /const binaries = "([^"]+)"/.exec(page)?.[1];
+		expect(embedded).toBeDefined();
+		const [file] = JSON.parse(decodeURIComponent(embedded!)) as Array<{ data: { data: number[] }; fileName: string; type: string }>;
+		expect(file.type).toBe('video/mp4');
+		const [served] = task.files;
+		expect(sha256([Buffer.from(file.data.data)])).toBe(sha256(mediaChunks(served.kind, served.size)));
 	}));
 
 test('callbacks start one execution per task with the confirmed task, the reference and the files', () =>

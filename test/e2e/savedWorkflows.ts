@@ -185,6 +185,12 @@ export const NOT_RUN_HERE: Record<string, string> = {
 	'example-mcp-media-generation.json':
 		'MCP Server Trigger; the agent layer runs the example itself, with the MCP client SDK, on n8n 2.41.1 only',
 	'example-big-video-by-url.json': 'HTTP Request to a storage service outside this machine',
+	'example-spreadsheet-rows-to-videos.json':
+		'reads and writes files in a folder of the machine; test/e2e/polling.test.ts runs the example itself',
+	'example-form-photo-to-video.json':
+		'a form a person fills in; test/e2e/callback.test.ts submits the example\'s form itself',
+	'example-save-finished-videos.json':
+		'writes files in a folder of the machine; the agent layer runs the example itself, called back by the AI Agent example',
 };
 
 /** The HTTP Request polling loops (no node of this package): what the node replaces. */
@@ -413,48 +419,52 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		removeEmptyRunFolder();
 	});
 
-	test('the saved AI Agent example (AI Agent 3.1, OpenAI Chat Model 1.3, a scripted model): Start Video submits once and answers at once, Get Video Status returns the files', () =>
+	test('the saved AI Agent examples (AI Agent 3.1, OpenAI Chat Model 1.3, a scripted model): Start Video submits once and answers at once, Get Video Status returns the files', () =>
 		n8n.explain(async () => {
-			expect(agentFixtures.map((f) => f.label)).toEqual([`0.1.0/${AGENT_FIXTURE}`]);
-			const [agent] = agentFixtures;
-			sim.reset();
-			const args = {
-				prompt: 'A paper lantern rising over a lake',
-				aspect_ratio: '16:9',
-				duration: 8,
-				resolution: '720p',
-			};
-			const firstJson = (text: string) => {
-				const parsed = JSON.parse(text) as unknown;
-				return (Array.isArray(parsed) ? parsed[0] : parsed) as Record<string, unknown>;
-			};
-			fake.script([
-				{ toolCalls: [{ name: toolName('Start Video'), args }] },
-				(request) => ({
-					content: `Started ${String(firstJson(toolResults(request)[0].content).task_id)}`,
-				}),
-			]);
-			const first = await chat(n8n, agent.webhookId, 'A lantern video please');
-			expect(fake.problems).toEqual([]);
-			const submits = () => sim.requests.filter((r) => r.endpoint === 'submit');
-			expect(submits().map((r) => r.body)).toEqual([{ model: 'vidmodel-1.5-pro', input: args }]);
-			const [task] = sim.tasks();
-			expect(first.output).toBe(`Started ${task.id}`);
-
-			await new Promise((r) => setTimeout(r, 1500)); // the simulator's 800 ms task
-			fake.script([
-				{ toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: task.id } }] },
-				(request) => {
-					const status = firstJson(toolResults(request)[0].content);
-					const files = status.files as Array<{ url: string }> | undefined;
-					return { content: `${String(status.status)} ${files?.[0]?.url ?? ''}` };
-				},
-			]);
-			const later = await chat(n8n, agent.webhookId, 'Is it ready?');
-			expect(fake.problems).toEqual([]);
-			expect(later.output).toBe(`finished ${sim.task(task.id)!.files[0].url}`);
-			expect(submits()).toHaveLength(1);
+			// 0.2.0's adds a Simple Memory and a Callback URL to Start Video.
+			expect(agentFixtures.map((f) => f.label)).toEqual([`0.1.0/${AGENT_FIXTURE}`, `0.2.0/${AGENT_FIXTURE}`]);
+			for (const agent of agentFixtures) await savedAgentRuns(agent);
 		}));
+
+	const savedAgentRuns = async (agent: Fixture & { webhookId: string }) => {
+		sim.reset();
+		const args = {
+			prompt: 'A paper lantern rising over a lake',
+			aspect_ratio: '16:9',
+			duration: 8,
+			resolution: '720p',
+		};
+		const firstJson = (text: string) => {
+			const parsed = JSON.parse(text) as unknown;
+			return (Array.isArray(parsed) ? parsed[0] : parsed) as Record<string, unknown>;
+		};
+		fake.script([
+			{ toolCalls: [{ name: toolName('Start Video'), args }] },
+			(request) => ({
+				content: `Started ${String(firstJson(toolResults(request)[0].content).task_id)}`,
+			}),
+		]);
+		const first = await chat(n8n, agent.webhookId, 'A lantern video please');
+		expect(fake.problems).toEqual([]);
+		const submits = () => sim.requests.filter((r) => r.endpoint === 'submit');
+		expect(submits().map((r) => ({ ...(r.body as object), callback_url: undefined }))).toEqual([{ model: 'vidmodel-1.5-pro', input: args, callback_url: undefined }]);
+		const [task] = sim.tasks();
+		expect(first.output).toBe(`Started ${task.id}`);
+
+		await new Promise((r) => setTimeout(r, 1500)); // the simulator's 800 ms task
+		fake.script([
+			{ toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: task.id } }] },
+			(request) => {
+				const status = firstJson(toolResults(request)[0].content);
+				const files = status.files as Array<{ url: string }> | undefined;
+				return { content: `${String(status.status)} ${files?.[0]?.url ?? ''}` };
+			},
+		]);
+		const later = await chat(n8n, agent.webhookId, 'Is it ready?');
+		expect(fake.problems).toEqual([]);
+		expect(later.output).toBe(`finished ${sim.task(task.id)!.files[0].url}`);
+		expect(submits()).toHaveLength(1);
+	};
 
 	test('every fixture runs but the ones named in NOT_RUN_HERE (nodes that reach beyond this n8n), which the unit test checks', () => {
 		const names = [...new Set(notRun.map((label) => path.basename(label)))].sort();

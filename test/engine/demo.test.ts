@@ -52,7 +52,12 @@ describe('npm run demo', () => {
 		}
 		expect(report.fileRequests).toBe(5);
 		expect(report.keyLeaksToFileHost).toBe(0);
-		expect(text).toMatch(/Callback URL/);
+		// Every model used is named as the service received it, and the demo ends saying where to look.
+		const used = new Map<string, number>();
+		for (const t of report.runs.flatMap((r) => r.tasks)) used.set(String(t.model), (used.get(String(t.model)) ?? 0) + 1);
+		expect([...used.keys()].sort()).toEqual(['generate-music', 'image-1', 'vidmodel-1.5-pro', 'vidmodel-2.0-fast/image-to-video']);
+		for (const [model, count] of used) expect(text).toContain(`  ${model}: ${count} task${count === 1 ? '' : 's'}\n`);
+		expect(text).toMatch(/Where to look:\n/);
 		expect(text).toMatch(/Demo passed/);
 	});
 

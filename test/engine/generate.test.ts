@@ -288,7 +288,7 @@ describe('bad input is refused before any request', () => {
 		expect(sim().requests).toHaveLength(0);
 	});
 
-	it('an invalid item does not stop the valid ones, and is reported by its index', async () => {
+	it('an invalid item does not stop the valid ones, is reported by its index and keeps its Callback Reference', async () => {
 		const result = await run(
 			sim(),
 			mediaWorkflow(
@@ -299,16 +299,20 @@ describe('bad input is refused before any request', () => {
 					prompt: `={{ $json.prompt }}`,
 					aspectRatio: '16:9',
 					duration: '={{ $json.duration }}',
+					options: { callbackReference: '={{ $json.sku }}' },
 				},
 				{ continueOnFail: true },
 			),
-			{ items: [{ prompt: `ok ${FAST}`, duration: 4 }, { prompt: 'bad', duration: 7 }] },
+			{ items: [{ prompt: `ok ${FAST}`, duration: 4, sku: 'A-1' }, { prompt: 'bad', duration: 7, sku: 'B-2' }] },
 		);
 		expect(result.status).toBe('success');
 		const [ok, bad] = result.outputOf(NODE);
 		expect(ok.json.status).toBe('finished');
+		expect(ok.json.reference).toBe('A-1');
 		expect(String(bad.json.error)).toMatch(/Item 1/);
 		expect(String(bad.json.error)).toMatch(/duration/i);
+		// Refused before any request, it still says which row it is (docs/spreadsheet-to-videos.md).
+		expect(bad.json.reference).toBe('B-2');
 		expect(bad.pairedItem).toEqual({ item: 1 });
 		// Only the valid item reached the service.
 		expect(sim().count('submit')).toBe(1);

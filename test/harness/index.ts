@@ -167,6 +167,11 @@ function lookupNodeType(name: string): INodeType | IVersionedNodeType | undefine
 	return nodeTypeMap.get(normalized);
 }
 
+/** Whether the harness can run a node of this type (n8n's own nodes: only its few stand-ins). */
+export function knowsNodeType(name: string): boolean {
+	return lookupNodeType(name) !== undefined;
+}
+
 function unknownTypeMessage(name: string): string {
 	const known = [...nodeTypeMap.keys()].sort().join(', ');
 	const errors = packageLoadErrors.length ? `; package load errors: ${packageLoadErrors.join(' | ')}` : '';

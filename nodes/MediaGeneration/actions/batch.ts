@@ -28,6 +28,8 @@ export interface ItemOperation<Prepared extends object, Batch = undefined> {
 		itemIndex: number,
 		item: INodeExecutionData,
 	): Prepared | ItemOutcome;
+	/** What an item that `prepare` refused keeps in its json besides the error (e.g. its reference). */
+	refused?(ctx: IExecuteFunctions, itemIndex: number): IDataObject;
 	/** Once every item is prepared: ends the batch another way ({ output }) or sets up what items share. */
 	begin?(
 		ctx: IExecuteFunctions,

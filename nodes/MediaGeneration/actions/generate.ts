@@ -55,7 +55,7 @@ import {
 	submissionDigest,
 	submittedInExecution,
 } from './acceptedTasks';
-import { readRunOptions, type RunOptions } from './runOptions';
+import { readCallbackReference, readRunOptions, type RunOptions } from './runOptions';
 import { generateRunProperties } from './runOptionsPanel';
 import { ProgressReporter } from './progress';
 
@@ -102,6 +102,11 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 			if (!submission.binaryImages) return { ...submission, run };
 			const imageLinkMs = run.waitForCompletion ? run.timeoutMs : UNWAITED_LINK_MS;
 			return { ...submission, run, imageLinkMs };
+		},
+
+		// A refused item keeps its Callback Reference, so that the row it came from can be found.
+		refused(ctx, itemIndex) {
+			return { reference: readCallbackReference(ctx, itemIndex) ?? null };
 		},
 
 		async begin(ctx, prepared) {

@@ -31,7 +31,7 @@ export async function runBatch<Prepared extends object, Batch>(
 		try {
 			return operation.prepare(ctx, i, item);
 		} catch (error) {
-			return { ok: false, error: asItemError(ctx, i, error), json: {} };
+			return { ok: false, error: asItemError(ctx, i, error), json: operation.refused?.(ctx, i) ?? {} };
 		}
 	});
 	const started = operation.begin

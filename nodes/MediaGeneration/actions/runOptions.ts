@@ -66,6 +66,24 @@ function numberOption(
 /** Appends `ref=<reference>` to the callback URL (the trigger reads it back). */
 export const callbackUrlWithReference = withReference;
 
+function referenceOf(options: IDataObject): string | undefined {
+	const raw = options.callbackReference;
+	const reference = raw === undefined || raw === null ? '' : String(raw);
+	return reference || undefined;
+}
+
+/**
+ * The item's Callback Reference, for an item refused before its options were read; undefined
+ * when it has none or its options cannot be read (an expression that fails).
+ */
+export function readCallbackReference(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
+	try {
+		return referenceOf(ctx.getNodeParameter('options', itemIndex, {}) as IDataObject);
+	} catch {
+		return undefined;
+	}
+}
+
 /** Reads and checks the options of one item; throws NodeOperationError naming the field. */
 export function readRunOptions(
 	ctx: IExecuteFunctions,
@@ -138,10 +156,7 @@ export function readRunOptions(
 
 	let callbackUrl: string | undefined;
 	const rawCallback = typeof options.callbackUrl === 'string' ? options.callbackUrl.trim() : '';
-	const reference =
-		options.callbackReference === undefined || options.callbackReference === null
-			? ''
-			: String(options.callbackReference);
+	const reference = referenceOf(options);
 	if (rawCallback) {
 		let valid = false;
 		try {
@@ -157,7 +172,7 @@ export function readRunOptions(
 				`"Callback URL" is ${JSON.stringify(rawCallback)}; allowed: an http(s) URL such as the Production URL of a Media Generation Trigger`,
 			);
 		}
-		callbackUrl = callbackUrlWithReference(rawCallback, reference || undefined);
+		callbackUrl = callbackUrlWithReference(rawCallback, reference);
 	}
 
 	return {
@@ -168,7 +183,7 @@ export function readRunOptions(
 		maxConcurrentTasks,
 		maxPollIntervalMs: Math.round(maxPoll * 1000),
 		callbackUrl,
-		callbackReference: reference || undefined,
+		callbackReference: reference,
 		checkReferenceImages: options.checkReferenceImages === true,
 		maxFileSizeMb: maxFileSizeMb > 0 ? maxFileSizeMb : undefined,
 		maxSubmissions,

@@ -46,7 +46,7 @@ const timeoutOption: INodeProperties = {
 	typeOptions: { minValue: 0.1, numberPrecision: 1 },
 	default: DEFAULT_TIMEOUT_MINUTES,
 	description:
-		'How long to wait for the task and download its files. When it runs out the task keeps running on the service: pick it up with Task → Wait for Completion and its task_id.',
+		'Per item: how long to wait for its task and download its files, counted from its own start (right after it is submitted), so items that wait for a free slot are not cut short. With Wait Mode Park Until Callbacks: one deadline for the whole batch, counted from when the execution parks. When it runs out the task keeps running on the service: pick it up with Task → Wait for Completion and its task_id.',
 };
 
 const downloadOption: INodeProperties = {
@@ -75,7 +75,7 @@ const concurrencyOption: INodeProperties = {
 	typeOptions: { minValue: 1 },
 	default: DEFAULT_MAX_CONCURRENT,
 	description:
-		'How many items are submitted and awaited at the same time. The service answers 429 when over its limit; the node then waits and retries.',
+		'How many items are submitted and awaited at the same time; the others wait for a free slot, so a batch takes about (items ÷ this) × one task’s time: 200 ten-minute videos take about 40 minutes at 50. The service answers 429 when over its limit; the node then waits and retries.',
 };
 
 const pollIntervalOption: INodeProperties = {
