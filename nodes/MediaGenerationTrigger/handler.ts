@@ -782,7 +782,14 @@ async function start(call: Call, s: Start): Promise<IWebhookResponseData> {
 	let downloadError: string | undefined;
 	if (download && confirmed === 'finished' && (task.files ?? []).length > 0) {
 		try {
-			const result = await downloadTaskFiles(ctx, task, { binaryProperty });
+			const options = ctx.getNodeParameter('options', {}) as IDataObject;
+			const maxFileSizeMb = Number(options.maxFileSizeMb);
+			const result = await downloadTaskFiles(ctx, task, {
+				binaryProperty,
+				// 0 or unset: automatic, as before the option existed.
+				maxFileSizeMb:
+					Number.isFinite(maxFileSizeMb) && maxFileSizeMb > 0 ? maxFileSizeMb : undefined,
+			});
 			item.binary = result.binary;
 			files = result.files;
 		} catch (error) {

@@ -95,7 +95,7 @@ const maxFileSizeOption: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: 0,
 	description:
-		"Largest file to download, in MB of 1,048,576 bytes. A larger file is not downloaded: the item fails with its URL, valid 24 hours. 0: fits n8n's binary data mode, 256 in database (queue mode's default) and memory mode, 2048 in filesystem mode.",
+		"Largest file to download, in MB of 1,048,576 bytes; a task's files may take this much each. A larger file is not downloaded: the item fails with its URL, valid 24 hours. 0: fits n8n's binary data mode, 256 in database (queue mode's default) and memory mode, 2048 in filesystem mode, and 4 GB for a task's files together.",
 };
 
 /** Properties of the generate operations that are not model fields. */

@@ -10,6 +10,7 @@ import {
 	resolveExtension,
 	resolveMimeType,
 } from './fileNames';
+import { MB } from './fileSizeLimit';
 import {
 	commitOrThrow,
 	receiveFile,
@@ -31,14 +32,31 @@ export interface DownloadOptions extends TransferOptions {
 	deadlineAt?: number;
 	/** How that deadline reads in a message ("the node's Timeout (1 minute)"). */
 	deadlineName?: string;
-	/** Bytes the task's files may take together (default MAX_TASK_BYTES). */
+	/** Bytes the task's files may take together (default: taskByteLimit). */
 	maxTaskBytes?: number;
 }
 
 /** Files downloaded per task, at most (the Trigger takes at most 20 files in a body, too). */
 export const MAX_FILES_PER_TASK = 20;
-/** Bytes the files of one task may take together (each file also has its own limit). */
+/**
+ * Bytes the files of one task may take together while Max File Size is automatic (each file
+ * also has its own limit): with filesystem mode's 2048 MB per file, 20 files could take 40 GB.
+ */
 export const MAX_TASK_BYTES = 4 * 1024 ** 3;
+
+/**
+ * What one task's files may take together. A user who sets Max File Size allowed each file that
+ * size, so the task may take it for each of its files (never less than the default); only where
+ * the option is automatic does the fixed MAX_TASK_BYTES apply.
+ */
+export function taskByteLimit(
+	maxFileSizeMb: number | undefined,
+	fileCount: number,
+): { bytes: number; maxFileSizeMb?: number } {
+	if (maxFileSizeMb === undefined || !(maxFileSizeMb > 0)) return { bytes: MAX_TASK_BYTES };
+	const perFile = Math.floor(maxFileSizeMb * MB);
+	return { bytes: Math.max(MAX_TASK_BYTES, perFile * Math.max(1, fileCount)), maxFileSizeMb };
+}
 /**
  * Tasks whose files the Trigger downloads at once, per n8n process: each callback holds its
  * files on disk until the last arrives, so many callbacks at once could fill the disk.
@@ -100,7 +118,7 @@ export async function downloadTaskFiles(
  * concurrently already). Binary properties: `data`, `data_1`, `data_2`… (base name settable).
  * All or nothing: each file stays uncommitted in n8n's binary store until every file arrived, so
  * a failure (of any file, or a cancellation) leaves no file behind. The files share the task's
- * limits: at most MAX_FILES_PER_TASK, MAX_TASK_BYTES together, and the caller's deadline.
+ * limits: at most MAX_FILES_PER_TASK, taskByteLimit together, and the caller's deadline.
  */
 async function downloadFilesOf(
 	ctx: ApiContext,
@@ -120,10 +138,13 @@ async function downloadFilesOf(
 			(c) => c.allowPrivateFileHosts,
 			() => false,
 		));
+	const byteLimit = taskByteLimit(opts.maxFileSizeMb, list.length);
 	const limits: TaskLimits = {
 		deadlineAt: opts.deadlineAt,
 		deadlineName: opts.deadlineName,
-		maxBytes: opts.maxTaskBytes ?? MAX_TASK_BYTES,
+		maxBytes: opts.maxTaskBytes ?? byteLimit.bytes,
+		maxBytesSetBy:
+			opts.maxTaskBytes !== undefined ? undefined : (byteLimit.maxFileSizeMb ?? 'automatic'),
 		received: 0,
 	};
 	try {

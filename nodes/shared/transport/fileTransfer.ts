@@ -132,6 +132,11 @@ export interface TaskLimits {
 	deadlineName?: string;
 	/** Bytes the task's files may take together. */
 	maxBytes: number;
+	/**
+	 * What set maxBytes, for the message: the Max File Size (MB) set (that much per file), or
+	 * 'automatic' (the option at 0: the default MAX_TASK_BYTES).
+	 */
+	maxBytesSetBy?: number | 'automatic';
 	/** Bytes received so far by the task's files (counted by the transfers). */
 	received: number;
 }
@@ -368,10 +373,22 @@ async function receiveOnce(
 function taskTooLargeFault(task: TaskLimits, more: number): Fault {
 	const gb = (n: number) =>
 		n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GB` : `${(n / 1024 ** 2).toFixed(1)} MB`;
+	// The option that decides, named either way: the automatic default, or the value set.
+	const by = task.maxBytesSetBy;
+	const limit =
+		by === 'automatic'
+			? `${gb(task.maxBytes)}, the limit for one task while Options → Max File Size (MB) is 0 (automatic)`
+			: by !== undefined
+				? `${gb(task.maxBytes)}, the limit for one task set by Options → Max File Size (MB) (${by} MB for each file)`
+				: `${gb(task.maxBytes)}, the limit for one task`;
+	const how =
+		by === 'automatic'
+			? `Set Options → Max File Size (MB) to the size of the largest file (a task's files may then take that much each), or, to get such files, ${FETCH_ELSEWHERE}`
+			: `To get such files, ${FETCH_ELSEWHERE}`;
 	return {
 		kind: 'config',
 		code: TASK_LIMIT_CODE,
-		message: `the task's files together exceed ${gb(task.maxBytes)}, the limit for one task (${task.received} bytes received, ${more} more announced or arriving). To get such files, ${FETCH_ELSEWHERE}. Not retried`,
+		message: `the task's files together exceed ${limit} (${task.received} bytes received, ${more} more announced or arriving). ${how}. Not retried`,
 	};
 }
 
