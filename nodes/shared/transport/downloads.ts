@@ -57,6 +57,19 @@ export function taskByteLimit(
 	const perFile = Math.floor(maxFileSizeMb * MB);
 	return { bytes: Math.max(MAX_TASK_BYTES, perFile * Math.max(1, fileCount)), maxFileSizeMb };
 }
+/** What a task's files share (deadline, byte budget), before the first byte. */
+export function taskLimitsFor(opts: DownloadOptions, fileCount: number): TaskLimits {
+	const byteLimit = taskByteLimit(opts.maxFileSizeMb, fileCount);
+	return {
+		deadlineAt: opts.deadlineAt,
+		deadlineName: opts.deadlineName,
+		maxBytes: opts.maxTaskBytes ?? byteLimit.bytes,
+		maxBytesSetBy:
+			opts.maxTaskBytes !== undefined ? undefined : (byteLimit.maxFileSizeMb ?? 'automatic'),
+		received: 0,
+	};
+}
+
 /**
  * Tasks whose files the Trigger downloads at once, per n8n process: each callback holds its
  * files on disk until the last arrives, so many callbacks at once could fill the disk.
@@ -138,15 +151,7 @@ async function downloadFilesOf(
 			(c) => c.allowPrivateFileHosts,
 			() => false,
 		));
-	const byteLimit = taskByteLimit(opts.maxFileSizeMb, list.length);
-	const limits: TaskLimits = {
-		deadlineAt: opts.deadlineAt,
-		deadlineName: opts.deadlineName,
-		maxBytes: opts.maxTaskBytes ?? byteLimit.bytes,
-		maxBytesSetBy:
-			opts.maxTaskBytes !== undefined ? undefined : (byteLimit.maxFileSizeMb ?? 'automatic'),
-		received: 0,
-	};
+	const limits = taskLimitsFor(opts, list.length);
 	try {
 		if (list.length > MAX_FILES_PER_TASK) {
 			throw new TransportError({

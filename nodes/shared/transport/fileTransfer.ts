@@ -350,12 +350,8 @@ async function receiveOnce(
 	} catch (error) {
 		refuse(classifyError(error, signal));
 	}
-	if (expected !== undefined && expected > (limit as SizeLimit).bytes) {
-		refuse(tooLargeFault(expected, true, limit as SizeLimit));
-	}
-	if (expected !== undefined && limits.task.received + expected > limits.task.maxBytes) {
-		refuse(taskTooLargeFault(limits.task, expected));
-	}
+	const refusal = announcedRefusal(expected, limit as SizeLimit, limits.task);
+	if (refusal) refuse(refusal);
 	return await hold(ctx, response.body as NodeReadable, Readable as ReadableClass, {
 		fileName,
 		mimeType,
@@ -370,7 +366,26 @@ async function receiveOnce(
 	});
 }
 
-function taskTooLargeFault(task: TaskLimits, more: number): Fault {
+/**
+ * Every limit decided on a file's Content-Length, before its first byte is stored: its own size
+ * limit, and what the task's files may take together. The benchmarks' plan is held to this
+ * (test/engine/bench-quick.test.ts), so that a new limit here cannot break `npm run bench`.
+ */
+export function announcedRefusal(
+	announced: number | undefined,
+	limit: SizeLimit,
+	task: Pick<TaskLimits, 'maxBytes' | 'maxBytesSetBy' | 'received'>,
+): Fault | undefined {
+	if (announced === undefined) return undefined;
+	if (announced > limit.bytes) return tooLargeFault(announced, true, limit);
+	if (task.received + announced > task.maxBytes) return taskTooLargeFault(task, announced);
+	return undefined;
+}
+
+function taskTooLargeFault(
+	task: Pick<TaskLimits, 'maxBytes' | 'maxBytesSetBy' | 'received'>,
+	more: number,
+): Fault {
 	const gb = (n: number) =>
 		n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GB` : `${(n / 1024 ** 2).toFixed(1)} MB`;
 	// The option that decides, named either way: the automatic default, or the value set.
