@@ -57,6 +57,7 @@ test('npm run bench:n8n -- --quick runs every form of the benchmark and prints i
 			'## Downloads in the same n8n',
 			'## The Generate path',
 			'profile, ',
+			"## Polling: status reads of the node against the users' all-items loop",
 		]) {
 			expect({ heading, figures: figure.test(lineAfter(heading)) }).toEqual({
 				heading,
@@ -69,6 +70,7 @@ test('npm run bench:n8n -- --quick runs every form of the benchmark and prints i
 		expect(results.downloads.length).toBe(4);
 		expect(results.generatePath.length).toBe(1);
 		expect(Object.keys(results.profiles)).toEqual(['node', 'HTTP Request (File)']);
+		expect(results.polling.length).toBe(2);
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });
 	}
