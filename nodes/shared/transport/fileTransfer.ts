@@ -31,6 +31,7 @@ type BinaryInput = Parameters<ApiContext['helpers']['prepareBinaryData']>[0];
 type NodeReadable = Exclude<BinaryInput, Buffer>;
 type ReadableClass = new (options: {
 	highWaterMark?: number;
+	objectMode?: boolean;
 	read?: () => void;
 	destroy?: (error: Error | null, callback: (error?: Error | null) => void) => void;
 }) => NodeReadable;
@@ -74,11 +75,12 @@ const DEADLINE_CODE = 'ERR_DOWNLOAD_DEADLINE';
 export const TASK_LIMIT_CODE = 'ERR_TASK_DOWNLOAD_LIMIT';
 
 /**
- * What the node's stream buffers for the binary store before it pauses the file host: one
- * socket read. A larger buffer would let the store's reads concatenate several chunks (a copy of
- * each, and more garbage for V8 to collect); see docs/performance.md.
+ * Chunks the node's stream holds for the binary store before it stops reading the body (each
+ * one socket read, about 64 KB). In object mode the store takes them one by one, as they came:
+ * never concatenated (a copy of each, and more garbage for V8 to collect); see
+ * docs/performance.md.
  */
-const GATE_HIGH_WATER_MARK = 64 * 1024;
+const GATE_CHUNKS = 16;
 
 /**
  * Failures of n8n's own disk, in plain words (error messages must not carry the codes: n8n
@@ -460,13 +462,15 @@ function stop(t: Transfer, fault: Fault): void {
  */
 function openGate(t: Transfer, Readable: ReadableClass): NodeReadable {
 	const gate = new Readable({
-		highWaterMark: GATE_HIGH_WATER_MARK,
+		objectMode: true,
+		highWaterMark: GATE_CHUNKS,
 		read() {
-			if (!t.paused) return;
-			t.paused = false;
-			t.windowStart = Date.now();
-			t.windowBytes = 0;
-			t.source.resume();
+			if (t.paused) {
+				t.paused = false;
+				t.windowStart = Date.now();
+				t.windowBytes = 0;
+			}
+			pull(t, gate);
 		},
 		destroy(error, callback) {
 			// The store gave up (a failed write) or the download failed: stop the transfer.
@@ -479,13 +483,20 @@ function openGate(t: Transfer, Readable: ReadableClass): NodeReadable {
 	// would be an unhandled 'error' event that takes the process down. The failure itself reaches
 	// the caller through `complete` and `storeFailure` in hold().
 	gate.on('error', () => undefined);
+	// The body is read as the store asks (n8n's own helpers read it the same way): no flowing
+	// mode, so no pause and resume of the host for each chunk.
+	t.source.on('readable', () => {
+		if (!t.paused) pull(t, gate);
+	});
 	return gate;
 }
 
-/** Counts each chunk against the limits, then passes it through the gate. */
-function countChunks(t: Transfer, gate: NodeReadable): void {
-	t.source.on('data', (chunk: Buffer) => {
-		if (t.stopped) return;
+/** Moves what the body has ready into the gate, each chunk counted against the limits. */
+function pull(t: Transfer, gate: NodeReadable): void {
+	for (;;) {
+		if (t.stopped || t.settled) return;
+		const chunk = t.source.read() as Buffer | null;
+		if (chunk === null) return;
 		t.received += chunk.length;
 		t.windowBytes += chunk.length;
 		t.o.task.received += chunk.length;
@@ -495,11 +506,12 @@ function countChunks(t: Transfer, gate: NodeReadable): void {
 			return stop(t, decodedBodyFault(t.received, t.o.expected));
 		}
 		if (t.o.task.received > t.o.task.maxBytes) return stop(t, taskTooLargeFault(t.o.task, 0));
+		// The store is behind: stop reading until it asks again (the watchdog does not count it).
 		if (!gate.push(chunk)) {
 			t.paused = true;
-			t.source.pause();
+			return;
 		}
-	});
+	}
 }
 
 /** The watchdog: the deadline, and a host that moves too little while the node is not pausing it. */
@@ -608,7 +620,7 @@ async function failedTransfer(
 
 /**
  * Pipes the body into n8n's binary store through a stream of the node's own (openGate), which
- * counts the bytes against the limits (countChunks), watches for a slow or silent host and the
+ * counts the bytes against the limits (pull), watches for a slow or silent host and the
  * deadline (watch), and holds back the end until the caller commits (heldFile). Resolves once
  * the whole body arrived; on any failure the store is handed the error (n8n then deletes its
  * temporary file) before this rejects.
@@ -635,7 +647,6 @@ async function hold(
 		t.failed = reject;
 	});
 	const gate = openGate(t, Readable);
-	countChunks(t, gate);
 	source.once('end', () => arrived());
 	source.once('error', (error: unknown) => {
 		t.sourceError = error;
