@@ -639,7 +639,7 @@ function printOverhead(o: OverheadResult) {
 		`node's own code (package files + zod validation): ${round(o.nodeOwnMsPerItem, 3)} ms per item (target < 1 ms)`,
 	);
 	say(
-		`whole engine process CPU (engine, HTTP client, binary store, node): ${round(o.processCpuMsPerItem, 3)} ms per item; wall time ${seconds(o.wallMs)} (includes the schedule's ${seconds(DEFAULT_POLL_SCHEDULE.firstDelayMs)} wait before the first status read)`,
+		`whole engine process CPU (engine, HTTP client, binary store, node): ${round(o.processCpuMsPerItem, 3)} ms per item; wall time ${seconds(o.wallMs)} (includes the schedule's ${seconds(Math.max(DEFAULT_POLL_SCHEDULE.firstDelayMs, DEFAULT_POLL_SCHEDULE.scoutMinDelayMs))} wait before a batch's first status read)`,
 	);
 	const top = Object.entries(o.topNodeFunctionsMs);
 	const other = Object.entries(o.topOtherMs ?? {});

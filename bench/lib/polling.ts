@@ -241,8 +241,8 @@ export async function simulateBatch(
 					});
 		const generation = ++w.generation;
 		events.push({ at: now + delay, waiter: w, generation });
-		// As pause() in the wait loop: a follower's sleep ends when its kind learns a duration.
-		if (w.shared && !w.shared.prior() && w.shared.role() !== 'solo') {
+		// As pause() in the wait loop: while nothing is learnt, a sleep ends when its plan changes.
+		if (w.shared && !w.shared.prior()) {
 			w.unsubscribe?.();
 			w.unsubscribe = w.shared.onWake(() => {
 				w.unsubscribe = undefined;

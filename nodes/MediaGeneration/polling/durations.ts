@@ -196,6 +196,19 @@ export class DurationLearner {
 			kind.typicalMs ??= typicalMs;
 		const wait = new DurationWait(this, kind);
 		kind.active.add(wait);
+		// The batch just became large enough to scout: the first waits, asleep on a lone task's
+		// schedule, are its scouts now and plan again (a lone task's first read comes late).
+		if (kind.active.size === SCOUTED_FROM && !this.priorOf(kind)) {
+			let rank = 0;
+			for (const scout of kind.active) {
+				if (rank++ >= SCOUTS) break;
+				const wake = kind.sleepers.get(scout);
+				if (wake) {
+					kind.sleepers.delete(scout);
+					wake();
+				}
+			}
+		}
 		return wait;
 	}
 

@@ -50,6 +50,24 @@ describe('duration learner', () => {
 		expect(learner.join('other').role()).toBe('solo');
 	});
 
+	it(`the ${SCOUTED_FROM}th wait of a kind wakes the first two, asleep as lone tasks: they scout now`, () => {
+		const learner = new DurationLearner();
+		const woken: number[] = [];
+		const waits = Array.from({ length: SCOUTED_FROM - 1 }, (_, i) => {
+			const wait = learner.join('m');
+			wait.onWake(() => woken.push(i));
+			return wait;
+		});
+		expect(woken).toEqual([]);
+		learner.join('m');
+		expect(woken).toEqual([0, 1]);
+		expect(waits.map((w) => w.role()).slice(0, 3)).toEqual(['scout', 'scout', 'follower']);
+		// Once, not for every wait that joins after.
+		waits[0].onWake(() => woken.push(10));
+		learner.join('m');
+		expect(woken).toEqual([0, 1]);
+	});
+
 	it("the kind's first finish wakes its sleeping followers once; later finishes do not", () => {
 		const learner = new DurationLearner();
 		const waits = Array.from({ length: 4 }, () => learner.join('m'));
