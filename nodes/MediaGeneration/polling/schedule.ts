@@ -20,7 +20,7 @@
  *    `backoffRatio` of the time waited. With the default pace (balanced) that is the users' own
  *    loop (a read every 5 s), so it is seen within max(2.5 s, 5 %) of its end at the median and
  *    max(4.5 s, 10 %) at p90, as the loop is, with never more reads than the loop, and fewer from
- *    about 55 s on (the trade-off against reads: docs/performance.md, section 2). Its model's
+ *    about 65 s on (the trade-off against reads: docs/performance.md, section 2). Its model's
  *    typical duration does not space them out: a model's figure says nothing about this task's
  *    length. A follower of such a model reads only as a safety net until its scouts' first finish.
  *  - the pace (POLL_PACES, the panel's "Check for Results") moves all of this along the
