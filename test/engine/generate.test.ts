@@ -54,10 +54,7 @@ const CASES: ModelCase[] = [
 			prompt: `a lighthouse ${FAST}`,
 			imageByIdOptions: { size: '16:9', n: 1 },
 		}),
-		body: (s) => ({
-			model: s.imageModelId,
-			input: { prompt: `a lighthouse ${FAST}`, size: '16:9', n: 1 },
-		}),
+		body: (s) => ({ model: s.imageModelId, input: { prompt: `a lighthouse ${FAST}`, size: '16:9', n: 1 } }),
 		mime: 'image/png',
 		ext: 'png',
 	},
@@ -93,11 +90,7 @@ const CASES: ModelCase[] = [
 			model: 'vidmodel-2.0-fast/image-to-video',
 			prompt: `from dawn to dusk ${FAST}`,
 			startFrameUrl: 'https://example.com/start.png',
-			vidmodel20FastOptions: {
-				endFrameUrl: 'https://example.com/end.png',
-				duration: 15,
-				resolution: '720p',
-			},
+			vidmodel20FastOptions: { endFrameUrl: 'https://example.com/end.png', duration: 15, resolution: '720p' },
 		}),
 		body: () => ({
 			model: 'vidmodel-2.0-fast/image-to-video',
@@ -135,13 +128,7 @@ const CASES: ModelCase[] = [
 			operation: 'generate',
 			model: 'generate-music',
 			prompt: `lo-fi launch ${FAST}`,
-			musicOptions: {
-				instrumental: true,
-				title: 'Launch',
-				style: 'lo-fi',
-				customMode: false,
-				mv: 'v4',
-			},
+			musicOptions: { instrumental: true, title: 'Launch', style: 'lo-fi', customMode: false, mv: 'v4' },
 		}),
 		body: () => ({
 			model: 'generate-music',
@@ -232,11 +219,7 @@ describe('bad input is refused before any request', () => {
 				aspectRatio: '1:1',
 				duration: 4,
 				vidmodel15ProOptions: {
-					imageUrls: [
-						'https://a.example/1.png',
-						'https://a.example/2.png',
-						'https://a.example/3.png',
-					],
+					imageUrls: ['https://a.example/1.png', 'https://a.example/2.png', 'https://a.example/3.png'],
 				},
 			},
 			[/image_urls|reference image/i, /2/],
@@ -324,12 +307,7 @@ describe('bad input is refused before any request', () => {
 				},
 				{ continueOnFail: true },
 			),
-			{
-				items: [
-					{ prompt: `ok ${FAST}`, duration: 4 },
-					{ prompt: 'bad', duration: 7 },
-				],
-			},
+			{ items: [{ prompt: `ok ${FAST}`, duration: 4 }, { prompt: 'bad', duration: 7 }] },
 		);
 		expect(result.status).toBe('success');
 		const [ok, bad] = result.outputOf(NODE);
@@ -339,10 +317,7 @@ describe('bad input is refused before any request', () => {
 		expect(bad.pairedItem).toEqual({ item: 1 });
 		// Only the valid item reached the service.
 		expect(sim().count('submit')).toBe(1);
-		expect(
-			(sim().requests.find((r) => r.endpoint === 'submit')?.body as { input: IDataObject }).input
-				.duration,
-		).toBe(4);
+		expect((sim().requests.find((r) => r.endpoint === 'submit')?.body as { input: IDataObject }).input.duration).toBe(4);
 	});
 });
 
@@ -352,10 +327,7 @@ describe('submit without waiting', () => {
 			sim(),
 			imageGenerate('later [sim:duration=60000]', {
 				waitForCompletion: false,
-				options: {
-					callbackUrl: 'https://n8n.example.com/webhook/abc/media-generation',
-					callbackReference: 'row-7',
-				},
+				options: { callbackUrl: 'https://n8n.example.com/webhook/abc/media-generation', callbackReference: 'row-7' },
 			}),
 		);
 		expect(result.error).toBeUndefined();
@@ -365,9 +337,7 @@ describe('submit without waiting', () => {
 		expect(item.binary).toBeUndefined();
 		expect(sim().count('status')).toBe(0);
 		const callbackUrl = new URL(sim().tasks()[0].callbackUrl!);
-		expect(callbackUrl.origin + callbackUrl.pathname).toBe(
-			'https://n8n.example.com/webhook/abc/media-generation',
-		);
+		expect(callbackUrl.origin + callbackUrl.pathname).toBe('https://n8n.example.com/webhook/abc/media-generation');
 		expect(callbackUrl.searchParams.get('ref')).toBe('row-7');
 	});
 });
@@ -413,9 +383,11 @@ describe('where n8n shows it', () => {
 	});
 
 	it("works with n8n's in-memory binary mode too", async () => {
-		const result = await run(sim(), imageGenerate('in memory [sim:duration=200][sim:size=5000]'), {
-			binaryMode: 'default',
-		});
+		const result = await run(
+			sim(),
+			imageGenerate('in memory [sim:duration=200][sim:size=5000]'),
+			{ binaryMode: 'default' },
+		);
 		expect(result.error).toBeUndefined();
 		const [item] = result.outputOf(NODE);
 		expect(result.binaryPath(item)).toBeUndefined();
@@ -428,11 +400,7 @@ describe('options checked before any request', () => {
 	it.each([
 		['Max Tasks in Flight 0', { maxConcurrentTasks: 0 }, /Max Tasks in Flight/],
 		['a Callback URL that is not one', { callbackUrl: 'not a url' }, /Callback URL/],
-		[
-			'a binary field name with spaces',
-			{ binaryPropertyName: 'my file' },
-			/Put Output File in Field/,
-		],
+		['a binary field name with spaces', { binaryPropertyName: 'my file' }, /Put Output File in Field/],
 	])('%s', async (_label, options, pattern) => {
 		const result = await run(
 			sim(),
@@ -459,10 +427,7 @@ describe('options checked before any request', () => {
 				model: 'generate-music',
 				prompt: 'p [sim:never]',
 				waitForCompletion: false,
-				options: {
-					callbackUrl: 'https://n8n.example.com/webhook/x?tenant=42',
-					callbackReference: 'a b&c',
-				},
+				options: { callbackUrl: 'https://n8n.example.com/webhook/x?tenant=42', callbackReference: 'a b&c' },
 			}),
 		);
 		expect(result.error).toBeUndefined();
@@ -510,10 +475,7 @@ describe('reference image pre-check (vidmodel-1.5-pro, opt-in)', () => {
 		expect(`${wrongType.error?.message}`).toMatch(/audio\/mpeg/);
 		expect(`${wrongType.error?.message}`).toMatch(/jpeg|png|webp/i);
 
-		const missing = await run(
-			sim(),
-			mediaWorkflow(videoWith([`${sim().fileBaseUrl}/files/nothing/0-x.png`])),
-		);
+		const missing = await run(sim(), mediaWorkflow(videoWith([`${sim().fileBaseUrl}/files/nothing/0-x.png`])));
 		expect(missing.status).toBe('error');
 		expect(`${missing.error?.message}`).toContain('/files/nothing/0-x.png');
 
