@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 
 import { runWorkflow, setBinaryMode } from '../test/harness';
-import { GENERATION_NODE, generationWorkflow } from './lib/workflow';
+import { GENERATION_NODE, SMALL_FILE_BYTES, generationWorkflow } from './lib/workflow';
 
 /** Kernel's peak RSS of this process (VmHWM), resettable through clear_refs; undefined elsewhere. */
 function highWaterMark(): number | undefined {
@@ -37,7 +37,7 @@ async function main() {
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
 			credentials: { mediaGenerationApi: { apiKey, baseUrl, allowPrivateFileHosts: true } },
 			items: Array.from({ length: n }, (_, i) => ({
-				prompt: `${tag} ${i} [sim:duration=${ms}] [sim:files=1] [sim:size=1000]`,
+				prompt: `${tag} ${i} [sim:duration=${ms}] [sim:files=1] [sim:size=${SMALL_FILE_BYTES}]`,
 			})),
 		});
 	// Warm-up: loads and JIT-compiles everything once, and fills the HTTP agents' pools.

@@ -12,7 +12,8 @@
 // Files of the same file (issue 30). `--quick`: every form above (the comparison on one case, the
 // downloads, the Generate path, the profile) at tiny sizes in one n8n, to prove it runs; `--out
 // FILE` writes the results elsewhere. `--burst`: the callback burst under CPU load instead
-// (bench/callback-burst.ts).
+// (bench/callback-burst.ts). `--polling`: only the status reads of 5 and 50 tasks of 60 s, the
+// node on nothing learnt (and learnt) against the all-items loop (issue 37; about 9 minutes).
 //
 // Per run: wall time (n8n's own startedAt → stoppedAt), status reads the simulator answered,
 // executions and node runs, the bytes of the execution's `execution_data` row in n8n's SQLite
@@ -155,15 +156,15 @@ function exampleForBench(file: string, id: string, serviceUrl: string, webhookPa
 	return { ...wf, id, name: `bench ${file}`, active: false, settings: { executionOrder: 'v1' } };
 }
 
-function nodeWorkflow(id: string, webhookPath: string) {
+function nodeWorkflow(id: string, webhookPath: string, options?: Record<string, unknown>) {
 	const nodes: WorkflowNode[] = [
 		webhookNode(webhookPath),
 		splitRows(),
-		mediaNode('Generate Video', videoParams()),
+		mediaNode('Generate Video', videoParams(options ? { options } : {})),
 	];
 	return {
 		id,
-		name: 'bench node',
+		name: `bench node ${id}`,
 		active: false,
 		nodes,
 		connections: {
@@ -644,6 +645,86 @@ async function profileDownloads(
 const rows = (n: number, tag: string, markers: string) =>
 	Array.from({ length: n }, (_, i) => ({ prompt: `${tag} ${i} ${markers}` }));
 
+interface PollingRun {
+	case: string;
+	form: string;
+	items: number;
+	wallMs: number;
+	statusReads: number;
+	status: string;
+	load: string;
+}
+
+/**
+ * `--polling` (issue 37): status reads of the node against the users' all-items loop (HTTP
+ * Request + Wait 5 s), 5 and 50 tasks of 60 s with rising progress. "Fresh": a workflow whose
+ * node has learnt nothing (its own static data is empty; the warm-up runs in another workflow);
+ * "learnt": the same workflow again, starting from what its first run saved. Also the sooner
+ * pace on 5 fresh tasks (issue 30's schedule). Each workflow is its own, so that nothing one
+ * case learns reaches another.
+ */
+async function pollingComparison(
+	bench: Bench,
+	flows: Record<'p5' | 'p50' | 'p5sooner' | 'loop', { id: string; path: string }>,
+	quick: boolean,
+): Promise<PollingRun[]> {
+	const taskMs = quick ? 2_000 : T;
+	const big = quick ? 6 : 50;
+	const plan: Array<[string, string, { id: string; path: string }, number]> = [
+		[`5 × ${seconds(taskMs)}, fresh`, 'node (balanced)', flows.p5, 5],
+		[`5 × ${seconds(taskMs)}, fresh`, 'loop, all together', flows.loop, 5],
+		[`5 × ${seconds(taskMs)}, fresh`, 'node (sooner)', flows.p5sooner, 5],
+		[`${big} × ${seconds(taskMs)}, fresh`, 'node (balanced)', flows.p50, big],
+		[`${big} × ${seconds(taskMs)}, fresh`, 'loop, all together', flows.loop, big],
+		[`5 × ${seconds(taskMs)}, learnt`, 'node (balanced)', flows.p5, 5],
+		[`5 × ${seconds(taskMs)}, learnt`, 'loop, all together', flows.loop, 5],
+	];
+	const runs: PollingRun[] = [];
+	for (const [name, form, flow, items] of quick ? plan.slice(0, 2) : plan) {
+		const load = uptime();
+		const m = await bench.measure(
+			flow.id,
+			flow.path,
+			{ rows: rows(items, `${form} ${name}`, `[sim:duration=${taskMs}]`) },
+			taskMs + 600_000,
+		);
+		const run: PollingRun = {
+			case: name,
+			form,
+			items,
+			wallMs: m.wallMs,
+			statusReads: m.statusReads,
+			status: m.execution.status,
+			load: `${load} → ${uptime()}`,
+		};
+		runs.push(run);
+		say(
+			`polling ${name} · ${form}: ${seconds(run.wallMs)}, ${run.statusReads} status reads (${round(run.statusReads / items, 1)} per task), ${run.status} (load ${run.load})`,
+		);
+	}
+	say("\n## Polling: status reads of the node against the users' all-items loop (one n8n process)");
+	const table_: Array<Array<string | number>> = [
+		['case', 'form', 'wall time', 'status reads', 'per task', 'reads vs the loop', 'load (1 min)'],
+	];
+	for (const r of runs) {
+		const loop = runs.find((x) => x.case === r.case && x.form === 'loop, all together');
+		table_.push([
+			r.case,
+			r.form,
+			seconds(r.wallMs),
+			r.statusReads,
+			round(r.statusReads / r.items, 1),
+			loop && loop !== r ? round(r.statusReads / loop.statusReads, 2) : '-',
+			r.load,
+		]);
+	}
+	say(table(table_));
+	say(
+		"targets (issue 37): 5 x 60 s <= 1.0 x the loop's reads, 50 x 60 s fresh <= 0.33 x. The simulator reports rising progress.",
+	);
+	return runs;
+}
+
 export async function main(argv: string[]) {
 	// --burst: the callback burst of issue 27 under CPU load, a benchmark of its own.
 	if (argv.includes('--burst')) return (await import('./callback-burst')).main(argv);
@@ -652,11 +733,13 @@ export async function main(argv: string[]) {
 		? '-generate'
 		: argv.includes('--crash-safe')
 			? '-crash-safe'
-			: argv.includes('--profile')
-				? '-profile'
-				: argv.includes('--files')
-					? '-files'
-					: '';
+			: argv.includes('--polling')
+				? '-polling'
+				: argv.includes('--profile')
+					? '-profile'
+					: argv.includes('--files')
+						? '-files'
+						: '';
 	const name = quick ? 'n8n-quick' : `n8n${mode}`;
 	const outArg = argv.indexOf('--out');
 	const out =
@@ -708,6 +791,13 @@ export async function main(argv: string[]) {
 			'two nodes': { id: 'benchTwoStep001', path: `bench-two-${process.pid}` },
 			'two nodes, progress saved': { id: 'benchTwoStepPr1', path: `bench-two-pr-${process.pid}` },
 		};
+		// --polling: a node workflow per case, so that none starts from what another learnt.
+		const polling = {
+			p5: { id: 'benchPoll5000001', path: `bench-poll-5-${process.pid}` },
+			p50: { id: 'benchPoll5000050', path: `bench-poll-50-${process.pid}` },
+			p5sooner: { id: 'benchPoll5Soon01', path: `bench-poll-5s-${process.pid}` },
+			loop: flows.all,
+		};
 		const ways: DownloadRun['way'][] = [
 			'node',
 			'HTTP Request (File)',
@@ -740,6 +830,9 @@ export async function main(argv: string[]) {
 				crashSafeFlows['two nodes, progress saved'].path,
 				true,
 			),
+			nodeWorkflow(polling.p5.id, polling.p5.path),
+			nodeWorkflow(polling.p50.id, polling.p50.path),
+			nodeWorkflow(polling.p5sooner.id, polling.p5sooner.path, { checkForResults: 'sooner' }),
 		]);
 		// --profile: n8n's main process under the inspector, for V8's sampling CPU profiler.
 		const inspectPort = profile ? await freePort() : undefined;
@@ -753,6 +846,9 @@ export async function main(argv: string[]) {
 			...dl.map((d) => d.id),
 			crashSafeFlows['two nodes'].id,
 			crashSafeFlows['two nodes, progress saved'].id,
+			polling.p5.id,
+			polling.p50.id,
+			polling.p5sooner.id,
 		]);
 		say(`n8n pid ${bench.pid}, RSS after start ${mb(procMemory(bench.pid).rss)}`);
 
@@ -832,6 +928,11 @@ export async function main(argv: string[]) {
 		};
 		if (!quick && argv.includes('--crash-safe')) {
 			await crashSafe();
+			return finish(out, results);
+		}
+		if (!quick && argv.includes('--polling')) {
+			// The warm-up above ran the node in its own workflow: these start from nothing learnt.
+			results.polling = await pollingComparison(bench, polling, false);
 			return finish(out, results);
 		}
 		if (!quick && inspectPort) {
@@ -941,6 +1042,7 @@ export async function main(argv: string[]) {
 			await generate();
 			await crashSafe();
 			if (inspectPort) await profileRun(inspectPort);
+			results.polling = await pollingComparison(bench, polling, true);
 		}
 	} finally {
 		await n8n.dispose();

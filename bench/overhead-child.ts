@@ -5,7 +5,7 @@
 import { Session } from 'node:inspector/promises';
 
 import { runWorkflow, setBinaryMode } from '../test/harness';
-import { GENERATION_NODE, generationWorkflow } from './lib/workflow';
+import { GENERATION_NODE, SMALL_FILE_BYTES, generationWorkflow } from './lib/workflow';
 
 interface ProfileNode {
 	id: number;
@@ -45,7 +45,7 @@ async function main() {
 		runWorkflow(generationWorkflow({ concurrency: n, onError: 'continueErrorOutput' }), {
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
 			credentials: { mediaGenerationApi: { apiKey, baseUrl, allowPrivateFileHosts: true } },
-			items: Array.from({ length: n }, (_, i) => ({ prompt: `${tag} ${i} [sim:duration=0] [sim:files=1] [sim:size=1000]` })),
+			items: Array.from({ length: n }, (_, i) => ({ prompt: `${tag} ${i} [sim:duration=0] [sim:files=1] [sim:size=${SMALL_FILE_BYTES}]` })),
 		});
 	// Warm-up: loads and JIT-compiles everything once.
 	await run(50, 'warm-up');

@@ -6,7 +6,7 @@ import { runWorkflow } from '../../test/harness';
 import { startChild } from './child';
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { adaptiveSchedule, simulateTask } from './polling';
-import { GENERATION_NODE, generationWorkflow } from './workflow';
+import { BATCH_FILE_BYTES, GENERATION_NODE, SMALL_FILE_BYTES, generationWorkflow } from './workflow';
 
 export interface BatchResult {
 	tasks: number;
@@ -32,7 +32,7 @@ function credentials(sim: Simulator) {
 
 async function runBatch(sim: Simulator, count: number, taskMs: number, concurrency?: number) {
 	const items = Array.from({ length: count }, (_, i) => ({
-		prompt: `batch ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=20000]`,
+		prompt: `batch ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=${BATCH_FILE_BYTES}]`,
 	}));
 	const result = await runWorkflow(generationWorkflow({ concurrency, onError: 'continueErrorOutput' }), {
 		credentials: credentials(sim),
@@ -109,7 +109,7 @@ export async function validatePollingOverHttp(durations = [8_000, 12_000, 20_000
 			durations.map((d, i) =>
 				runWorkflow(generationWorkflow({ onError: 'continueErrorOutput' }), {
 					credentials: credentials(sim),
-					items: [{ prompt: `polling check ${i} [sim:duration=${d}] [sim:files=1] [sim:size=1000]` }],
+					items: [{ prompt: `polling check ${i} [sim:duration=${d}] [sim:files=1] [sim:size=${SMALL_FILE_BYTES}]` }],
 				}),
 			),
 		);
@@ -244,7 +244,7 @@ export async function validateBatchPollingOverHttp(
 	const { median } = await import('./stats');
 	const sim = await startSimulator({ seed: 6 });
 	try {
-		const items = Array.from({ length: tasks }, (_, i) => ({ prompt: `batch check ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=1000]${mode === 'absent' ? ' [sim:progress=none]' : ''}` }));
+		const items = Array.from({ length: tasks }, (_, i) => ({ prompt: `batch check ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=${SMALL_FILE_BYTES}]${mode === 'absent' ? ' [sim:progress=none]' : ''}` }));
 		const result = await runWorkflow(generationWorkflow({ concurrency: inFlight, onError: 'continueErrorOutput' }), {
 			credentials: credentials(sim),
 			items,

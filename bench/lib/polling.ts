@@ -55,8 +55,12 @@ export interface PollingRow {
 	progress: ProgressMode;
 	adaptive: { requestsMedian: number; requestsMean: number; lagMedianMs: number; lagP90Ms: number };
 	fixed2s: { requestsMedian: number; requestsMean: number; lagMedianMs: number; lagP90Ms: number };
+	/** The users' 5 s loop on the same task ends. */
+	loop5s: ReturnType<typeof summarise>;
 	/** adaptive mean requests / fixed-2 s mean requests. */
 	requestRatio: number;
+	/** The 5 s loop's mean requests / fixed-2 s mean requests (the read budget of a kind never seen). */
+	loopRatio: number;
 	/** adaptive median lag / nominal duration. */
 	lagShare: number;
 }
@@ -110,6 +114,20 @@ export async function simulateTask(
 	}
 }
 
+/**
+ * The users' loop (HTTP Request + Wait 5 s) on the same tasks: a read every 5 s from the
+ * submission, on the same task ends. The read target of issue 37 for a kind never seen is this
+ * loop's count (0.40 of fixed 2 s polling nominally, 12 reads against 30 at 60 s).
+ */
+export function loop5s(runs: PollRun[]) {
+	return summarise(
+		runs.map((r) => {
+			const reads = Math.max(1, Math.ceil(r.durationMs / 5_000));
+			return { durationMs: r.durationMs, requests: reads, lagMs: reads * 5_000 - r.durationMs };
+		}),
+	);
+}
+
 export function summarise(runs: PollRun[]) {
 	const req = runs.map((r) => r.requests);
 	const lag = runs.map((r) => r.lagMs);
@@ -151,7 +169,9 @@ export async function pollingBenchmark(
 					progress,
 					adaptive: a,
 					fixed2s: f,
+					loop5s: loop5s(fixed),
 					requestRatio: a.requestsMean / f.requestsMean,
+					loopRatio: loop5s(fixed).requestsMean / f.requestsMean,
 					lagShare: a.lagMedianMs / D,
 				});
 			}
@@ -221,8 +241,8 @@ export async function simulateBatch(
 					});
 		const generation = ++w.generation;
 		events.push({ at: now + delay, waiter: w, generation });
-		// As pause() in the wait loop: a follower's sleep ends when its kind learns a duration.
-		if (w.shared && !w.shared.prior() && w.shared.role() !== 'solo') {
+		// As pause() in the wait loop: while nothing is learnt, a sleep ends when its plan changes.
+		if (w.shared && !w.shared.prior()) {
 			w.unsubscribe?.();
 			w.unsubscribe = w.shared.onWake(() => {
 				w.unsubscribe = undefined;
@@ -300,7 +320,11 @@ export interface LearningRow {
 	tasks: number;
 	node: ReturnType<typeof summarise>;
 	fixed2s: ReturnType<typeof summarise>;
+	/** The users' 5 s loop on the same task ends. */
+	loop5s: ReturnType<typeof summarise>;
 	requestRatio: number;
+	/** The 5 s loop's mean requests / fixed-2 s mean requests. */
+	loopRatio: number;
 	lagShare: number;
 }
 
@@ -332,7 +356,9 @@ export async function learningBenchmark(
 					tasks: node.length,
 					node: n,
 					fixed2s: f,
+					loop5s: loop5s(fixed),
 					requestRatio: n.requestsMean / f.requestsMean,
+					loopRatio: loop5s(fixed).requestsMean / f.requestsMean,
 					lagShare: n.lagMedianMs / D,
 				};
 			};
@@ -424,16 +450,26 @@ export async function learningBenchmark(
 	return rows;
 }
 
-/** The lag targets of issue 30: median ≤ max(2.5 s, 5 %) and p90 ≤ max(2.5 s, 10 %) of the task. */
+/**
+ * The lag targets of issue 37: median ≤ max(2.5 s, 5 %) and p90 ≤ max(4.5 s, 10 %) of the task,
+ * the users' 5 s loop's own lag on short tasks (issue 30's p90 of 2.5 s was stricter than it).
+ */
 export const lagTargets = (durationMs: number) => ({
 	medianMs: Math.max(2_500, 0.05 * durationMs),
-	p90Ms: Math.max(2_500, 0.1 * durationMs),
+	p90Ms: Math.max(4_500, 0.1 * durationMs),
 });
 
+/** Status reads, relative to fixed 2 s polling, from 60 s up: a kind never seen, and learnt. */
+export const READ_BUDGET = { neverSeen: 0.4, learnt: 0.33 };
+
 export interface TradeoffPoint {
+	/** The first read of a lone task (coldFirstDelayMs; default: the floor). */
+	firstMs: number;
 	/** The schedule's floor for a lone task (coldMinDelayMs) and its back-off (backoffRatio). */
 	floorMs: number;
 	backoffRatio: number;
+	/** What the point is: a pace of the node, the users' loop. */
+	label?: string;
 	/** Per nominal duration: reads / fixed 2 s reads, median and p90 lag, targets met. */
 	at: Array<{
 		durationMs: number;
@@ -468,12 +504,18 @@ function loneRun(d: number, options: PollScheduleOptions): PollRun {
  * benchmarks (±5 %), no simulator.
  */
 export function tradeoffCurve(
-	points: Array<{ floorMs: number; backoffRatio: number }>,
+	points: Array<{ firstMs?: number; floorMs: number; backoffRatio: number; label?: string }>,
 	durations = [10_000, 60_000, 300_000],
 	samples = 101,
 ): TradeoffPoint[] {
-	return points.map(({ floorMs, backoffRatio }) => {
-		const options = { ...DEFAULT_POLL_SCHEDULE, coldMinDelayMs: floorMs, backoffRatio };
+	return points.map(({ firstMs, floorMs, backoffRatio, label }) => {
+		const first = firstMs || floorMs;
+		const options = {
+			...DEFAULT_POLL_SCHEDULE,
+			coldFirstDelayMs: first,
+			coldMinDelayMs: floorMs,
+			backoffRatio,
+		};
 		const random = seeded(7);
 		let overMedian = 0;
 		let overP90 = 0;
@@ -491,8 +533,10 @@ export function tradeoffCurve(
 			lagMet: overMedian / sweepSamples <= 0.5 && overP90 / sweepSamples <= 0.1,
 		};
 		return {
+			firstMs: first,
 			floorMs,
 			backoffRatio,
+			label,
 			sweep,
 			at: durations.map((D) => {
 				const random = seeded(D + 31);

@@ -13,6 +13,11 @@ import {
 
 export const GENERATION_NODE = 'Media Generation';
 
+/** The file of each task in the batch benchmark (section 1); bench/lib/plan.ts lists the rest. */
+export const BATCH_FILE_BYTES = 20_000;
+/** The file of each task elsewhere (large batches, polling checks, overhead). */
+export const SMALL_FILE_BYTES = 1_000;
+
 export interface GenerationOptions {
 	/** Tasks in flight; undefined = the node's default. */
 	concurrency?: number;

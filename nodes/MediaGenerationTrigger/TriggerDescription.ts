@@ -122,6 +122,16 @@ export const triggerProperties: INodeProperties[] = [
 				description:
 					'What to do when the status endpoint cannot confirm the callback within 5 seconds (not when it says the task is unknown: then nothing starts)',
 			},
+			{
+				displayName: 'Max File Size (MB)',
+				name: 'maxFileSizeMb',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 0,
+				displayOptions: { show: { '/download': [true] } },
+				description:
+					"Largest file to download, in MB of 1,048,576 bytes; a task's files may take this much each. A larger file is not downloaded: the run starts with an error and the file's URL, valid 24 hours. 0: fits n8n's binary data mode, 256 in database (queue mode's default) and memory mode, 2048 in filesystem mode, and 4 GB for a task's files together.",
+			},
 		],
 	},
 ];

@@ -104,6 +104,8 @@ export interface Settings {
 	binaryProperty: string;
 	/** Minutes the files of one callback may take, waiting included (Download Deadline). */
 	downloadMinutes: number;
+	/** Options → Max File Size in MB (`undefined`: automatic). */
+	maxFileSizeMb?: number;
 	trigger: string;
 	/** Production URL: runs are de-duplicated (the Test URL runs every call it is sent). */
 	production: boolean;

@@ -106,7 +106,12 @@ function notDownloaded(why: string): string {
 export async function downloadFiles(
 	ctx: IWebhookFunctions,
 	task: Task,
-	settings: { trigger: string; binaryProperty: string; downloadMinutes: number },
+	settings: {
+		trigger: string;
+		binaryProperty: string;
+		downloadMinutes: number;
+		maxFileSizeMb?: number;
+	},
 	arrivedAt: number,
 ): Promise<{ binary: IBinaryKeyData; files: IDataObject[] } | { error: string }> {
 	const deadlineAt = arrivedAt + settings.downloadMinutes * 60_000;
@@ -129,6 +134,7 @@ export async function downloadFiles(
 	try {
 		return await downloadTaskFiles(ctx, task, {
 			binaryProperty: settings.binaryProperty,
+			maxFileSizeMb: settings.maxFileSizeMb,
 			deadlineAt,
 			deadlineName,
 		});

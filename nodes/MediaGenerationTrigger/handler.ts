@@ -230,6 +230,13 @@ async function readBody({ call }: Request): Promise<Step<ParsedCallback>> {
 	}
 }
 
+/** Options → Max File Size: 0 or unset is automatic, as before the option existed. */
+function maxFileSizeOf(ctx: IWebhookFunctions): number | undefined {
+	const options = ctx.getNodeParameter('options', {}) as IDataObject;
+	const mb = Number(options.maxFileSizeMb);
+	return Number.isFinite(mb) && mb > 0 ? mb : undefined;
+}
+
 function readSettings(
 	{ call, query }: Request,
 	auth: Authenticated,
@@ -255,6 +262,7 @@ function readSettings(
 			? (ctx.getNodeParameter('binaryPropertyName', 'data') as string).trim() || 'data'
 			: 'data',
 		downloadMinutes: download ? downloadMinutesOf(ctx) : 0,
+		maxFileSizeMb: download ? maxFileSizeOf(ctx) : undefined,
 		trigger: `${ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}`,
 		// With the Test URL n8n listens for one run and does not save static data: a call the
 		// user replays while building the workflow is meant to run.

@@ -60,6 +60,7 @@ test('npm run bench:n8n -- --quick runs every form of the benchmark and prints i
 			'## The Generate path',
 			'## The crash-safe layout',
 			'profile, ',
+			"## Polling: status reads of the node against the users' all-items loop",
 		]) {
 			expect({ heading, figures: figure.test(lineAfter(heading)) }).toEqual({
 				heading,
@@ -73,6 +74,7 @@ test('npm run bench:n8n -- --quick runs every form of the benchmark and prints i
 		expect(results.generatePath.length).toBe(1);
 		expect(results.crashSafe.length).toBe(3);
 		expect(Object.keys(results.profiles)).toEqual(['node', 'HTTP Request (File)']);
+		expect(results.polling.length).toBe(2);
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });
 	}

@@ -8,9 +8,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { memoryPlan } from '../../bench/lib/memory';
+import { benchPlan, plannedExecutions } from '../../bench/lib/plan';
 import { maxFileSizeMbFor } from '../../bench/lib/workflow';
-import { DEFAULT_MAX_FILE_SIZE_MB } from '../../nodes/shared/transport/fileSizeLimit';
+import {
+	DEFAULT_MAX_SUBMISSIONS,
+	DEFAULT_TIMEOUT_MINUTES,
+} from '../../nodes/MediaGeneration/actions/runOptions';
+import { MAX_FILES_PER_TASK, taskLimitsFor } from '../../nodes/shared/transport/downloads';
+import { sizeLimitOf } from '../../nodes/shared/transport/fileSizeLimit';
+import { FILE_DEADLINE_MS, announcedRefusal } from '../../nodes/shared/transport/fileTransfer';
 
 jest.setTimeout(240_000);
 
@@ -95,10 +101,45 @@ describe('npm run bench -- --quick', () => {
 		expect(fs.readFileSync(out.replace(/\.json$/, '.txt'), 'utf8')).toContain('## 4. Overhead');
 	});
 
-	it("sets Max File Size for every file the full memory benchmark downloads (5 GB is over filesystem mode's default)", () => {
-		const sizes = memoryPlan(false).map((p) => p.size);
-		expect(Math.max(...sizes)).toBeGreaterThan(DEFAULT_MAX_FILE_SIZE_MB.filesystem * 1024 * 1024);
-		for (const size of sizes)
-			expect(maxFileSizeMbFor(size) * 1024 * 1024).toBeGreaterThanOrEqual(size);
+	// Issue 37: the full run failed on a per-task limit that the quick run's tiny files never
+	// reach. Every execution of the full plan, with the options its workflow gives the node, is
+	// held here to the limits the node applies before it reads or submits anything.
+	it('every execution of the full `npm run bench` fits every limit the node applies (per file, per task, per execution)', () => {
+		const executions = plannedExecutions(benchPlan(false));
+		expect(Math.max(...executions.map((e) => e.fileBytes))).toBeGreaterThan(4 * 1024 ** 3);
+		const problems: string[] = [];
+		for (const e of executions) {
+			const say = (what: string) =>
+				problems.push(`${e.bench} (${e.items} × ${e.fileBytes} B): ${what}`);
+			const mb = typeof e.options.maxFileSizeMb === 'number' ? e.options.maxFileSizeMb : undefined;
+			// Per file and per task: what the node decides on each Content-Length (the bench's n8n
+			// stores in filesystem mode), the task's files in turn.
+			if (e.filesPerTask > MAX_FILES_PER_TASK) say(`${e.filesPerTask} files per task`);
+			const task = taskLimitsFor({ maxFileSizeMb: mb }, e.filesPerTask);
+			for (let f = 0; f < e.filesPerTask; f++) {
+				const refused = announcedRefusal(e.fileBytes, sizeLimitOf(mb, 'filesystem'), task);
+				if (refused) say(refused.message);
+				task.received += e.fileBytes;
+			}
+			// Per execution: the spend guard, and the Timeout (and each file's deadline) at a
+			// throughput far below any loopback download (20 MB/s).
+			const cap = Number(e.options.maxSubmissions ?? DEFAULT_MAX_SUBMISSIONS);
+			if (e.items > cap) say(`${e.items} submissions, over Max Submissions per Execution (${cap})`);
+			const timeoutMs = Number(e.options.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES) * 60_000;
+			const transferMs = (e.filesPerTask * e.fileBytes) / 20_000;
+			if (e.taskMs + transferMs > timeoutMs) say(`over the node's Timeout (${timeoutMs} ms)`);
+			if (e.fileBytes / 20_000 > FILE_DEADLINE_MS) say(`over the per-file deadline`);
+		}
+		expect(problems).toEqual([]);
+	});
+
+	it('the check above fails on a limit the full plan would hit', () => {
+		// The per-task total of before issue 37 (4 GiB, whatever Max File Size said) refuses the
+		// 5 GB file the memory benchmark downloads.
+		const size = Math.max(...plannedExecutions(benchPlan(false)).map((e) => e.fileBytes));
+		const fixed = { maxBytes: 4 * 1024 ** 3, received: 0 };
+		expect(
+			announcedRefusal(size, sizeLimitOf(maxFileSizeMbFor(size), 'filesystem'), fixed)?.message,
+		).toMatch(/the task's files together exceed 4\.0 GB/);
 	});
 });

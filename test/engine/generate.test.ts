@@ -276,6 +276,17 @@ describe('bad input is refused before any request', () => {
 			},
 			[/Additional Input Fields/, /JSON/],
 		],
+		[
+			'Check for Results that is not one of its choices (issue 37)',
+			{
+				resource: 'music',
+				operation: 'generate',
+				model: 'generate-music',
+				prompt: 'p',
+				options: { checkForResults: 'fast' },
+			},
+			[/Check for Results/, /"fast"/, /sooner/, /balanced/, /fewer/],
+		],
 	];
 
 	it.each(invalid)('%s', async (_label, params, patterns) => {

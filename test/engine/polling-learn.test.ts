@@ -84,3 +84,33 @@ describe('durations learnt within a batch and across executions', () => {
 		expect(warm).toBeLessThan(cold);
 	});
 });
+
+describe('Options → Check for Results (issue 37)', () => {
+	it("a lone task's first status read: about 2.5 s after the submission when sooner, 5.5 s by default", async () => {
+		// One execution, the pace set per item by expression; tasks of 0 s without progress, so
+		// each finishes before its first read and that read is all the schedule decides.
+		const result = await run(
+			sim(),
+			mediaWorkflow(imageParams({ checkForResults: '={{ $json.pace }}' })),
+			{
+				items: [
+					{ prompt: 'pace sooner [sim:duration=0] [sim:progress=none]', pace: 'sooner' },
+					{ prompt: 'pace default [sim:duration=0] [sim:progress=none]', pace: 'balanced' },
+				],
+			},
+		);
+		const out = result.outputOf(NODE);
+		expect(out.map((i) => i.json.status)).toEqual(['finished', 'finished']);
+		const firstRead = out.map((item) => {
+			const id = simTaskOf(sim(), item).id;
+			const at = (endpoint: string) =>
+				sim().requests.find((r) => r.endpoint === endpoint && r.taskId === id)!.at;
+			return { afterSubmit: at('status') - at('submit'), at: at('status') };
+		});
+		// Never earlier than planned (a schedule may only be late): 2.5 s, and 5.5 s.
+		expect(firstRead[0].afterSubmit).toBeGreaterThanOrEqual(2_400);
+		expect(firstRead[1].afterSubmit).toBeGreaterThanOrEqual(5_400);
+		expect(firstRead[0].at).toBeLessThan(firstRead[1].at);
+		expect(out.map((item) => readsOf(sim(), simTaskOf(sim(), item).id))).toEqual([1, 1]);
+	});
+});

@@ -15,6 +15,8 @@ import { NODE, mediaWorkflow } from './support';
 jest.setTimeout(90_000);
 
 const TASK_ID = 'task_1234567890';
+/** 4.5 GiB: over the 4 GiB a task's files took at most before issue 37, and over 2048 MB. */
+const HUGE = 4.5 * 1024 ** 3;
 const API_KEY = ['sk', 'limits', '0123456789'].join('-');
 let server: http.Server;
 let base = '';
@@ -50,6 +52,12 @@ beforeAll(async () => {
 					await sleep(2_000);
 				}
 			})();
+			return;
+		}
+		if (path.startsWith('/huge/')) {
+			// 4.5 GiB announced; 64 kB sent, then nothing (the node's Timeout ends what it accepts).
+			res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': HUGE });
+			res.write(Buffer.alloc(64 * 1024, 7));
 			return;
 		}
 		res
@@ -122,4 +130,32 @@ it(`${MAX_FILES_PER_TASK} files are downloaded`, async () => {
 	const { message, item } = await waitForTask({});
 	expect(message).toBe('');
 	expect(Object.keys(item.binary ?? {})).toHaveLength(MAX_FILES_PER_TASK);
+});
+
+describe('a file over 4 GiB, announced by its Content-Length (issue 37)', () => {
+	it('Max File Size 5,000 MB: accepted, the download starts (the task limit follows the option)', async () => {
+		files = [`${base}/huge/long-4k.mp4`];
+		// The host never sends the rest: the node's Timeout (6 s) ends the download it accepted.
+		const { json, message, item } = await waitForTask({ maxFileSizeMb: 5000, timeoutMinutes: 0.1 });
+		expect(message).toMatch(
+			/the task's files did not all arrive within the node's Timeout \(6 s\) \(65536 bytes had arrived\)/,
+		);
+		expect(message).not.toMatch(/exceed|over the/);
+		expect(json.task_id).toBe(TASK_ID);
+		expect(item.binary).toBeUndefined();
+		expect(fileHits).toEqual(['/huge/long-4k.mp4']);
+	});
+
+	it('Max File Size automatic: refused before reading, naming the option that decides', async () => {
+		files = [`${base}/huge/long-4k.mp4`];
+		const { json, message, item } = await waitForTask({});
+		expect(message).toContain(
+			`the file is 4608.0 MB (${HUGE} bytes, its Content-Length), over the default limit of`,
+		);
+		expect(message).toContain('Options → Max File Size (MB) changes the limit');
+		expect(json.task_id).toBe(TASK_ID);
+		expect(item.binary).toBeUndefined();
+		// Refused on the announcement: one request, no retry.
+		expect(fileHits).toEqual(['/huge/long-4k.mp4']);
+	});
 });

@@ -625,6 +625,24 @@ describe('Media Generation Trigger: when verification or download fails nothing 
 		expect(s.sim.callbacks.filter((c) => c.taskId === taskId).map((c) => c.status)).toEqual([200]);
 	});
 
+	it("a file over the Trigger's Max File Size: refused on its Content-Length, the limit named (issue 37)", async () => {
+		// 4.5 GiB announced, never sent: refused before reading, by the option and by the default.
+		const huge = 4.5 * 1024 ** 3;
+		const set = await setup({ options: { maxFileSizeMb: 4000 } });
+		const automatic = await setup();
+		await submit(set, `huge [sim:size=${huge}]`);
+		await submit(automatic, `huge [sim:size=${huge}]`);
+		const [fromOption] = (await executionOf((await settle(set, 1))[0])).outputOf('Downstream');
+		const [fromDefault] = (await executionOf((await settle(automatic, 1))[0])).outputOf(
+			'Downstream',
+		);
+		expect(fromOption.json.error).toContain(
+			'over the limit of 4000 MB set in Options → Max File Size (MB)',
+		);
+		expect(fromDefault.json.error).toMatch(/over the default limit of \d+ MB/);
+		expect([fromOption.binary, fromDefault.binary]).toEqual([undefined, undefined]);
+	});
+
 	it('a file host failing transiently is retried after the service was answered', async () => {
 		const s = await setup();
 		const taskId = await submit(s, 'fox');

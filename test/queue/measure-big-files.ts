@@ -11,7 +11,10 @@
 // nothing shared but those and the environment), then for each size in MB:
 // - "store": Generate downloads one video of that size (n8n keeps it in PostgreSQL);
 // - "read back": the same, then a Crypto node hashes the stored file (n8n reads it back whole);
-// - "by URL": examples/big-video-by-url.json (Download Files off, storage fetches the URL).
+// - "by URL": examples/big-video-by-url.json (Download Files off, storage fetches the URL);
+// - "HTTP Request": n8n's HTTP Request node, response File, GETs the same file of a finished
+//   task (what a user would build without the node), against "Download Files": the node's Task →
+//   Download Files of the same task (issue 37). `--only http` runs these two alone.
 // For each, on a freshly started worker: its peak RSS (with its task runner) against its RSS before, the execution's
 // status, and whether the bytes n8n stored or storage received are the ones served.
 // `--probe` sizes (MiB) run "read back" only, to find the largest file a later node can read:
@@ -23,6 +26,8 @@ import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { CREDENTIAL_TYPE } from '../e2e/n8n';
 import { memoryLine, QueueCluster, type ExecutionSummary } from './cluster';
 import { ImportStorage } from './storage';
+import { simFileUrl } from '../e2e/plain-download';
+import { mediaNode, webhookNode } from '../e2e/workflows';
 import { baseNode, bigVideoExample, generateFlow, type ApiWorkflow, type CredentialRef } from './workflows';
 
 const MB = 1024 * 1024;
@@ -39,9 +44,9 @@ function arg(name: string, fallback: number[]): number[] {
 const say = (line: string) => process.stdout.write(`[big-files] ${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function sha256Of(size: number) {
+function sha256Of(size: number, kind: Parameters<typeof mediaChunks>[0] = 'video') {
 	const h = createHash('sha256');
-	for (const c of mediaChunks('video', size)) h.update(c);
+	for (const c of mediaChunks(kind, size)) h.update(c);
 	return h.digest('hex');
 }
 
@@ -59,7 +64,33 @@ function readBackFlow(name: string, path: string, credential: CredentialRef): Ap
 	return { ...wf, nodes: [...wf.nodes, hash], connections: { ...wf.connections, Generate: { main: [[{ node: 'Hash', type: 'main', index: 0 }]] } } };
 }
 
+/** Webhook → one node that downloads the file of a finished task: HTTP Request (File) or the node. */
+function downloadFlow(name: string, path: string, credential: CredentialRef, way: 'httpFile' | 'nodeDownload'): ApiWorkflow {
+	const node =
+		way === 'httpFile'
+			? baseNode('Download', 'n8n-nodes-base.httpRequest', 4.2, [200, 0], {
+					url: '={{ $json.body.url }}',
+					options: { response: { response: { responseFormat: 'file' } } },
+				})
+			: {
+					...mediaNode('Download', {
+						resource: 'task',
+						operation: 'downloadFiles',
+						taskId: '={{ $json.body.taskId }}',
+						options: { maxFileSizeMb: 1024 },
+					}),
+					credentials: { mediaGenerationApi: credential },
+				};
+	return {
+		name,
+		nodes: [webhookNode(path, 'onReceived'), node],
+		connections: { Webhook: { main: [[{ node: 'Download', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
 async function main() {
+	const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 	const sizes = arg('sizes', [50, 200, 400]);
 	const probes = arg('probe', []);
 	const sim: Simulator = await startSimulator({ apiKey: `big-${process.pid}-secret` });
@@ -78,6 +109,15 @@ async function main() {
 			store: await cluster.createWorkflow(generateFlow('big store', `${TAG}-store`, credential, { respond: 'onReceived', generate: { options: { maxFileSizeMb: 1024 } } })),
 			readBack: await cluster.createWorkflow(readBackFlow('big read back', `${TAG}-read`, credential)),
 			byUrl: await cluster.createWorkflow(bigVideoExample(`${TAG}-url`, credential, storage.importUrl)),
+			httpFile: await cluster.createWorkflow(downloadFlow('big HTTP Request', `${TAG}-http`, credential, 'httpFile')),
+			nodeDownload: await cluster.createWorkflow(downloadFlow('big Download Files', `${TAG}-dl`, credential, 'nodeDownload')),
+		};
+		const paths: Record<keyof typeof wf, string> = {
+			store: 'store',
+			readBack: 'read',
+			byUrl: 'url',
+			httpFile: 'http',
+			nodeDownload: 'dl',
 		};
 		const [worker] = await cluster.add(['worker', 'webhook']);
 		const hook = (p: string) => `${cluster.balancer.url}/webhook/${p}`;
@@ -91,10 +131,15 @@ async function main() {
 			const before = worker.rss();
 			const known = new Set((await cluster.executions(wf[kind], false)).map((e) => e.id));
 			const prompt = `${TAG} ${kind} ${label} [sim:duration=200] [sim:size=${bytes}]`;
-			const body = kind === 'byUrl' ? { prompt } : { rows: [{ prompt }] };
+			let body: unknown = kind === 'byUrl' ? { prompt } : { rows: [{ prompt }] };
+			if (kind === 'httpFile' || kind === 'nodeDownload') {
+				// A finished task of its own: its file URL for HTTP Request, its id for the node.
+				const url = await simFileUrl(sim, bytes);
+				body = { url, taskId: sim.tasks().find((t) => t.files.some((f) => f.url === url))?.id };
+			}
 			const t0 = Date.now();
 			const { result, peaks } = await cluster.withMemory(async () => {
-				const res = await fetch(hook(`${TAG}-${kind === 'store' ? 'store' : kind === 'readBack' ? 'read' : 'url'}`), {
+				const res = await fetch(hook(`${TAG}-${paths[kind]}`), {
 					method: 'POST',
 					headers: { 'content-type': 'application/json' },
 					body: JSON.stringify(body),
@@ -114,10 +159,12 @@ async function main() {
 			const execution = result;
 			const runData = execution.data?.resultData.runData ?? {};
 			const last = (node: string) => runData[node]?.[runData[node].length - 1]?.data?.main[0]?.[0];
-			const served = sha256Of(bytes);
+			// simFileUrl makes a music task (an MP3); the others are videos.
+			const served = sha256Of(bytes, kind === 'httpFile' || kind === 'nodeDownload' ? 'audio' : 'video');
 			let bytesOk: boolean | string = 'n/a';
-			if (kind === 'store' || kind === 'readBack') {
-				const bin = (last('Generate')?.binary as Record<string, { id?: string }> | undefined)?.data;
+			if (kind === 'store' || kind === 'readBack' || kind === 'httpFile' || kind === 'nodeDownload') {
+				const node = kind === 'httpFile' || kind === 'nodeDownload' ? 'Download' : 'Generate';
+				const bin = (last(node)?.binary as Record<string, { id?: string }> | undefined)?.data;
 				if (bin?.id) bytesOk = cluster.storedFiles([bin.id]).get(bin.id)?.sha256 === served;
 				else bytesOk = 'no file';
 			}
@@ -133,6 +180,7 @@ async function main() {
 			const error =
 				execution.data?.resultData.error?.message ??
 				(last('Generate')?.json?.error as string | undefined) ??
+				(last('Download')?.json?.error as string | undefined) ??
 				(execution.status.startsWith('still') && stringLimit ? `worker log: ${stringLimit}` : undefined);
 			const peak = peaks[worker.name];
 			const row = {
@@ -157,6 +205,12 @@ async function main() {
 
 		for (const size of sizes) {
 			const bytes = size * 1000 * 1000;
+			// The same file two ways, twice each, alternating: n8n's HTTP Request against the node.
+			for (let rep = 1; rep <= 2; rep++) {
+				await runOnce('httpFile', bytes, `${size} MB #${rep}`);
+				await runOnce('nodeDownload', bytes, `${size} MB #${rep}`);
+			}
+			if (only === 'http') continue;
 			await runOnce('byUrl', bytes, `${size} MB`);
 			await runOnce('store', bytes, `${size} MB`);
 			if (size * 1000 * 1000 < 256 * MB) await runOnce('readBack', bytes, `${size} MB`);

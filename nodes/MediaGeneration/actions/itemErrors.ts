@@ -188,7 +188,11 @@ export function downloadFailure(
 	return {
 		error: new NodeOperationError(ctx.getNode(), message, {
 			itemIndex,
-			description: `The file URLs stay valid 24 hours after generation: try again with Task → Download Files and task_id ${taskId}.`,
+			// A limit (kind config) refuses the files again until the setting it names changes.
+			description:
+				fault.kind === 'config'
+					? `The file URLs stay valid 24 hours after generation: change what the message names, then try again with Task → Download Files and task_id ${taskId}.`
+					: `The file URLs stay valid 24 hours after generation: try again with Task → Download Files and task_id ${taskId}.`,
 		}),
 		json,
 	};

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { withReference } from '../../shared/callbackUrl';
+import type { PollPace } from '../polling/schedule';
 
 // The run options at execution time: read and checked per item. The panel that offers them is
 // runOptionsPanel.ts.
@@ -14,6 +15,8 @@ export interface RunOptions {
 	timeoutMs: number;
 	maxConcurrentTasks: number;
 	maxPollIntervalMs: number;
+	/** Options → Check for Results: where on the trade-off of status reads and lag to poll. */
+	pollPace: PollPace;
 	callbackUrl?: string;
 	callbackReference?: string;
 	checkReferenceImages: boolean;
@@ -133,6 +136,15 @@ export function readRunOptions(
 		{ min: 1 },
 	);
 
+	const pace = options.checkForResults ?? 'balanced';
+	if (pace !== 'sooner' && pace !== 'balanced' && pace !== 'fewer') {
+		fail(
+			ctx,
+			itemIndex,
+			`"Check for Results" is ${JSON.stringify(pace)}; allowed: "sooner", "balanced" or "fewer" (Sooner, Balanced, Fewer Requests)`,
+		);
+	}
+
 	// 0 (or unset): the default that fits n8n's binary data mode (transport/fileSizeLimit.ts).
 	const maxFileSizeMb = numberOption(
 		ctx,
@@ -182,6 +194,7 @@ export function readRunOptions(
 		timeoutMs: Math.round(timeoutMinutes * 60_000),
 		maxConcurrentTasks,
 		maxPollIntervalMs: Math.round(maxPoll * 1000),
+		pollPace: pace as PollPace,
 		callbackUrl,
 		callbackReference: reference,
 		checkReferenceImages: options.checkReferenceImages === true,

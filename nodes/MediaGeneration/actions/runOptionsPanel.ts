@@ -88,6 +88,35 @@ const pollIntervalOption: INodeProperties = {
 		'Longest pause between two status reads. Reads start fast and space out as the task runs; progress is used to aim at the finish.',
 };
 
+const checkForResultsOption: INodeProperties = {
+	displayName: 'Check for Results',
+	name: 'checkForResults',
+	type: 'options',
+	options: [
+		{
+			name: 'Balanced',
+			value: 'balanced',
+			description:
+				'Never more status requests than checking every 5 seconds, and fewer on long tasks; the result is seen within about 5 seconds, or a tenth of a long task',
+		},
+		{
+			name: 'Fewer Requests',
+			value: 'fewer',
+			description:
+				'About half the requests of Balanced; the result may be seen up to about 10 seconds, or a fifth of a long task, late',
+		},
+		{
+			name: 'Sooner',
+			value: 'sooner',
+			description:
+				'The result is seen within about 2.5 seconds, at about twice the requests of Balanced on tasks of a minute',
+		},
+	],
+	default: 'balanced',
+	description:
+		'How often to read the status while waiting, when nothing better is known: tasks that report progress, and kinds of task the node has seen finish, are read around their expected end whichever you pick',
+};
+
 const maxFileSizeOption: INodeProperties = {
 	displayName: 'Max File Size (MB)',
 	name: 'maxFileSizeMb',
@@ -95,7 +124,7 @@ const maxFileSizeOption: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: 0,
 	description:
-		"Largest file to download, in MB of 1,048,576 bytes. A larger file is not downloaded: the item fails with its URL, valid 24 hours. 0: fits n8n's binary data mode, 256 in database (queue mode's default) and memory mode, 2048 in filesystem mode.",
+		"Largest file to download, in MB of 1,048,576 bytes; a task's files may take this much each. A larger file is not downloaded: the item fails with its URL, valid 24 hours. 0: fits n8n's binary data mode, 256 in database (queue mode's default) and memory mode, 2048 in filesystem mode, and 4 GB for a task's files together.",
 };
 
 /** Properties of the generate operations that are not model fields. */
@@ -132,6 +161,7 @@ export function generateRunProperties(kind: 'image' | 'video' | 'music'): INodeP
 				'Spend guard: the most tasks this node may submit in one execution (all items, all runs of a loop). Over it, the node fails before submitting anything. Raise it for larger batches.',
 		},
 		{ ...pollIntervalOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
+		{ ...checkForResultsOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 		{ ...timeoutOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 		{ ...waitModeOption, displayOptions: { show: { '/waitForCompletion': [true] } } },
 	];
@@ -173,6 +203,7 @@ export function taskRunOptions(operation: 'waitForCompletion' | 'downloadFiles')
 		operation === 'waitForCompletion'
 			? [
 					binaryOption,
+					checkForResultsOption,
 					downloadOption,
 					concurrencyOption,
 					maxFileSizeOption,

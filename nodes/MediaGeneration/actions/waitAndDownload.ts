@@ -4,6 +4,7 @@ import { downloadTaskFiles } from '../../shared/transport/downloads';
 import { taskOutputJson } from '../../shared/output';
 import type { Task } from '../../shared/task';
 import { waitForTask, type WaitOptions } from '../polling/pollLoop';
+import { POLL_PACES } from '../polling/schedule';
 import type { ItemOutcome } from './batch';
 import { downloadFailure, noFilesFailure, taskFailure, waitFailure } from './itemErrors';
 import type { RunOptions } from './runOptions';
@@ -73,7 +74,7 @@ export async function completeTask(
 				timeoutMs: run.timeoutMs,
 				pollImmediately: request.pollImmediately,
 				learnOrigin: request.learnOrigin,
-				schedule: { maxDelayMs: run.maxPollIntervalMs },
+				schedule: { ...POLL_PACES[run.pollPace], maxDelayMs: run.maxPollIntervalMs },
 				durations: request.durations,
 				onUpdate: (t) => request.progress?.update(itemIndex, taskId, t.status, t.progress),
 				onReadFailure: (fault) =>

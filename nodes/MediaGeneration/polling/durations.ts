@@ -31,6 +31,12 @@ export const MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 /** Tasks of a kind that poll closely while nothing is known about that kind yet. */
 export const SCOUTS = 2;
 /**
+ * Tasks of a kind waiting at once from which two scout for the rest: below it each reads as a
+ * lone task does, since the scouts' closer reads would cost more than the followers save (at
+ * 60 s, two scouts and three followers read about as often as five users' 5 s loops).
+ */
+export const SCOUTED_FROM = 6;
+/**
  * A kind whose saved samples are full is saved again only when its newest is older than this:
  * otherwise every production execution would rewrite the workflow's static data.
  */
@@ -106,11 +112,11 @@ export class DurationWait {
 	}
 
 	/**
-	 * `solo` when few wait (scouting costs the scouts more reads than it saves under four),
-	 * `scout` among the first SCOUTS of more, else `follower`.
+	 * `solo` when fewer than SCOUTED_FROM wait, `scout` among the first SCOUTS of more, else
+	 * `follower`.
 	 */
 	role(): WaitRole {
-		if (this.kind.active.size < SCOUTS + 2) return 'solo';
+		if (this.kind.active.size < SCOUTED_FROM) return 'solo';
 		let rank = 0;
 		for (const wait of this.kind.active) {
 			if (wait === this) return 'scout';
@@ -190,6 +196,19 @@ export class DurationLearner {
 			kind.typicalMs ??= typicalMs;
 		const wait = new DurationWait(this, kind);
 		kind.active.add(wait);
+		// The batch just became large enough to scout: the first waits, asleep on a lone task's
+		// schedule, are its scouts now and plan again (a lone task's first read comes late).
+		if (kind.active.size === SCOUTED_FROM && !this.priorOf(kind)) {
+			let rank = 0;
+			for (const scout of kind.active) {
+				if (rank++ >= SCOUTS) break;
+				const wake = kind.sleepers.get(scout);
+				if (wake) {
+					kind.sleepers.delete(scout);
+					wake();
+				}
+			}
+		}
 		return wait;
 	}
 

@@ -215,8 +215,10 @@ async function pollTask(
 }
 
 /**
- * Sleeps `ms`; a follower's sleep also ends when its kind's first duration is learnt (or a scout
- * leaves without one), so that it re-plans at once instead of sleeping through the finish.
+ * Sleeps `ms`; while nothing is learnt about its kind, the sleep also ends when that changes its
+ * plan: the kind's first duration is learnt, a scout leaves without one (its follower scouts
+ * now), or enough tasks joined to scout (a lone task asleep is a scout now). It then re-plans at
+ * once instead of sleeping through the finish.
  */
 async function pause(
 	ms: number,
@@ -224,7 +226,7 @@ async function pause(
 	learnt: DurationWait | undefined,
 ): Promise<'slept' | 'woken' | 'cancelled'> {
 	if (signal?.aborted) return 'cancelled';
-	if (!learnt || learnt.prior() !== undefined || learnt.role() === 'solo') {
+	if (!learnt || learnt.prior() !== undefined) {
 		return await sleep(ms, signal).then(
 			() => 'slept' as const,
 			() => 'cancelled' as const,

@@ -15,12 +15,16 @@
  *    one at half of it, then steps of a few percent through the learnt range, then back-off;
  *  - while nothing is known, a batch's first tasks of a kind ("scouts") poll closely and the
  *    others ("followers") double their wait: the scouts' first finish wakes them with a prior;
- *  - a task alone with nothing learnt and no usable progress may end at any moment: its reads
- *    are `coldMinDelayMs` apart, then `backoffRatio` of the time waited, so that it is seen within
- *    max(2.5 s, 5 %) of its end at the median and max(2.5 s, 10 %) at worst, whatever its length
- *    (the trade-off against reads: docs/performance.md, section 2). Its model's typical duration
- *    does not space them out: a model's figure says nothing about this task's length. A follower
- *    of such a model reads only as a safety net until its scouts' first finish.
+ *  - a task alone with nothing learnt and no usable progress may end at any moment: its first
+ *    read comes after `coldFirstDelayMs`, the next ones `coldMinDelayMs` apart, then
+ *    `backoffRatio` of the time waited. With the default pace (balanced) that is the users' own
+ *    loop (a read every 5 s), so it is seen within max(2.5 s, 5 %) of its end at the median and
+ *    max(4.5 s, 10 %) at p90, as the loop is, with never more reads than the loop, and fewer from
+ *    about 65 s on (the trade-off against reads: docs/performance.md, section 2). Its model's
+ *    typical duration does not space them out: a model's figure says nothing about this task's
+ *    length. A follower of such a model reads only as a safety net until its scouts' first finish.
+ *  - the pace (POLL_PACES, the panel's "Check for Results") moves all of this along the
+ *    trade-off: sooner (more reads), balanced (the default), fewer requests (a later result).
  */
 
 export interface PollObservation {
@@ -48,12 +52,16 @@ export interface PollScheduleOptions {
 	firstDelayMs: number;
 	/** Never read more often than this (back-off and probing reads). */
 	minDelayMs: number;
+	/** The first read of a task waited for alone (no scouts, nothing learnt). */
+	coldFirstDelayMs: number;
 	/**
 	 * A task waited for alone (no scouts, nothing learnt) reads no more often than this: with
 	 * nothing to aim at, closer reads buy a lag below 2.5 s on short tasks at the price of more
-	 * requests than fixed 2 s polling (see docs/performance.md).
+	 * requests than the users' 5 s loop (see docs/performance.md).
 	 */
 	coldMinDelayMs: number;
+	/** A scout (the first tasks of a kind never seen, in a batch) reads no more often than this. */
+	scoutMinDelayMs: number;
 	/** Shortest wait for a read aimed at a confidently predicted finish that is close. */
 	minAimDelayMs: number;
 	/** Never wait longer than this between reads. */
@@ -88,13 +96,19 @@ export interface PollScheduleOptions {
 	followerTypicalRatio: number;
 }
 
+/** The balanced pace: the default, and what saved workflows without the option get. */
 export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	firstDelayMs: 1_000,
 	minDelayMs: 1_000,
-	coldMinDelayMs: 2_500,
+	// 5.5 s, 10.5 s, 15.5 s … 65.5 s, then 7.5 % of the time waited: the users' 5 s loop (half
+	// a second later), whose lag the targets equal below 50 s, and fewer reads than it after.
+	coldFirstDelayMs: 5_500,
+	coldMinDelayMs: 5_000,
+	// Two scouts read for a batch of six or more: reading closer, they wake the rest sooner.
+	scoutMinDelayMs: 2_500,
 	minAimDelayMs: 250,
 	maxDelayMs: 30_000,
-	backoffRatio: 0.08,
+	backoffRatio: 0.075,
 	zeroProgressRatio: 0.5,
 	marginRatio: 0.02,
 	confidentProgress: 10,
@@ -105,6 +119,36 @@ export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	priorMinStepMs: 500,
 	overdueRatio: 0.1,
 	followerTypicalRatio: 0.25,
+};
+
+/** The panel's "Check for Results" (Options): where on the trade-off of reads and lag to poll. */
+export type PollPace = 'sooner' | 'balanced' | 'fewer';
+
+export const POLL_PACES: Record<PollPace, PollScheduleOptions> = {
+	// Issue 30's schedule: a lone task read every 2.5 s, then every 8 % of the time waited;
+	// scouts from 1 s. About 0.7 of fixed 2 s polling at 60 s, seen within about 2.5 s.
+	sooner: {
+		...DEFAULT_POLL_SCHEDULE,
+		coldFirstDelayMs: 2_500,
+		coldMinDelayMs: 2_500,
+		scoutMinDelayMs: 1_000,
+		backoffRatio: 0.08,
+	},
+	balanced: DEFAULT_POLL_SCHEDULE,
+	// A read every 10 s, then every 20 % of the time waited; learnt durations stepped through
+	// twice as coarsely. Seen up to about a fifth of a task's duration late.
+	fewer: {
+		...DEFAULT_POLL_SCHEDULE,
+		firstDelayMs: 2_000,
+		coldFirstDelayMs: 10_000,
+		coldMinDelayMs: 10_000,
+		scoutMinDelayMs: 10_000,
+		backoffRatio: 0.2,
+		scoutBackoffRatio: 0.1,
+		priorStepRatio: 0.08,
+		overdueRatio: 0.2,
+		marginRatio: 0.04,
+	},
 };
 
 /** What earlier tasks of the same kind taught: their finish, in ms from the submission. */
@@ -202,15 +246,20 @@ export function nextPollDelay(
 	const prior = state.originKnown === false ? undefined : state.prior;
 	const alone = !prior && state.role !== 'scout' && state.role !== 'follower';
 	const floor = Math.max(
-		alone ? options.coldMinDelayMs : options.minDelayMs,
+		alone
+			? options.coldMinDelayMs
+			: state.role === 'scout' && !prior
+				? options.scoutMinDelayMs
+				: options.minDelayMs,
 		state.retryAfterMs ?? 0,
 	);
 	const clamp = (ms: number) => Math.round(Math.max(floor, Math.min(options.maxDelayMs, ms)));
 
 	if (observations.length === 0) {
 		// A follower's first read can wait longer: the scouts' reads catch what is wrong at once.
-		const first =
-			state.role === 'follower'
+		const first = alone
+			? options.coldFirstDelayMs
+			: state.role === 'follower'
 				? options.firstDelayMs * (1 + options.followerBackoffRatio)
 				: options.firstDelayMs;
 		return clamp(first - now);

@@ -10,6 +10,7 @@ import {
 	resolveExtension,
 	resolveMimeType,
 } from './fileNames';
+import { MB } from './fileSizeLimit';
 import {
 	commitOrThrow,
 	receiveFile,
@@ -31,21 +32,50 @@ export interface DownloadOptions extends TransferOptions {
 	deadlineAt?: number;
 	/** How that deadline reads in a message ("the node's Timeout (1 minute)"). */
 	deadlineName?: string;
-	/** Bytes the task's files may take together (default MAX_TASK_BYTES). */
+	/** Bytes the task's files may take together (default: taskByteLimit). */
 	maxTaskBytes?: number;
 }
 
 /** Files downloaded per task, at most (the Trigger takes at most 20 files in a body, too). */
 export const MAX_FILES_PER_TASK = 20;
-/** Bytes the files of one task may take together (each file also has its own limit). */
+/**
+ * Bytes the files of one task may take together while Max File Size is automatic (each file
+ * also has its own limit): with filesystem mode's 2048 MB per file, 20 files could take 40 GB.
+ */
 export const MAX_TASK_BYTES = 4 * 1024 ** 3;
+
+/**
+ * What one task's files may take together. A user who sets Max File Size allowed each file that
+ * size, so the task may take it for each of its files (never less than the default); only where
+ * the option is automatic does the fixed MAX_TASK_BYTES apply.
+ */
+export function taskByteLimit(
+	maxFileSizeMb: number | undefined,
+	fileCount: number,
+): { bytes: number; maxFileSizeMb?: number } {
+	if (maxFileSizeMb === undefined || !(maxFileSizeMb > 0)) return { bytes: MAX_TASK_BYTES };
+	const perFile = Math.floor(maxFileSizeMb * MB);
+	return { bytes: Math.max(MAX_TASK_BYTES, perFile * Math.max(1, fileCount)), maxFileSizeMb };
+}
+/** What a task's files share (deadline, byte budget), before the first byte. */
+export function taskLimitsFor(opts: DownloadOptions, fileCount: number): TaskLimits {
+	const byteLimit = taskByteLimit(opts.maxFileSizeMb, fileCount);
+	return {
+		deadlineAt: opts.deadlineAt,
+		deadlineName: opts.deadlineName,
+		maxBytes: opts.maxTaskBytes ?? byteLimit.bytes,
+		maxBytesSetBy:
+			opts.maxTaskBytes !== undefined ? undefined : (byteLimit.maxFileSizeMb ?? 'automatic'),
+		received: 0,
+	};
+}
 
 /**
  * Downloads every file of a finished task, one after the other (a task has few files; items run
  * concurrently already). Binary properties: `data`, `data_1`, `data_2`… (base name settable).
  * All or nothing: each file stays uncommitted in n8n's binary store until every file arrived, so
  * a failure (of any file, or a cancellation) leaves no file behind. The files share the task's
- * limits: at most MAX_FILES_PER_TASK, MAX_TASK_BYTES together, and the caller's deadline.
+ * limits: at most MAX_FILES_PER_TASK, taskByteLimit together, and the caller's deadline.
  * (The Trigger's callbacks take turns per trigger first: MediaGenerationTrigger/downloadLine.ts.)
  */
 export async function downloadTaskFiles(
@@ -66,12 +96,7 @@ export async function downloadTaskFiles(
 			(c) => c.allowPrivateFileHosts,
 			() => false,
 		));
-	const limits: TaskLimits = {
-		deadlineAt: opts.deadlineAt,
-		deadlineName: opts.deadlineName,
-		maxBytes: opts.maxTaskBytes ?? MAX_TASK_BYTES,
-		received: 0,
-	};
+	const limits = taskLimitsFor(opts, list.length);
 	try {
 		if (list.length > MAX_FILES_PER_TASK) {
 			throw new TransportError({

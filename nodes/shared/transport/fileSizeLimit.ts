@@ -83,11 +83,19 @@ export async function sizeLimitFor(
 	explicitMb: number | undefined,
 	announced: number | undefined,
 ): Promise<SizeLimit> {
+	if (explicitMb !== undefined && explicitMb > 0) return sizeLimitOf(explicitMb, undefined);
+	const small = announced !== undefined && announced <= SMALLEST_DEFAULT_MB * MB;
+	return sizeLimitOf(
+		undefined,
+		learntModes.get(ctx) ?? (small ? undefined : await binaryMode(ctx)),
+	);
+}
+
+/** The limit for one file, from the option (undefined or 0: automatic) and the mode, if known. */
+export function sizeLimitOf(explicitMb: number | undefined, mode: string | undefined): SizeLimit {
 	if (explicitMb !== undefined && explicitMb > 0) {
 		return { bytes: Math.floor(explicitMb * MB), mb: explicitMb };
 	}
-	const small = announced !== undefined && announced <= SMALLEST_DEFAULT_MB * MB;
-	const mode = learntModes.get(ctx) ?? (small ? undefined : await binaryMode(ctx));
 	const mb =
 		(mode === undefined ? undefined : DEFAULT_MAX_FILE_SIZE_MB[mode]) ?? SMALLEST_DEFAULT_MB;
 	return { bytes: mb * MB, mb, mode: mode ?? 'unknown' };

@@ -31,6 +31,7 @@ type BinaryInput = Parameters<ApiContext['helpers']['prepareBinaryData']>[0];
 type NodeReadable = Exclude<BinaryInput, Buffer>;
 type ReadableClass = new (options: {
 	highWaterMark?: number;
+	objectMode?: boolean;
 	read?: () => void;
 	destroy?: (error: Error | null, callback: (error?: Error | null) => void) => void;
 }) => NodeReadable;
@@ -74,11 +75,12 @@ const DEADLINE_CODE = 'ERR_DOWNLOAD_DEADLINE';
 export const TASK_LIMIT_CODE = 'ERR_TASK_DOWNLOAD_LIMIT';
 
 /**
- * What the node's stream buffers for the binary store before it pauses the file host: one
- * socket read. A larger buffer would let the store's reads concatenate several chunks (a copy of
- * each, and more garbage for V8 to collect); see docs/performance.md.
+ * Chunks the node's stream holds for the binary store before it stops reading the body (each
+ * one socket read, about 64 KB). In object mode the store takes them one by one, as they came:
+ * never concatenated (a copy of each, and more garbage for V8 to collect); see
+ * docs/performance.md.
  */
-const GATE_HIGH_WATER_MARK = 64 * 1024;
+const GATE_CHUNKS = 16;
 
 /**
  * Failures of n8n's own disk, in plain words (error messages must not carry the codes: n8n
@@ -132,6 +134,11 @@ export interface TaskLimits {
 	deadlineName?: string;
 	/** Bytes the task's files may take together. */
 	maxBytes: number;
+	/**
+	 * What set maxBytes, for the message: the Max File Size (MB) set (that much per file), or
+	 * 'automatic' (the option at 0: the default MAX_TASK_BYTES).
+	 */
+	maxBytesSetBy?: number | 'automatic';
 	/** Bytes received so far by the task's files (counted by the transfers). */
 	received: number;
 }
@@ -345,12 +352,8 @@ async function receiveOnce(
 	} catch (error) {
 		refuse(classifyError(error, signal));
 	}
-	if (expected !== undefined && expected > (limit as SizeLimit).bytes) {
-		refuse(tooLargeFault(expected, true, limit as SizeLimit));
-	}
-	if (expected !== undefined && limits.task.received + expected > limits.task.maxBytes) {
-		refuse(taskTooLargeFault(limits.task, expected));
-	}
+	const refusal = announcedRefusal(expected, limit as SizeLimit, limits.task);
+	if (refusal) refuse(refusal);
 	return await hold(ctx, response.body as NodeReadable, Readable as ReadableClass, {
 		fileName,
 		mimeType,
@@ -365,13 +368,44 @@ async function receiveOnce(
 	});
 }
 
-function taskTooLargeFault(task: TaskLimits, more: number): Fault {
+/**
+ * Every limit decided on a file's Content-Length, before its first byte is stored: its own size
+ * limit, and what the task's files may take together. The benchmarks' plan is held to this
+ * (test/engine/bench-quick.test.ts), so that a new limit here cannot break `npm run bench`.
+ */
+export function announcedRefusal(
+	announced: number | undefined,
+	limit: SizeLimit,
+	task: Pick<TaskLimits, 'maxBytes' | 'maxBytesSetBy' | 'received'>,
+): Fault | undefined {
+	if (announced === undefined) return undefined;
+	if (announced > limit.bytes) return tooLargeFault(announced, true, limit);
+	if (task.received + announced > task.maxBytes) return taskTooLargeFault(task, announced);
+	return undefined;
+}
+
+function taskTooLargeFault(
+	task: Pick<TaskLimits, 'maxBytes' | 'maxBytesSetBy' | 'received'>,
+	more: number,
+): Fault {
 	const gb = (n: number) =>
 		n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GB` : `${(n / 1024 ** 2).toFixed(1)} MB`;
+	// The option that decides, named either way: the automatic default, or the value set.
+	const by = task.maxBytesSetBy;
+	const limit =
+		by === 'automatic'
+			? `${gb(task.maxBytes)}, the limit for one task while Options → Max File Size (MB) is 0 (automatic)`
+			: by !== undefined
+				? `${gb(task.maxBytes)}, the limit for one task set by Options → Max File Size (MB) (${by} MB for each file)`
+				: `${gb(task.maxBytes)}, the limit for one task`;
+	const how =
+		by === 'automatic'
+			? `Set Options → Max File Size (MB) to the size of the largest file (a task's files may then take that much each), or, to get such files, ${FETCH_ELSEWHERE}`
+			: `To get such files, ${FETCH_ELSEWHERE}`;
 	return {
 		kind: 'config',
 		code: TASK_LIMIT_CODE,
-		message: `the task's files together exceed ${gb(task.maxBytes)}, the limit for one task (${task.received} bytes received, ${more} more announced or arriving). To get such files, ${FETCH_ELSEWHERE}. Not retried`,
+		message: `the task's files together exceed ${limit} (${task.received} bytes received, ${more} more announced or arriving). ${how}. Not retried`,
 	};
 }
 
@@ -428,13 +462,15 @@ function stop(t: Transfer, fault: Fault): void {
  */
 function openGate(t: Transfer, Readable: ReadableClass): NodeReadable {
 	const gate = new Readable({
-		highWaterMark: GATE_HIGH_WATER_MARK,
+		objectMode: true,
+		highWaterMark: GATE_CHUNKS,
 		read() {
-			if (!t.paused) return;
-			t.paused = false;
-			t.windowStart = Date.now();
-			t.windowBytes = 0;
-			t.source.resume();
+			if (t.paused) {
+				t.paused = false;
+				t.windowStart = Date.now();
+				t.windowBytes = 0;
+			}
+			pull(t, gate);
 		},
 		destroy(error, callback) {
 			// The store gave up (a failed write) or the download failed: stop the transfer.
@@ -447,13 +483,20 @@ function openGate(t: Transfer, Readable: ReadableClass): NodeReadable {
 	// would be an unhandled 'error' event that takes the process down. The failure itself reaches
 	// the caller through `complete` and `storeFailure` in hold().
 	gate.on('error', () => undefined);
+	// The body is read as the store asks (n8n's own helpers read it the same way): no flowing
+	// mode, so no pause and resume of the host for each chunk.
+	t.source.on('readable', () => {
+		if (!t.paused) pull(t, gate);
+	});
 	return gate;
 }
 
-/** Counts each chunk against the limits, then passes it through the gate. */
-function countChunks(t: Transfer, gate: NodeReadable): void {
-	t.source.on('data', (chunk: Buffer) => {
-		if (t.stopped) return;
+/** Moves what the body has ready into the gate, each chunk counted against the limits. */
+function pull(t: Transfer, gate: NodeReadable): void {
+	for (;;) {
+		if (t.stopped || t.settled) return;
+		const chunk = t.source.read() as Buffer | null;
+		if (chunk === null) return;
 		t.received += chunk.length;
 		t.windowBytes += chunk.length;
 		t.o.task.received += chunk.length;
@@ -463,11 +506,12 @@ function countChunks(t: Transfer, gate: NodeReadable): void {
 			return stop(t, decodedBodyFault(t.received, t.o.expected));
 		}
 		if (t.o.task.received > t.o.task.maxBytes) return stop(t, taskTooLargeFault(t.o.task, 0));
+		// The store is behind: stop reading until it asks again (the watchdog does not count it).
 		if (!gate.push(chunk)) {
 			t.paused = true;
-			t.source.pause();
+			return;
 		}
-	});
+	}
 }
 
 /** The watchdog: the deadline, and a host that moves too little while the node is not pausing it. */
@@ -576,7 +620,7 @@ async function failedTransfer(
 
 /**
  * Pipes the body into n8n's binary store through a stream of the node's own (openGate), which
- * counts the bytes against the limits (countChunks), watches for a slow or silent host and the
+ * counts the bytes against the limits (pull), watches for a slow or silent host and the
  * deadline (watch), and holds back the end until the caller commits (heldFile). Resolves once
  * the whole body arrived; on any failure the store is handed the error (n8n then deletes its
  * temporary file) before this rejects.
@@ -603,7 +647,6 @@ async function hold(
 		t.failed = reject;
 	});
 	const gate = openGate(t, Readable);
-	countChunks(t, gate);
 	source.once('end', () => arrived());
 	source.once('error', (error: unknown) => {
 		t.sourceError = error;

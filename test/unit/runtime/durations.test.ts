@@ -5,6 +5,7 @@ import {
 	MAX_AGE_MS,
 	MAX_SAMPLES,
 	RESAVE_AFTER_MS,
+	SCOUTED_FROM,
 	durationKey,
 	priorFrom,
 	type DurationSample,
@@ -35,21 +36,36 @@ describe('duration learner', () => {
 		expect(prior.lowMs).toBeGreaterThan(50_000);
 	});
 
-	it('up to three waits are solo; from four on the first two scout and the rest follow', () => {
+	it(`up to ${SCOUTED_FROM - 1} waits are solo; from ${SCOUTED_FROM} on the first two scout and the rest follow`, () => {
 		const learner = new DurationLearner();
-		const a = learner.join('m');
-		const b = learner.join('m');
-		const c = learner.join('m');
-		expect([a.role(), b.role(), c.role()]).toEqual(['solo', 'solo', 'solo']);
-		const d = learner.join('m');
-		expect([a.role(), b.role(), c.role(), d.role()]).toEqual([
+		const waits = Array.from({ length: SCOUTED_FROM - 1 }, () => learner.join('m'));
+		expect(waits.map((w) => w.role())).toEqual(waits.map(() => 'solo'));
+		waits.push(learner.join('m'));
+		expect(waits.map((w) => w.role())).toEqual([
 			'scout',
 			'scout',
-			'follower',
-			'follower',
+			...waits.slice(2).map(() => 'follower'),
 		]);
 		// Other kinds are separate.
 		expect(learner.join('other').role()).toBe('solo');
+	});
+
+	it(`the ${SCOUTED_FROM}th wait of a kind wakes the first two, asleep as lone tasks: they scout now`, () => {
+		const learner = new DurationLearner();
+		const woken: number[] = [];
+		const waits = Array.from({ length: SCOUTED_FROM - 1 }, (_, i) => {
+			const wait = learner.join('m');
+			wait.onWake(() => woken.push(i));
+			return wait;
+		});
+		expect(woken).toEqual([]);
+		learner.join('m');
+		expect(woken).toEqual([0, 1]);
+		expect(waits.map((w) => w.role()).slice(0, 3)).toEqual(['scout', 'scout', 'follower']);
+		// Once, not for every wait that joins after.
+		waits[0].onWake(() => woken.push(10));
+		learner.join('m');
+		expect(woken).toEqual([0, 1]);
 	});
 
 	it("the kind's first finish wakes its sleeping followers once; later finishes do not", () => {
@@ -70,15 +86,15 @@ describe('duration learner', () => {
 
 	it('a scout that leaves without a duration wakes the follower that scouts in its place, only it', () => {
 		const learner = new DurationLearner();
-		const waits = Array.from({ length: 6 }, () => learner.join('m'));
+		const waits = Array.from({ length: SCOUTED_FROM + 1 }, () => learner.join('m'));
 		const woken: number[] = [];
-		for (const i of [2, 3, 4, 5]) waits[i].onWake(() => woken.push(i));
+		for (let i = 2; i < waits.length; i++) waits[i].onWake(() => woken.push(i));
 		waits[0].leave();
 		expect(woken).toEqual([2]);
 		expect(waits[2].role()).toBe('scout');
 		expect(waits[3].role()).toBe('follower');
 		// A follower leaving wakes nobody.
-		waits[5].leave();
+		waits[waits.length - 1].leave();
 		expect(woken).toEqual([2]);
 	});
 
