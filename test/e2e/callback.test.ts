@@ -584,13 +584,24 @@ test('Park Until Callbacks: the Retry picks up the accepted task still running, 
 			match: `${p} refused`,
 			retryAfter: 3600,
 		});
-		const rows = [{ prompt: `${p} kept [sim:duration=6000]` }, { prompt: `${p} refused` }];
+		// The kept task runs until the Retry has picked it up and got every other callback,
+		// whatever the machine's load: 600 s of the simulator's clock, moved on once the refused
+		// row, submitted again, has called back. (A Retry that parked would then wait for the
+		// kept task's callback, which goes to the failed execution: it never resumes.)
+		const rows = [{ prompt: `${p} kept [sim:duration=600000]` }, { prompt: `${p} refused` }];
 		const failed = await runRows(rows, PARK_RETRY_WF, PARK_RETRY_PATH);
 		sim.faults.remove(fault);
 		expect(failed.status).toBe('error');
 		expect(submitsOf(p)).toBe(1);
 		const [kept] = sim.tasks().filter((t) => t.prompt.startsWith(p));
-		const retried = await retry(failed.id, false, PARK_RETRY_WF);
+		const retrying = retry(failed.id, false, PARK_RETRY_WF);
+		retrying.catch(() => undefined); // awaited below
+		const calledBack = () => sim.tasks().some((t) => t.prompt === `${p} refused` && sim.callbacks.some((c) => c.taskId === t.id));
+		for (const end = Date.now() + 120_000; !calledBack() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+		expect(calledBack()).toBe(true);
+		expect(sim.view(kept.id)?.status).not.toBe('finished');
+		sim.clock.advance(600_000);
+		const retried = await retrying;
 		// Was: the kept row submitted again (its digest held the failed execution's resume URL).
 		expect(submitsOf(p)).toBe(2);
 		// Its callback went to the failed execution: the Retry did not park on it, it polled.

@@ -128,26 +128,6 @@ describe('credential test against the simulator, through n8n-core RoutingNode', 
 		expect(sim.requests).toHaveLength(0);
 	});
 
-	it.each([
-		// Not in the local list (an IPv4-mapped loopback: the simulator's machine, so a request
-		// sent anyway would be seen).
-		(port: string) => `HTTP://[::ffff:127.0.0.1]:${port}/`,
-		() => ' http://127.0.0.1.example.invalid ',
-		() => 'http://localhost.example.invalid',
-	])(
-		'a Base URL of http:// to another host (%#) → refused: the test sends nothing',
-		async (url) => {
-			const baseUrl = url(new URL(sim.baseUrl).port);
-			// The test then asks a reserved name that never resolves: no request leaves.
-			const result = await testCredential({ apiKey: sim.apiKey, baseUrl });
-			expect(result).toEqual({
-				status: 'Error',
-				message: expect.stringMatching(/^(ENOTFOUND|EAI_AGAIN)$/),
-			});
-			expect(sim.requests).toHaveLength(0);
-		},
-	);
-
 	it.each(['localhost', '127.0.0.1'])(
 		'http:// to this machine (%s) is tested as usual',
 		async (host) => {
@@ -233,13 +213,20 @@ describe('the nodes with a Base URL of http:// to another host', () => {
 
 describe("the credential's Test applies the nodes' http:// rule: one table (issue 28, finding 2)", () => {
 	// A network in which every name and address of the table reaches the simulator, on the port
-	// the URL names or 80: a request the Test sends anyway is seen, with the key.
+	// the URL names or 80: a request the Test sends anyway is seen, with the key. A refused row
+	// therefore proves that the rule held it back: the Test then asks a reserved name
+	// (http-refused-use-https.invalid), which is the DNS error below, and nothing arrives.
 	const PUBLIC = '93.184.215.14';
 	let network: FakeNetwork;
 	beforeAll(() => {
 		const simPort = Number(new URL(sim.baseUrl).port);
 		network = fakeNetwork(
-			{ 'collector.example': () => PUBLIC, 'api.localhost': () => '127.0.0.1' },
+			{
+				'collector.example': () => PUBLIC,
+				'127.0.0.1.collector.example': () => PUBLIC,
+				'localhost.collector.example': () => PUBLIC,
+				'api.localhost': () => '127.0.0.1',
+			},
 			(host, port) =>
 				[PUBLIC, '::1', '127.1.2.3'].includes(host)
 					? { host: '127.0.0.1', port: port === 80 ? simPort : port }

@@ -80,8 +80,9 @@ describe('cancellation', () => {
 		const tookMs = Date.now() - stoppedAt;
 		process.stdout.write(`[lifecycle] Stop during a held status read: the execution ended after ${tookMs} ms\n`);
 		expect(result.status).toBe('canceled');
-		// Was: about 30 s, the read's own timeout (issue 35). The margin is for a loaded machine.
-		expect(tookMs).toBeLessThan(10_000);
+		// Was: about 30 s, the read's own timeout (issue 35), with the read held for 40 s: what
+		// tells the code apart is the 30 s, so the bound sits well under it, not near "at once".
+		expect(tookMs).toBeLessThan(20_000);
 	});
 });
 

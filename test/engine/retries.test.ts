@@ -147,12 +147,15 @@ describe('Retry of a Generate in Wait Mode: Park Until Callbacks', () => {
 			),
 		);
 
+	// Each row is in its state when the Retry starts, whatever the machine's load: the running
+	// task is long (its simulated clock is moved on once the Retry has picked it up).
+	const LONG = 600_000;
 	it.each([
 		['finished', 0],
-		['still running', 3000],
+		['still running', LONG],
 	])(
 		'resumes the accepted task (%s) without paying again; its result is not lost',
-		async (_label, duration) => {
+		async (label, duration) => {
 			// The second row's submission is refused (not accepted: no task), so the node fails
 			// after the first row's task was accepted.
 			const fault = sim().faults.add({
@@ -169,8 +172,18 @@ describe('Retry of a Generate in Wait Mode: Park Until Callbacks', () => {
 			expect(sim().tasks()).toHaveLength(1);
 			const [kept] = sim().tasks();
 			sim().faults.remove(fault);
+			const running = label === 'still running';
+			expect(sim().view(kept.id)?.status === 'finished').toBe(!running);
 
-			const retried = await run(sim(), workflow, { retryOf: failed.run });
+			const retrying = run(sim(), workflow, { retryOf: failed.run });
+			if (running) {
+				// The Retry has submitted the refused row (after picking the kept one up): the
+				// kept task is still running; it finishes now.
+				await until(() => sim().tasks().length === 2, 'the refused row submitted');
+				expect(sim().view(kept.id)?.status).not.toBe('finished');
+				sim().clock.advance(LONG);
+			}
+			const retried = await retrying;
 			// The kept row's task is picked up (was: submitted again with the retry's resume URL);
 			// only the refused row is submitted.
 			expect(sim().tasks()).toHaveLength(2);

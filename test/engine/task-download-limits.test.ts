@@ -1,7 +1,7 @@
 // A task's downloads share its limits (issue 28, finding 4), through the real node and n8n-core's
 // engine against a hostile service on loopback that is its own file host: the node's Timeout
-// bounds the downloads too, a task lists more files than are downloaded, and the Trigger's
-// downloads take turns.
+// bounds the downloads too, and a task lists more files than are downloaded. (The Trigger's
+// download turns are tested in file-host-bounds.test.ts.)
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only) */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -172,8 +172,11 @@ describe('a slow file host cannot hold the Trigger', () => {
 		expect(entry.status).toBe(200);
 		expect((await Promise.all(forged)).map((e) => e.status)).toEqual([200, 200, 200, 200]);
 		const deadlineMs = 0.05 * 60_000;
-		// Every call ends, and every run starts, within the deadline (and a margin for the load).
-		await receiver.waitFor(5, deadlineMs + 10_000);
+		// Without the deadline, a download from this host ends only when its 30 s stall window
+		// does: every call ends, and every run starts, well before that, whatever the load (the
+		// margin is for the machine, the 30 s are what tells the code apart).
+		const within = deadlineMs + 15_000;
+		await receiver.waitFor(5, within);
 		const delivery = receiver.deliveries.find(
 			(d) => (d.answer as IDataObject)?.task_id === taskId,
 		)!;
@@ -183,8 +186,8 @@ describe('a slow file host cannot hold the Trigger', () => {
 		report(
 			`[trigger] slow file host: the genuine run started ${startedAfter} ms after its callback arrived (deadline ${deadlineMs} ms), ${item.binary ? 'with its files' : `without: ${String(item.json.error).slice(0, 120)}`}`,
 		);
-		expect(Date.now() - sentAt).toBeLessThan(deadlineMs + 10_000);
-		expect(startedAfter).toBeLessThan(deadlineMs + 3_000);
+		expect(Date.now() - sentAt).toBeLessThan(within);
+		expect(startedAfter).toBeLessThan(within);
 		if (!item.binary) {
 			expect(item.json.error).toMatch(/Download Deadline \(3 s\).*Task → Download Files/);
 			expect(item.json.files).toEqual([expect.objectContaining({ url: expect.any(String) })]);

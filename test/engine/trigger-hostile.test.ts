@@ -270,7 +270,9 @@ describe('the answer comes within the bound whatever the service does', () => {
 		s.sim.faults.add({ ...rule });
 		const { entry, took } = await timedCallback(s, taskId, _name);
 		expect(entry.status).toBe(503);
-		expect(took).toBeLessThan(ANSWER_WITHIN_MS + 2_000);
+		// Answered without waiting the hour (at once: the wait is beyond the confirmation window);
+		// the margin is for a loaded machine, far from the hour or the 60 s window.
+		expect(took).toBeLessThan(30_000);
 		const [d] = await s.receiver.waitFor(1);
 		expect(d.execution).toBeUndefined();
 		expect(String((d.answer as IDataObject).error)).toMatch(
@@ -283,10 +285,12 @@ describe('the answer comes within the bound whatever the service does', () => {
 		// service that never calls again lost it). Nothing starts before the service confirms.
 		const s = await setup();
 		const taskId = await finishedTask(s);
-		s.sim.faults.add({ endpoint: 'status', kind: 'slow', delayMs: 8_000, times: 1 });
+		const SLOW_MS = 8_000;
+		s.sim.faults.add({ endpoint: 'status', kind: 'slow', delayMs: SLOW_MS, times: 1 });
 		const { entry, took } = await timedCallback(s, taskId, 'a status endpoint taking 8 s');
 		expect(entry.status).toBe(202);
-		expect(took).toBeLessThan(ANSWER_WITHIN_MS + 2_000);
+		// At the bound (5 s), before the read returned: the 8 s tell the code apart, not a margin.
+		expect(took).toBeLessThan(SLOW_MS);
 		const [d] = await s.receiver.waitFor(1);
 		expect(d.answer).toEqual({ received: true, task_id: taskId, confirming: true });
 		const execution = await d.execution;

@@ -93,7 +93,9 @@ test('a burst over two processes, then each callback again to the other process:
 	const runs = (await a.executions()).length + (await b.executions()).length;
 	// At most the first copy can reach the process that wrote last before the other process
 	// answered again (docs/reliability.md); before, every record the last writer had overwritten
-	// started again.
+	// started again. A bound that holds whatever the load: the copies go one at a time, each
+	// answered after its process wrote back all it knows. Whether it is 0 or 1 depends on which
+	// process wrote last: printed, not asserted.
 	expect(runs - 10).toBeLessThanOrEqual(1);
 	process.stdout.write(
 		`two processes: 10 callbacks, then each again to the other process → ${runs - 10} started again\n`,

@@ -311,7 +311,8 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 			return;
 		}
 		delivery.webhookMs = Date.now() - arrived;
-		// n8n saves static data after the webhook answered, when the trigger changed it.
+		// n8n saves static data once the trigger returned, when it changed it, and only then sends
+		// the answer (live-webhooks.js: saveStaticData before the call resolves).
 		if (persist && workflow.staticData.__dataChanged === true) {
 			const copy = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
 			delete copy.__dataChanged;

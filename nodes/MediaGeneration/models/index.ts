@@ -165,6 +165,18 @@ function validateWith(model: ModelDefinition, read: ParamReader): Validation {
 			);
 		}
 	}
+	// A panel switch that is not sent (noDataExpression: no expression sets it, but a workflow's
+	// JSON can hold any value): one it does not offer would silently mean its default.
+	for (const property of model.properties) {
+		if (property.type !== 'options' || property.noDataExpression !== true) continue;
+		const allowed = (property.options ?? []).map((o) => (o as { value: unknown }).value);
+		const value = read(property.name, property.default);
+		if (!allowed.includes(value)) {
+			errors.push(
+				`"${property.name}" (${property.displayName}) is ${describeValue(value)} for model ${modelName}; allowed: ${listText(allowed.map(String))}`,
+			);
+		}
+	}
 	const input = model.toInput(read);
 	const extra = parseAdditional(read(ADDITIONAL_FIELDS, '{}'), modelName);
 	if (typeof extra === 'string') errors.push(extra);

@@ -223,6 +223,8 @@ export async function linkBaseProblem(
 		problem = resolved ? `${host} resolves to ${address}, ${kind}` : `${host} is ${kind}`;
 	} else if ('unresolved' in rule) {
 		problem = `its name ${host} could not be resolved, so its address could not be checked`;
+	} else if ('blocked' in rule) {
+		problem = `n8n's SSRF protection blocks ${host}: its address is in a range n8n is set to block`;
 	}
 	if (problem === undefined) return undefined;
 	return `the service cannot fetch the reference images from this n8n: its public URL ${link.origin}/ is refused (${problem}); allowed: a public URL of this n8n the service can reach. Set ${PUBLIC_URL_VARIABLE} to it and restart n8n, or, if the service runs on your own network, turn on "${allowPrivateField}" in the Media Generation credential`;

@@ -158,12 +158,52 @@ function digest(error: unknown): {
 	};
 }
 
+/** The code of a request n8n's own SSRF protection stopped before anything was sent. */
+export const SSRF_BLOCKED = 'ERR_SSRF_BLOCKED';
+
+/**
+ * A request n8n's SSRF protection stopped (N8N_SSRF_PROTECTION_ENABLED=true; n8n's
+ * @n8n/backend-network throws SsrfBlockedIpError or SsrfBlockedHostnameError from its check
+ * before the request, from the lookup before connecting, and before a redirect is followed:
+ * nothing reaches the target). `host`: the name looked up, when the error names only the
+ * address; `hint` goes before "Not retried". Undefined for anything else.
+ */
+export function ssrfBlock(
+	error: unknown,
+	{ host: asked, hint = '' }: { host?: string; hint?: string } = {},
+): Fault | undefined {
+	let current: unknown = error;
+	for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+		const e = current as { name?: unknown; ip?: unknown; hostname?: unknown; cause?: unknown };
+		const ip = typeof e.ip === 'string' ? e.ip : undefined;
+		const host = typeof e.hostname === 'string' ? e.hostname : asked !== ip ? asked : undefined;
+		let why: string | undefined;
+		if (e.name === 'SsrfBlockedIpError') {
+			const target = host && ip ? `${host} (${ip})` : (ip ?? host ?? 'the address');
+			why = `${target} is in an address range n8n is set to block`;
+		} else if (e.name === 'SsrfBlockedHostnameError') {
+			why = `${host ?? 'the host'} is on n8n's blocked host names (N8N_SSRF_BLOCKED_HOSTNAMES)`;
+		}
+		if (why !== undefined) {
+			return {
+				kind: 'config',
+				code: SSRF_BLOCKED,
+				message: `blocked by n8n's SSRF protection (N8N_SSRF_PROTECTION_ENABLED is on): ${why}, so nothing was sent. To reach it, the n8n administrator adds it to N8N_SSRF_ALLOWED_HOSTNAMES (host names) or N8N_SSRF_ALLOWED_IP_RANGES (addresses) and restarts n8n${hint}. Not retried`,
+			};
+		}
+		current = e.cause;
+	}
+	return undefined;
+}
+
 /**
  * Turns anything a request threw into a Fault. `signal` tells a user cancellation apart from a
  * timeout (both surface as aborted requests).
  */
 export function classifyError(error: unknown, signal?: AbortSignal): Fault {
 	if (error instanceof TransportError) return error.fault;
+	const blocked = ssrfBlock(error);
+	if (blocked) return blocked;
 	const d = digest(error);
 	if (signal?.aborted || (d.code && CANCEL_CODES.has(d.code)) || d.aborted) {
 		if (signal?.aborted || !(d.code && TIMEOUT_CODES.has(d.code))) {

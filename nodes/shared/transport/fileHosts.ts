@@ -1,7 +1,7 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { ApiContext } from './api';
-import { classifyError, headerValue, TransportError, type Fault } from './faults';
+import { classifyError, headerValue, ssrfBlock, TransportError, type Fault } from './faults';
 import { FETCH_ELSEWHERE } from './fileSizeLimit';
 
 // The rules for the addresses the node fetches files from (result files, reference images):
@@ -246,12 +246,14 @@ const asIs = (url: URL): FileTarget => ({ url: url.href, headers: {}, verifyConn
 /**
  * What the address rule finds for a host (a URL's hostname, brackets removed): `refused` with
  * the non-public address and its kind (`resolved`: found through DNS), `unresolved` when the
- * name does not resolve, the public `addresses` a name resolved to (none for an IP address,
- * which is its own address), or `unchecked` when this n8n offers nodes no resolver.
+ * name does not resolve, `blocked` when n8n's SSRF protection (which then answers the lookup)
+ * stopped it, the public `addresses` a name resolved to (none for an IP address, which is its
+ * own address), or `unchecked` when this n8n offers nodes no resolver.
  */
 export type HostRule =
 	| { refused: { address: string; kind: string; resolved: boolean } }
 	| { unresolved: unknown }
+	| { blocked: unknown }
 	| { addresses: string[] }
 	| { unchecked: true };
 
@@ -273,7 +275,7 @@ export async function hostRule(ctx: ApiContext, host: string): Promise<HostRule>
 	try {
 		addresses = await resolveAll(lookup, host);
 	} catch (error) {
-		return { unresolved: error };
+		return ssrfBlock(error) ? { blocked: error } : { unresolved: error };
 	}
 	if (addresses.length === 0) return { unresolved: undefined };
 	for (const address of addresses) {
@@ -301,6 +303,10 @@ export async function checkFileHost(
 		return { refused: refusal(host, address, kind, resolved) };
 	}
 	if ('unresolved' in rule) return { refused: unresolved(host, rule.unresolved) };
+	if ('blocked' in rule) {
+		const hint = `; a file host on your own network also needs "${ALLOW_PRIVATE_FIELD}" in the Media Generation credential`;
+		return { refused: ssrfBlock(rule.blocked, { host, hint }) ?? unresolved(host, rule.blocked) };
+	}
 	if ('unchecked' in rule) return { target: { ...asIs(url), verifyConnection: true } };
 	if (rule.addresses.length === 0) return { target: asIs(url) };
 	const pinned = new URL(url.href);

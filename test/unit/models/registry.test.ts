@@ -216,21 +216,29 @@ describe('model registry', () => {
 			expect(dropdowns.length).toBeGreaterThan(0);
 			const collection = model.properties.find((p) => p.type === 'collection')!;
 			const refused: string[] = [];
-			let tried = 0;
+			const ignored: string[] = [];
+			const submit = (p: INodeProperties, inCollection: boolean, value: unknown) =>
+				validateSubmission(
+					key,
+					inCollection
+						? { ...REQUIRED[key], [collection.name]: { [p.name]: value } }
+						: { ...REQUIRED[key], [p.name]: value },
+				);
 			for (const { p, inCollection } of dropdowns) {
 				const options = p.options as Array<{ value: string | number }>;
 				expect(options.length).toBeGreaterThan(0);
 				for (const option of options) {
-					const params = inCollection
-						? { ...REQUIRED[key], [collection.name]: { [p.name]: option.value } }
-						: { ...REQUIRED[key], [p.name]: option.value };
-					const result = validateSubmission(key, params);
-					tried++;
+					const result = submit(p, inCollection, option.value);
 					if (!result.ok) refused.push(`${p.name} = ${option.value}: ${result.errors.join('; ')}`);
 				}
+				// The check reads the dropdown (a value it does not offer is refused, quoted in the
+				// error), so the values above were accepted by the check, not ignored by it.
+				const other = submit(p, inCollection, 'not-an-option');
+				const quoted = !other.ok && other.errors.some((e) => e.includes('"not-an-option"'));
+				if (!quoted) ignored.push(p.name);
 			}
 			expect(refused).toEqual([]);
-			expect(tried).toBe(dropdowns.reduce((n, { p }) => n + (p.options as unknown[]).length, 0));
+			expect(ignored).toEqual([]);
 		});
 	});
 

@@ -1,8 +1,9 @@
 // The publish guard, run the way a maintainer would meet it: `npm publish --dry-run` in the
 // repository. With `.npmrc`'s ignore-scripts npm never runs prepublishOnly (`n8n-node
 // prerelease`), so the guard is `.npmrc`'s dist-tag, which npm refuses before it contacts any
-// registry; publish.yml's Release step (releasePath.ts) overrides it. npm talks to a local stand-in
-// registry that records every request and knows no package, so nothing leaves the machine.
+// registry; publish.yml's Release step (releasePath.ts) overrides it, and so does a tag given by
+// hand (a guard against accidents only). npm talks to a local stand-in registry that records
+// every request and knows no package, so nothing leaves the machine.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code: runs npm as a maintainer would, under plain Node, never inside n8n (the package ships dist/ only) */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -49,6 +50,7 @@ beforeEach(() => {
 
 function npmPublishDryRun(
 	extraEnv: Record<string, string>,
+	args: string[] = [],
 ): Promise<{ code: number | null; out: string }> {
 	const env: NodeJS.ProcessEnv = { ...process.env };
 	// What npm passes to scripts as npm_config_* (the test runner's settings), GitHub's OIDC
@@ -75,7 +77,7 @@ function npmPublishDryRun(
 		extraEnv,
 	);
 	return new Promise((resolve, reject) => {
-		const child = spawn('npm', ['publish', '--dry-run'], {
+		const child = spawn('npm', ['publish', '--dry-run', ...args], {
 			cwd: ROOT,
 			env,
 			stdio: ['ignore', 'pipe', 'pipe'],
@@ -110,5 +112,15 @@ test("publish.yml's release path gets through: the dry run reaches the registry 
 	expect(out).toContain(`+ ${PKG.name}@${PKG.version}`);
 	expect(out).toMatch(/with tag latest/);
 	// npm asked the registry which versions exist (the check before a real publish).
+	expect(requests).toContain(`GET /${PKG.name}`);
+});
+
+test('a guard against accidents, not against intent: `npm publish --dry-run --tag latest` by hand gets through', async () => {
+	// What the docs say of the guard (CONTRIBUTING.md, docs/verification.md): a plain command is
+	// refused, one that names a tag is not. What stops a publish by intent is the registry's
+	// side (trusted publishing from publish.yml, 2FA), not this repository.
+	const { code, out } = await npmPublishDryRun({}, ['--tag', 'latest']);
+	expect({ code, out: code === 0 ? '' : out }).toEqual({ code: 0, out: '' });
+	expect(out).toContain(`+ ${PKG.name}@${PKG.version}`);
 	expect(requests).toContain(`GET /${PKG.name}`);
 });
