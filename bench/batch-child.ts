@@ -30,7 +30,10 @@ async function main() {
 	const items = Number(process.env.BENCH_ITEMS ?? 1000);
 	const inFlight = Number(process.env.BENCH_IN_FLIGHT ?? items);
 	const taskMs = Number(process.env.BENCH_TASK_MS ?? 20_000);
-	const { baseUrl, apiKey } = JSON.parse(process.env.BENCH_SIM!) as { baseUrl: string; apiKey: string };
+	const { baseUrl, apiKey } = JSON.parse(process.env.BENCH_SIM!) as {
+		baseUrl: string;
+		apiKey: string;
+	};
 	await setBinaryMode('filesystem');
 	const run = (n: number, limit: number, ms: number, tag: string) =>
 		runWorkflow(generationWorkflow({ concurrency: limit, onError: 'continueErrorOutput' }), {
@@ -77,7 +80,9 @@ async function main() {
 	const ok = result.outputOf(GENERATION_NODE, 0).filter((i) => i.binary?.data).length;
 	const errors = result.outputOf(GENERATION_NODE, 1);
 	if (ok !== items) {
-		throw new Error(`${ok} results and ${errors.length} errors for ${items} items: ${JSON.stringify(errors.slice(0, 3).map((e) => e.json))}`);
+		throw new Error(
+			`${ok} results and ${errors.length} errors for ${items} items: ${JSON.stringify(errors.slice(0, 3).map((e) => e.json))}`,
+		);
 	}
 	process.send!({
 		type: 'result',
@@ -99,7 +104,10 @@ async function main() {
 main().then(
 	() => process.exit(0),
 	(error: unknown) => {
-		process.send!({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+		process.send!({
+			type: 'error',
+			message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+		});
 		process.exit(1);
 	},
 );

@@ -96,7 +96,11 @@ function gc() {
 async function pollingHeap(observationsPerTask: number): Promise<number> {
 	gc();
 	const before = process.memoryUsage().heapUsed;
-	const held: Array<{ item: Record<string, unknown>; observations: PollObservation[]; timer: NodeJS.Timeout }> = [];
+	const held: Array<{
+		item: Record<string, unknown>;
+		observations: PollObservation[];
+		timer: NodeJS.Timeout;
+	}> = [];
 	for (let i = 0; i < TASKS; i++) {
 		const observations: PollObservation[] = Array.from({ length: observationsPerTask }, (_, k) => ({
 			at: k * 30_000,
@@ -104,7 +108,11 @@ async function pollingHeap(observationsPerTask: number): Promise<number> {
 			progress: k,
 		}));
 		held.push({
-			item: { prompt: `bench parked ${i} [sim:duration=${TASK_MS}]`, ref: `row-${i}`, task_id: `task_${i.toString(16).padStart(32, '0')}` },
+			item: {
+				prompt: `bench parked ${i} [sim:duration=${TASK_MS}]`,
+				ref: `row-${i}`,
+				task_id: `task_${i.toString(16).padStart(32, '0')}`,
+			},
 			observations,
 			timer: setTimeout(() => undefined, TASK_MS),
 		});
@@ -145,7 +153,9 @@ async function main() {
 	const sim = await startSimulator({ apiKey: 'bench-durable-key', defaultDurationMs: TASK_MS });
 	try {
 		const random = seeded(12);
-		const durations = Array.from({ length: TASKS }, () => Math.round(TASK_MS * (0.95 + random() * 0.1)));
+		const durations = Array.from({ length: TASKS }, () =>
+			Math.round(TASK_MS * (0.95 + random() * 0.1)),
+		);
 		let pollReads = 0;
 		const lagged: number[] = [];
 		for (const d of durations) {
@@ -162,7 +172,13 @@ async function main() {
 		const dbBytes = parkedItemsBytes();
 
 		const rows: Array<Array<string | number>> = [
-			['200 tasks × 10 min', 'status reads (total)', 'reads while waiting', 'execution held', 'memory held while waiting'],
+			[
+				'200 tasks × 10 min',
+				'status reads (total)',
+				'reads while waiting',
+				'execution held',
+				'memory held while waiting',
+			],
 			[
 				'polling, Max Tasks in Flight 50 (default)',
 				pollReads,

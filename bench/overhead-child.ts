@@ -29,9 +29,19 @@ export function category(url: string, fn: string): string {
 	if (/\/(dist\/)?(nodes|credentials)\//.test(url) && !url.includes('node_modules')) return 'node';
 	if (url.includes('/node_modules/zod/')) return 'zod';
 	if (/\/node_modules\/(n8n-core|n8n-workflow|@n8n)\//.test(url)) return 'engine';
-	if (/\/node_modules\/(axios|follow-redirects|form-data|proxy-from-env|combined-stream|mime-types|mime-db)\//.test(url)) return 'http';
+	if (
+		/\/node_modules\/(axios|follow-redirects|form-data|proxy-from-env|combined-stream|mime-types|mime-db)\//.test(
+			url,
+		)
+	)
+		return 'http';
 	// Libraries n8n's engine calls (the package itself imports none of them).
-	if (/\/node_modules\/(luxon|lodash|callsites|debug|readable-stream|uuid|flatted|jmespath|xml2js|mime)/.test(url)) return 'engine libraries';
+	if (
+		/\/node_modules\/(luxon|lodash|callsites|debug|readable-stream|uuid|flatted|jmespath|xml2js|mime)/.test(
+			url,
+		)
+	)
+		return 'engine libraries';
 	if (url.startsWith('node:') || url === '') return 'node.js runtime';
 	if (url.includes('/test/harness/')) return 'harness';
 	return 'other';
@@ -39,13 +49,18 @@ export function category(url: string, fn: string): string {
 
 async function main() {
 	const items = Number(process.env.BENCH_ITEMS ?? 1000);
-	const { baseUrl, apiKey } = JSON.parse(process.env.BENCH_SIM!) as { baseUrl: string; apiKey: string };
+	const { baseUrl, apiKey } = JSON.parse(process.env.BENCH_SIM!) as {
+		baseUrl: string;
+		apiKey: string;
+	};
 	await setBinaryMode('filesystem');
 	const run = (n: number, tag: string) =>
 		runWorkflow(generationWorkflow({ concurrency: n, onError: 'continueErrorOutput' }), {
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
 			credentials: { mediaGenerationApi: { apiKey, baseUrl, allowPrivateFileHosts: true } },
-			items: Array.from({ length: n }, (_, i) => ({ prompt: `${tag} ${i} [sim:duration=0] [sim:files=1] [sim:size=${SMALL_FILE_BYTES}]` })),
+			items: Array.from({ length: n }, (_, i) => ({
+				prompt: `${tag} ${i} [sim:duration=0] [sim:files=1] [sim:size=${SMALL_FILE_BYTES}]`,
+			})),
 		});
 	// Warm-up: loads and JIT-compiles everything once.
 	await run(50, 'warm-up');
@@ -65,7 +80,10 @@ async function main() {
 
 	const ok = result.outputOf(GENERATION_NODE, 0).length;
 	const errors = result.outputOf(GENERATION_NODE, 1).length;
-	if (ok !== items) throw new Error(`${ok} results and ${errors} errors for ${items} items: ${result.dump().slice(0, 1500)}`);
+	if (ok !== items)
+		throw new Error(
+			`${ok} results and ${errors} errors for ${items} items: ${result.dump().slice(0, 1500)}`,
+		);
 
 	const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 	const selfUs = new Map<string, number>();
@@ -77,7 +95,12 @@ async function main() {
 		const cat = category(node.callFrame.url, node.callFrame.functionName);
 		selfUs.set(cat, (selfUs.get(cat) ?? 0) + dt);
 		if (cat === 'other') {
-			const key = node.callFrame.url.replace(/^.*\/node_modules\//, '').split('/').slice(0, 2).join('/') || '(no url)';
+			const key =
+				node.callFrame.url
+					.replace(/^.*\/node_modules\//, '')
+					.split('/')
+					.slice(0, 2)
+					.join('/') || '(no url)';
 			otherScripts.set(key, (otherScripts.get(key) ?? 0) + dt);
 		}
 		if (cat === 'node') {
@@ -93,10 +116,16 @@ async function main() {
 		cpuSystemMs: cpu.system / 1000,
 		selfMs: Object.fromEntries([...selfUs].map(([k, v]) => [k, v / 1000])),
 		topOtherMs: Object.fromEntries(
-			[...otherScripts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k, v]) => [k, v / 1000]),
+			[...otherScripts]
+				.sort((a, b) => b[1] - a[1])
+				.slice(0, 6)
+				.map(([k, v]) => [k, v / 1000]),
 		),
 		topNodeFunctionsMs: Object.fromEntries(
-			[...nodeFunctions].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([k, v]) => [k, v / 1000]),
+			[...nodeFunctions]
+				.sort((a, b) => b[1] - a[1])
+				.slice(0, 8)
+				.map(([k, v]) => [k, v / 1000]),
 		),
 	});
 }

@@ -8,7 +8,12 @@ async function main() {
 		defaultDurationMs: Number(process.env.SIM_DURATION_MS ?? 0),
 		seed: 6,
 	});
-	process.send!({ type: 'ready', baseUrl: sim.baseUrl, fileBaseUrl: sim.fileBaseUrl, apiKey: sim.apiKey });
+	process.send!({
+		type: 'ready',
+		baseUrl: sim.baseUrl,
+		fileBaseUrl: sim.fileBaseUrl,
+		apiKey: sim.apiKey,
+	});
 	let mark = 0;
 	process.on('message', async (m: { type: string }) => {
 		if (m.type === 'mark') mark = sim.requests.length;
@@ -23,7 +28,11 @@ async function main() {
 		if (m.type === 'timeline') {
 			// When, relative to the first submission, the service saw what: how long the submissions
 			// took to arrive, and when the last status read and the last file request came in.
-			const at = (endpoint: string) => sim.requests.slice(mark).filter((r) => r.endpoint === endpoint).map((r) => r.at);
+			const at = (endpoint: string) =>
+				sim.requests
+					.slice(mark)
+					.filter((r) => r.endpoint === endpoint)
+					.map((r) => r.at);
 			const submits = at('submit');
 			const first = Math.min(...submits);
 			process.send!({

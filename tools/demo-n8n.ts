@@ -34,7 +34,11 @@ export interface JobsReport {
 	ok: boolean;
 	n8nVersion: string;
 	sheet: { rows: Row[]; finished: number; files: string[]; seconds: number; error?: string };
-	agent: { conversation: Array<{ from: 'user' | 'agent'; text: string }>; savedFile?: string; error?: string };
+	agent: {
+		conversation: Array<{ from: 'user' | 'agent'; text: string }>;
+		savedFile?: string;
+		error?: string;
+	};
 	form: { photo?: string; video?: string; error?: string };
 	/** The OpenAI model the example names, answered by the scripted stand-in. */
 	chatModel: string;
@@ -42,7 +46,11 @@ export interface JobsReport {
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined> | T | undefined): Promise<T> {
+async function until<T>(
+	what: string,
+	timeoutMs: number,
+	fn: () => Promise<T | undefined> | T | undefined,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await Promise.resolve()
@@ -62,7 +70,9 @@ async function runInEditor(n8n: N8nInstance, session: RestSession, id: string, t
 		body: { triggerToStartFrom: { name: trigger } },
 	});
 	return await until(`execution ${data.executionId} ended`, 600_000, async () => {
-		const { data: e } = await rest<{ status: string }>(n8n, `/executions/${data.executionId}`, { session });
+		const { data: e } = await rest<{ status: string }>(n8n, `/executions/${data.executionId}`, {
+			session,
+		});
 		return ['new', 'running', 'waiting'].includes(e.status) ? undefined : e.status;
 	});
 }
@@ -77,10 +87,14 @@ async function submitPhoto(
 	outDir: string,
 	log: (line: string) => void,
 ): Promise<JobsReport['form']> {
-	const photo = photoFile ? fs.readFileSync(photoFile) : Buffer.concat([...referenceChunks('png', 40_000)]);
+	const photo = photoFile
+		? fs.readFileSync(photoFile)
+		: Buffer.concat([...referenceChunks('png', 40_000)]);
 	const name = photoFile ? path.basename(photoFile) : 'photo.png';
 	const wish = 'The paper boat drifts slowly away, rain falling';
-	log(`  photo ${photoFile ? path.relative(process.cwd(), photoFile) : name} (${photo.length} bytes), "${wish}"`);
+	log(
+		`  photo ${photoFile ? path.relative(process.cwd(), photoFile) : name} (${photo.length} bytes), "${wish}"`,
+	);
 	const body = new FormData();
 	body.append('field-0', new Blob([photo], { type: 'image/png' }), name);
 	body.append('field-1', wish);
@@ -100,11 +114,17 @@ async function submitPhoto(
 	// n8n's completion page carries the file for the browser to download.
 	const embedded = /const binaries = "([^"]+)"/.exec(page)?.[1];
 	if (!embedded) return { error: 'the form page offered no file' };
-	const [file] = JSON.parse(decodeURIComponent(embedded)) as Array<{ data: { data: number[] }; fileName: string; type: string }>;
+	const [file] = JSON.parse(decodeURIComponent(embedded)) as Array<{
+		data: { data: number[] };
+		fileName: string;
+		type: string;
+	}>;
 	fs.mkdirSync(outDir, { recursive: true });
 	const video = path.join(outDir, file.fileName);
 	fs.writeFileSync(video, Buffer.from(file.data.data));
-	log(`  after ${((Date.now() - started) / 1000).toFixed(1)} s the form page offers ${file.fileName} (${file.type}) → ${path.relative(process.cwd(), video)}`);
+	log(
+		`  after ${((Date.now() - started) / 1000).toFixed(1)} s the form page offers ${file.fileName} (${file.type}) → ${path.relative(process.cwd(), video)}`,
+	);
 	return { photo: photoFile, video };
 }
 
@@ -144,18 +164,31 @@ export async function runJobsInN8n(options: {
 			exampleAgentWorkflow('agent-media-generation.json', AGENT),
 			`${n8n.baseUrl}/${save.productionPath}`,
 		);
-		await n8n.importWorkflows([sheetWorkflow(SHEET, folder), agent, save.workflow, exampleWorkflow('form-photo-to-video.json', FORM)]);
+		await n8n.importWorkflows([
+			sheetWorkflow(SHEET, folder),
+			agent,
+			save.workflow,
+			exampleWorkflow('form-photo-to-video.json', FORM),
+		]);
 		await n8n.start();
 		const session = await setupOwner(n8n);
 		for (const id of [AGENT, SAVE, FORM]) {
 			const { data } = await rest<{ versionId: string }>(n8n, `/workflows/${id}`, { session });
-			await rest(n8n, `/workflows/${id}/activate`, { method: 'POST', session, body: { versionId: data.versionId } });
+			await rest(n8n, `/workflows/${id}/activate`, {
+				method: 'POST',
+				session,
+				body: { versionId: data.versionId },
+			});
 		}
-		log(`  n8n ${n8n.install.version} started with this package installed, ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+		log(
+			`  n8n ${n8n.install.version} started with this package installed, ready after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+		);
 
 		// Job 1: the sheet, 20 rows, each result back in its row.
 		log('');
-		log(`▶ examples/spreadsheet-rows-to-videos.json with examples/${SHEET_FILE} (${readSheet(folder).length} rows)`);
+		log(
+			`▶ examples/spreadsheet-rows-to-videos.json with examples/${SHEET_FILE} (${readSheet(folder).length} rows)`,
+		);
 		const sheetStarted = Date.now();
 		const status = await runInEditor(n8n, session, SHEET, 'Try It Now');
 		report.sheet.seconds = (Date.now() - sheetStarted) / 1000;
@@ -169,19 +202,29 @@ export async function runJobsInN8n(options: {
 			fs.copyFileSync(from, path.join(sheetOut, row.video_file));
 			report.sheet.files.push(path.join(sheetOut, row.video_file));
 		}
-		report.sheet.finished = report.sheet.rows.filter((r) => r.status === 'finished' && r.video_file).length;
-		log(`  execution ${status} in ${report.sheet.seconds.toFixed(1)} s: ${report.sheet.finished} of ${report.sheet.rows.length} rows have their video`);
+		report.sheet.finished = report.sheet.rows.filter(
+			(r) => r.status === 'finished' && r.video_file,
+		).length;
+		log(
+			`  execution ${status} in ${report.sheet.seconds.toFixed(1)} s: ${report.sheet.finished} of ${report.sheet.rows.length} rows have their video`,
+		);
 		for (const row of report.sheet.rows.slice(0, 3)) {
-			log(`  row ${row.sku}: status ${row.status}, video_file ${row.video_file || '(none)'}, task_id ${row.task_id}`);
+			log(
+				`  row ${row.sku}: status ${row.status}, video_file ${row.video_file || '(none)'}, task_id ${row.task_id}`,
+			);
 		}
-		log(`  … the sheet with every row: ${path.relative(process.cwd(), path.join(sheetOut, SHEET_FILE))}`);
+		log(
+			`  … the sheet with every row: ${path.relative(process.cwd(), path.join(sheetOut, SHEET_FILE))}`,
+		);
 		if (status !== 'success' || report.sheet.finished !== report.sheet.rows.length) {
 			report.sheet.error = `execution ${status}, ${report.sheet.finished} of ${report.sheet.rows.length} rows with a video`;
 		}
 
 		// Job 3: the AI Agent with its memory, and the callback workflow that saves the video.
 		log('');
-		log('▶ examples/agent-media-generation.json, with examples/save-finished-videos.json receiving the callback');
+		log(
+			'▶ examples/agent-media-generation.json, with examples/save-finished-videos.json receiving the callback',
+		);
 		const chatSession = randomUUID();
 		const say = async (text: string) => {
 			report.agent.conversation.push({ from: 'user', text });
@@ -197,7 +240,8 @@ export async function runJobsInN8n(options: {
 			return ((Array.isArray(parsed) ? parsed[0] : parsed) ?? {}) as Record<string, unknown>;
 		};
 		const args = {
-			prompt: 'A white ceramic pour-over coffee set on a sunlit kitchen counter, steam rising, slow orbit around the cups',
+			prompt:
+				'A white ceramic pour-over coffee set on a sunlit kitchen counter, steam rising, slow orbit around the cups',
 			aspect_ratio: '16:9',
 			duration: 8,
 			resolution: '720p',
@@ -211,17 +255,23 @@ export async function runJobsInN8n(options: {
 		await say('Please make an 8 second video of our ceramic coffee set.');
 		const taskId = sim.tasks()[sim.tasks().length - 1]?.id ?? '';
 		const saved = path.join(folder, `${taskId}.mp4`);
-		await until('the finished video saved by save-finished-videos.json', 120_000, () => (fs.existsSync(saved) ? true : undefined));
+		await until('the finished video saved by save-finished-videos.json', 120_000, () =>
+			fs.existsSync(saved) ? true : undefined,
+		);
 		const agentOut = path.join(outDir, 'agent');
 		fs.mkdirSync(agentOut, { recursive: true });
 		report.agent.savedFile = path.join(agentOut, path.basename(saved));
 		fs.copyFileSync(saved, report.agent.savedFile);
-		log(`  (the service called back: save-finished-videos.json saved ${path.relative(process.cwd(), report.agent.savedFile)}, nobody asked)`);
+		log(
+			`  (the service called back: save-finished-videos.json saved ${path.relative(process.cwd(), report.agent.savedFile)}, nobody asked)`,
+		);
 		// The scripted model knows the task_id only from the conversation, which Simple Memory keeps.
 		const remembered = (request: ChatRequest) =>
 			/task_[0-9a-f]+/.exec(request.messages.map((m) => textOf(m.content)).join('\n'))?.[0] ?? '';
 		fake.script([
-			(request) => ({ toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: remembered(request) } }] }),
+			(request) => ({
+				toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: remembered(request) } }],
+			}),
 			(request) => {
 				const task = lastResult(request);
 				const file = (task.files as Array<{ url: string }> | undefined)?.[0];
@@ -242,7 +292,8 @@ export async function runJobsInN8n(options: {
 		report.form = await submitPhoto(n8n, options.photo, path.join(outDir, 'form'), log);
 		if (report.form.error) log(`  failed: ${report.form.error}`);
 		const last = report.agent.conversation[report.agent.conversation.length - 1]?.text ?? '';
-		if (!last.includes(taskId) || !last.includes('finished')) report.agent.error ??= `unexpected answer: ${last}`;
+		if (!last.includes(taskId) || !last.includes('finished'))
+			report.agent.error ??= `unexpected answer: ${last}`;
 		report.ok = !report.sheet.error && !report.agent.error && !report.form.error;
 		return report;
 	} catch (error) {

@@ -135,7 +135,12 @@ function typedModelIds(workflows: WorkflowJson[]): { image?: string; video?: str
 
 const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-const kB = (n: number) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1048576).toFixed(1)} MB`);
+const kB = (n: number) =>
+	n < 1024
+		? `${n} B`
+		: n < 1048576
+			? `${(n / 1024).toFixed(1)} kB`
+			: `${(n / 1048576).toFixed(1)} MB`;
 
 function uniquePath(dir: string, fileName: string): string {
 	const safe = fileName.replace(/[^A-Za-z0-9._-]+/g, '-') || 'file';
@@ -163,9 +168,9 @@ async function saveFiles(
 		else await fs.promises.writeFile(target, await result.readBinary(item, property));
 		const bytes = (await fs.promises.stat(target)).size;
 		// The item's file list ties each binary property to the URL it was downloaded from.
-		const described = (item.json.files as Array<{ binary_property?: string; url?: string }> | undefined)?.find(
-			(f) => f.binary_property === property,
-		);
+		const described = (
+			item.json.files as Array<{ binary_property?: string; url?: string }> | undefined
+		)?.find((f) => f.binary_property === property);
 		const served = simTask?.files.find((f) => f.url === described?.url)?.size;
 		files.push({
 			fileName: binary.fileName ?? path.basename(target),
@@ -203,8 +208,12 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 	fs.mkdirSync(outDir, { recursive: true });
 	const runs: DemoRun[] = [];
 	let jobs: JobsReport | undefined;
-	log(`Media Generation demo: ${examples.length} example workflow(s) through n8n's execution engine`);
-	log(`  simulated service ${sim.baseUrl} (files on ${sim.fileBaseUrl}), each task takes ${((options.durationMs ?? 3000) / 1000).toFixed(1)} s`);
+	log(
+		`Media Generation demo: ${examples.length} example workflow(s) through n8n's execution engine`,
+	);
+	log(
+		`  simulated service ${sim.baseUrl} (files on ${sim.fileBaseUrl}), each task takes ${((options.durationMs ?? 3000) / 1000).toFixed(1)} s`,
+	);
 	log(`  output folder ${path.relative(process.cwd(), outDir) || outDir}`);
 	try {
 		// All examples run at once, as separate executions; their reports follow in file order.
@@ -214,7 +223,13 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 				async (workflow) =>
 					await runWorkflow(workflow, {
 						// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-						credentials: { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
+						credentials: {
+							mediaGenerationApi: {
+								apiKey: sim.apiKey,
+								baseUrl: sim.baseUrl,
+								allowPrivateFileHosts: true,
+							},
+						},
 						binaryMode: 'filesystem',
 						baseUrl: n8n.baseUrl,
 					}),
@@ -247,7 +262,8 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 						taskId,
 						status: String(json.status ?? (json.error ? 'error' : 'unknown')),
 						model: typeof json.model === 'string' ? json.model : undefined,
-						statusReads: sim.requests.filter((r) => r.endpoint === 'status' && r.taskId === taskId).length,
+						statusReads: sim.requests.filter((r) => r.endpoint === 'status' && r.taskId === taskId)
+							.length,
 						waitSeconds: typeof json.wait_seconds === 'number' ? json.wait_seconds : undefined,
 						error: typeof json.error === 'string' ? json.error : undefined,
 						files: taskId ? await saveFiles(result, item, sim, taskId, outDir) : [],
@@ -257,11 +273,20 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 					const wait = task.waitSeconds !== undefined ? `, ready after ${task.waitSeconds} s` : '';
 					// The model as the service received it: what the panel's choice (or Model ID) sends.
 					const model = task.model ?? sim.task(taskId)?.model;
-					log(`  task ${task.taskId || '(none)'}${model ? ` (model ${model})` : ''}: ${task.status}${wait} (${task.statusReads} status read${task.statusReads === 1 ? '' : 's'})`);
+					log(
+						`  task ${task.taskId || '(none)'}${model ? ` (model ${model})` : ''}: ${task.status}${wait} (${task.statusReads} status read${task.statusReads === 1 ? '' : 's'})`,
+					);
 					if (task.error) log(`    error: ${task.error}`);
 					for (const f of task.files) {
-						const check = f.servedBytes === undefined ? '' : f.servedBytes === f.bytes ? ', size as served' : `, SERVED ${f.servedBytes} B`;
-						log(`    file ${f.fileName}  ${f.mimeType}  ${kB(f.bytes)}${check} → ${path.relative(process.cwd(), f.path)}`);
+						const check =
+							f.servedBytes === undefined
+								? ''
+								: f.servedBytes === f.bytes
+									? ', size as served'
+									: `, SERVED ${f.servedBytes} B`;
+						log(
+							`    file ${f.fileName}  ${f.mimeType}  ${kB(f.bytes)}${check} → ${path.relative(process.cwd(), f.path)}`,
+						);
 					}
 				}
 			}
@@ -269,7 +294,9 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 			const saved = run.tasks.flatMap((t) => t.files);
 			const digests = new Map(saved.map((f) => [sha256Of(fs.readFileSync(f.path)), f.fileName]));
 			for (const task of run.tasks) {
-				const fetched = sim.fetches.filter((f) => f.taskId === task.taskId).sort((a, b) => a.index - b.index);
+				const fetched = sim.fetches
+					.filter((f) => f.taskId === task.taskId)
+					.sort((a, b) => a.index - b.index);
 				for (const f of fetched) {
 					const reference: DemoReference = {
 						index: f.index,
@@ -280,24 +307,37 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 						sameAs: digests.get(f.sha256),
 					};
 					task.references.push(reference);
-					const from = reference.fromN8n ? 'from this n8n (a temporary link to binary data)' : 'from its URL';
+					const from = reference.fromN8n
+						? 'from this n8n (a temporary link to binary data)'
+						: 'from its URL';
 					const same = reference.sameAs ? `, the same bytes as ${reference.sameAs}` : '';
-					log(`  task ${task.taskId}: the service fetched image_urls[${f.index}] ${from}: ${kB(f.bytes)}, SHA-256 ${f.sha256.slice(0, 12)}…${same}${f.ok ? '' : ` (refused: ${f.reason ?? ''})`}`);
+					log(
+						`  task ${task.taskId}: the service fetched image_urls[${f.index}] ${from}: ${kB(f.bytes)}, SHA-256 ${f.sha256.slice(0, 12)}…${same}${f.ok ? '' : ` (refused: ${f.reason ?? ''})`}`,
+					);
 				}
 			}
 			const failed =
 				result.status !== 'success' ||
 				run.tasks.length === 0 ||
-				run.tasks.some((t) => t.status !== 'finished' || t.files.length === 0 || t.files.some((f) => f.servedBytes !== undefined && f.servedBytes !== f.bytes));
+				run.tasks.some(
+					(t) =>
+						t.status !== 'finished' ||
+						t.files.length === 0 ||
+						t.files.some((f) => f.servedBytes !== undefined && f.servedBytes !== f.bytes),
+				);
 			if (failed) run.status = result.status === 'success' ? 'incomplete' : result.status;
-			log(`  ${failed ? '✗' : '✓'} ${run.status} in ${(result.durationMs / 1000).toFixed(1)} s${run.error ? `: ${run.error}` : ''}`);
+			log(
+				`  ${failed ? '✗' : '✓'} ${run.status} in ${(result.durationMs / 1000).toFixed(1)} s${run.error ? `: ${run.error}` : ''}`,
+			);
 			runs.push(run);
 		}
 		if (options.withN8n) {
 			log('');
 			log(`In a real n8n: the three jobs of the guides (n8n's own file, Merge, Form and AI nodes)`);
 			// The picture made above goes through the form, as a customer's photo would.
-			const photo = runs.flatMap((r) => r.tasks.flatMap((t) => t.files)).find((f) => f.mimeType === 'image/png')?.path;
+			const photo = runs
+				.flatMap((r) => r.tasks.flatMap((t) => t.files))
+				.find((f) => f.mimeType === 'image/png')?.path;
 			jobs = await runJobsInN8n({ sim, outDir, log, photo });
 		}
 	} finally {
@@ -306,14 +346,18 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 	}
 
 	const fileRequests = sim.requests.filter((r) => r.origin === 'files');
-	const keyLeaksToFileHost = fileRequests.filter((r) => r.headers.authorization !== undefined).length;
-	const ok = runs.every((r) => r.status === 'success') && keyLeaksToFileHost === 0 && (jobs?.ok ?? true);
+	const keyLeaksToFileHost = fileRequests.filter(
+		(r) => r.headers.authorization !== undefined,
+	).length;
+	const ok =
+		runs.every((r) => r.status === 'success') && keyLeaksToFileHost === 0 && (jobs?.ok ?? true);
 	log('');
 	log(`File host requests: ${fileRequests.length}, with the API key: ${keyLeaksToFileHost}`);
 	log('Models used (as the service received them):');
 	const byModel = new Map<string, number>();
 	for (const t of sim.tasks()) byModel.set(t.model, (byModel.get(t.model) ?? 0) + 1);
-	for (const [model, count] of [...byModel].sort()) log(`  ${model}: ${count} task${count === 1 ? '' : 's'}`);
+	for (const [model, count] of [...byModel].sort())
+		log(`  ${model}: ${count} task${count === 1 ? '' : 's'}`);
 	if (jobs) {
 		log(
 			`  chat model: ${jobs.chatModel}, as examples/agent-media-generation.json names it, answered by a scripted ` +
@@ -322,13 +366,23 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 	}
 	const rel = (p: string) => path.relative(process.cwd(), p) || p;
 	log('Where to look:');
-	log(`  ${rel(outDir)}/: the picture, video and melody of the one-item examples (open them in any viewer or player)`);
+	log(
+		`  ${rel(outDir)}/: the picture, video and melody of the one-item examples (open them in any viewer or player)`,
+	);
 	if (jobs) {
-		log(`  ${rel(path.join(outDir, 'spreadsheet'))}/: products.csv with each row's status, video_file and task_id, and each row's video`);
-		log(`  ${rel(path.join(outDir, 'form'))}/: the video the form page gave back for the uploaded photo`);
-		log(`  ${rel(path.join(outDir, 'agent'))}/: the video the callback workflow saved while the agent chatted`);
+		log(
+			`  ${rel(path.join(outDir, 'spreadsheet'))}/: products.csv with each row's status, video_file and task_id, and each row's video`,
+		);
+		log(
+			`  ${rel(path.join(outDir, 'form'))}/: the video the form page gave back for the uploaded photo`,
+		);
+		log(
+			`  ${rel(path.join(outDir, 'agent'))}/: the video the callback workflow saved while the agent chatted`,
+		);
 	} else {
-		log('  (the spreadsheet, form and AI Agent jobs were skipped: run without --no-n8n to see them)');
+		log(
+			'  (the spreadsheet, form and AI Agent jobs were skipped: run without --no-n8n to see them)',
+		);
 	}
 	log(
 		'  examples/: the workflows to import into your n8n; the guides: docs/spreadsheet-to-videos.md, ' +
@@ -336,7 +390,14 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 	);
 	const what = `${runs.length} in-process example(s)${jobs ? ', the spreadsheet, form and AI Agent jobs' : ''}`;
 	log(ok ? `Demo passed: ${what}, files in ${rel(outDir)}` : 'Demo FAILED');
-	return { ok, outDir, runs, keyLeaksToFileHost, fileRequests: fileRequests.length, ...(jobs ? { jobs } : {}) };
+	return {
+		ok,
+		outDir,
+		runs,
+		keyLeaksToFileHost,
+		fileRequests: fileRequests.length,
+		...(jobs ? { jobs } : {}),
+	};
 }
 
 if (require.main === module) {

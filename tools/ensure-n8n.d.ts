@@ -14,5 +14,10 @@ export interface N8nInstall {
 
 export declare function ensureN8n(
 	node24Bin: string,
-	options?: { log?: (message: string) => void; env?: NodeJS.ProcessEnv; run?: unknown; version?: string },
+	options?: {
+		log?: (message: string) => void;
+		env?: NodeJS.ProcessEnv;
+		run?: unknown;
+		version?: string;
+	},
 ): N8nInstall;

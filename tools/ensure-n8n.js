@@ -45,7 +45,12 @@ function overridesOf(version) {
 }
 
 function stampText(node24Bin, version) {
-	return JSON.stringify({ n8n: version, overrides: overridesOf(version), native: NATIVE_MODULES, node: nodeVersion(node24Bin) });
+	return JSON.stringify({
+		n8n: version,
+		overrides: overridesOf(version),
+		native: NATIVE_MODULES,
+		node: nodeVersion(node24Bin),
+	});
 }
 
 function nodeVersion(node24Bin) {
@@ -106,7 +111,8 @@ function reuseNativeBuilds(scratch, cacheDir, version, node24Bin, modules) {
 	const node = nodeVersion(node24Bin);
 	const versionOf = (dir, m) => {
 		try {
-			return JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', m, 'package.json'), 'utf8')).version;
+			return JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', m, 'package.json'), 'utf8'))
+				.version;
 		} catch {
 			return undefined;
 		}
@@ -124,10 +130,19 @@ function reuseNativeBuilds(scratch, cacheDir, version, node24Bin, modules) {
 		});
 	return modules.filter((m) => {
 		const want = versionOf(scratch, m);
-		const from = others.find((dir) => want && versionOf(dir, m) === want && fs.existsSync(path.join(dir, 'node_modules', m, 'build', 'Release')));
+		const from = others.find(
+			(dir) =>
+				want &&
+				versionOf(dir, m) === want &&
+				fs.existsSync(path.join(dir, 'node_modules', m, 'build', 'Release')),
+		);
 		if (!from) return false;
 		fs.rmSync(path.join(scratch, 'node_modules', m, 'build'), { recursive: true, force: true });
-		fs.cpSync(path.join(from, 'node_modules', m, 'build'), path.join(scratch, 'node_modules', m, 'build'), { recursive: true });
+		fs.cpSync(
+			path.join(from, 'node_modules', m, 'build'),
+			path.join(scratch, 'node_modules', m, 'build'),
+			{ recursive: true },
+		);
 		return true;
 	});
 }
@@ -205,7 +220,12 @@ function ensureN8n(
 		fs.writeFileSync(
 			path.join(scratch, 'package.json'),
 			JSON.stringify(
-				{ private: true, name: 'mgen-n8n-cache', dependencies: { n8n: version }, overrides: overridesOf(version) },
+				{
+					private: true,
+					name: 'mgen-n8n-cache',
+					dependencies: { n8n: version },
+					overrides: overridesOf(version),
+				},
 				null,
 				2,
 			) + '\n',
@@ -233,7 +253,9 @@ function ensureN8n(
 			what: 'npm install of n8n',
 		});
 		// Older n8n versions have no isolated-vm (their expression engine runs in-process).
-		const native = NATIVE_MODULES.filter((m) => fs.existsSync(path.join(scratch, 'node_modules', m)));
+		const native = NATIVE_MODULES.filter((m) =>
+			fs.existsSync(path.join(scratch, 'node_modules', m)),
+		);
 		const reused = reuseNativeBuilds(scratch, cacheDir, version, node24Bin, native);
 		const rebuild = native.filter((m) => !reused.includes(m));
 		log(
@@ -248,14 +270,18 @@ function ensureN8n(
 				})
 			: 0;
 		// Load the native modules under Node 24 now, so a broken build fails here, not mid-test.
-		logged(
-			node24Bin,
-			['-e', native.map((m) => `require(${JSON.stringify(m)});`).join('')],
-			{ cwd: path.join(scratch, 'node_modules', 'n8n'), env: installEnv, logFile, what: 'loading the native modules' },
-		);
+		logged(node24Bin, ['-e', native.map((m) => `require(${JSON.stringify(m)});`).join('')], {
+			cwd: path.join(scratch, 'node_modules', 'n8n'),
+			env: installEnv,
+			logFile,
+			what: 'loading the native modules',
+		});
 		logged(node24Bin, [path.join(scratch, 'node_modules', 'n8n', 'bin', 'n8n'), '--version'], {
 			cwd: scratch,
-			env: { ...installEnv, N8N_USER_FOLDER: fs.mkdtempSync(path.join(os.tmpdir(), 'mgen-n8n-version-')) },
+			env: {
+				...installEnv,
+				N8N_USER_FOLDER: fs.mkdtempSync(path.join(os.tmpdir(), 'mgen-n8n-version-')),
+			},
 			logFile,
 			what: 'n8n --version',
 		});

@@ -21,8 +21,12 @@ const OVERRIDES = { 'node-fetch': '2.7.0' };
  * @param {{ log?: (m: string) => void, env?: Record<string, string | undefined> }} options
  * @returns {{ dir: string, bin: string, version: string }}
  */
-function ensureVerdaccio({ log = (m) => process.stdout.write(`[verdaccio] ${m}\n`), env = process.env } = {}) {
-	const cacheDir = env.MGEN_CACHE_DIR || path.join(os.homedir(), '.cache', 'n8n-nodes-media-generation');
+function ensureVerdaccio({
+	log = (m) => process.stdout.write(`[verdaccio] ${m}\n`),
+	env = process.env,
+} = {}) {
+	const cacheDir =
+		env.MGEN_CACHE_DIR || path.join(os.homedir(), '.cache', 'n8n-nodes-media-generation');
 	const dir = path.join(cacheDir, `verdaccio-${VERDACCIO_VERSION}`);
 	const bin = path.join(dir, 'node_modules', 'verdaccio', 'bin', 'verdaccio');
 	const result = { dir, bin, version: VERDACCIO_VERSION };
@@ -44,7 +48,9 @@ function ensureVerdaccio({ log = (m) => process.stdout.write(`[verdaccio] ${m}\n
 			encoding: 'utf8',
 		});
 		if (r.error || r.status !== 0) {
-			const error = new Error(`npm install of verdaccio@${VERDACCIO_VERSION} failed:\n${(r.stderr || String(r.error)).slice(-2000)}`);
+			const error = new Error(
+				`npm install of verdaccio@${VERDACCIO_VERSION} failed:\n${(r.stderr || String(r.error)).slice(-2000)}`,
+			);
 			error.exitCode = 1;
 			throw error;
 		}

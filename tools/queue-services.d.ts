@@ -23,12 +23,20 @@ export interface PostgresServer {
 
 export declare function ensureQueuePrograms(options?: {
 	log?: (message: string) => void;
-}): { ok: true; programs: { redis: string; postgresBinDir: string } } | { ok: false; reason: string };
+}):
+	| { ok: true; programs: { redis: string; postgresBinDir: string } }
+	| { ok: false; reason: string };
 export declare function postgresBinDir(): string | undefined;
 export declare function redisServerBin(): string | undefined;
 export declare function startRedis(options: { dir: string; bin?: string }): Promise<RedisServer>;
-export declare function startPostgres(options: { dir: string; binDir?: string }): Promise<PostgresServer>;
-export declare function redisCommand(port: number, ...args: Array<string | number>): Promise<string | number>;
+export declare function startPostgres(options: {
+	dir: string;
+	binDir?: string;
+}): Promise<PostgresServer>;
+export declare function redisCommand(
+	port: number,
+	...args: Array<string | number>
+): Promise<string | number>;
 export declare function reapLeftovers(file: string | undefined): string[];
 export declare function recordPid(pid: number | undefined, label: string): void;
 export declare function signalGroup(pid: number, signal: NodeJS.Signals): void;

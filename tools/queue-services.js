@@ -22,7 +22,11 @@ const path = require('node:path');
 
 const { ensureDebianPackages } = require('./system-packages');
 
-const REDIS_BIN_CANDIDATES = ['/usr/bin/redis-server', '/usr/local/bin/redis-server', '/opt/homebrew/bin/redis-server'];
+const REDIS_BIN_CANDIDATES = [
+	'/usr/bin/redis-server',
+	'/usr/local/bin/redis-server',
+	'/opt/homebrew/bin/redis-server',
+];
 
 function executable(file) {
 	try {
@@ -49,14 +53,16 @@ function redisServerBin() {
  * (newest major wins), other systems on PATH.
  */
 function postgresBinDir() {
-	const has = (dir) => ['initdb', 'postgres', 'createdb', 'psql'].every((b) => executable(path.join(dir, b)));
+	const has = (dir) =>
+		['initdb', 'postgres', 'createdb', 'psql'].every((b) => executable(path.join(dir, b)));
 	const debian = '/usr/lib/postgresql';
 	try {
 		const majors = fs
 			.readdirSync(debian)
 			.filter((v) => /^\d+(\.\d+)?$/.test(v))
 			.sort((a, b) => Number(b) - Number(a));
-		for (const v of majors) if (has(path.join(debian, v, 'bin'))) return path.join(debian, v, 'bin');
+		for (const v of majors)
+			if (has(path.join(debian, v, 'bin'))) return path.join(debian, v, 'bin');
 	} catch {
 		// Not Debian's layout.
 	}
@@ -76,7 +82,9 @@ function ensureQueuePrograms({ log = () => undefined } = {}) {
 	if (!postgresBinDir()) want.push('postgresql');
 	if (want.length) {
 		// Paths that do not exist make ensureDebianPackages install; the real check follows.
-		const need = want.map((p) => (p === 'redis-server' ? '/usr/bin/redis-server' : '/usr/lib/postgresql/<major>/bin/initdb'));
+		const need = want.map((p) =>
+			p === 'redis-server' ? '/usr/bin/redis-server' : '/usr/lib/postgresql/<major>/bin/initdb',
+		);
 		const r = ensureDebianPackages({
 			packages: want,
 			need,
@@ -89,8 +97,14 @@ function ensureQueuePrograms({ log = () => undefined } = {}) {
 	const redis = redisServerBin();
 	const pg = postgresBinDir();
 	if (!redis || !pg) {
-		const missing = [!redis && 'redis-server', !pg && 'PostgreSQL (initdb, postgres, createdb, psql)'].filter(Boolean);
-		return { ok: false, reason: `${missing.join(' and ')} not found after installing: install Redis and PostgreSQL for your OS` };
+		const missing = [
+			!redis && 'redis-server',
+			!pg && 'PostgreSQL (initdb, postgres, createdb, psql)',
+		].filter(Boolean);
+		return {
+			ok: false,
+			reason: `${missing.join(' and ')} not found after installing: install Redis and PostgreSQL for your OS`,
+		};
 	}
 	return { ok: true, programs: { redis, postgresBinDir: pg } };
 }
@@ -103,9 +117,12 @@ function postgresUser() {
 	for (const name of ['postgres', 'nobody']) {
 		const r = spawnSync('id', ['-u', name], { encoding: 'utf8' });
 		const g = spawnSync('id', ['-g', name], { encoding: 'utf8' });
-		if (r.status === 0 && g.status === 0) return { name, uid: Number(r.stdout), gid: Number(g.stdout) };
+		if (r.status === 0 && g.status === 0)
+			return { name, uid: Number(r.stdout), gid: Number(g.stdout) };
 	}
-	throw new Error('running as root and neither a `postgres` nor a `nobody` user exists: PostgreSQL refuses to run as root');
+	throw new Error(
+		'running as root and neither a `postgres` nor a `nobody` user exists: PostgreSQL refuses to run as root',
+	);
 }
 
 function freePort() {
@@ -205,7 +222,11 @@ function redisCommand(port, ...args) {
 			else resolve(line);
 			sock.end();
 		});
-		sock.write(args.map((a) => `$${Buffer.byteLength(String(a))}\r\n${a}\r\n`).reduce((s, a) => s + a, `*${args.length}\r\n`));
+		sock.write(
+			args
+				.map((a) => `$${Buffer.byteLength(String(a))}\r\n${a}\r\n`)
+				.reduce((s, a) => s + a, `*${args.length}\r\n`),
+		);
 	});
 }
 
@@ -216,13 +237,29 @@ async function startRedis({ dir, bin = redisServerBin() }) {
 	const port = await freePort();
 	const log = path.join(dir, 'redis.log');
 	const out = fs.openSync(log, 'a');
-	const args = ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
+	const args = [
+		'--port',
+		String(port),
+		'--bind',
+		'127.0.0.1',
+		'--protected-mode',
+		'yes',
+		'--save',
+		'',
+		'--appendonly',
+		'no',
+		'--dir',
+		dir,
+		'--daemonize',
+		'no',
+	];
 	const child = spawn(bin, args, { detached: true, stdio: ['ignore', out, out] });
 	fs.closeSync(out);
 	recordPid(child.pid, 'redis-server');
 	const started = Date.now();
 	for (;;) {
-		if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}\n${tailFile(log)}`);
+		if (child.exitCode !== null)
+			throw new Error(`redis-server exited with ${child.exitCode}\n${tailFile(log)}`);
 		try {
 			if ((await redisCommand(port, 'PING')) === 'PONG') break;
 		} catch {
@@ -253,7 +290,11 @@ async function startPostgres({ dir, binDir = postgresBinDir() }) {
 	const asUser = user.uid === undefined ? {} : { uid: user.uid, gid: user.gid };
 	fs.mkdirSync(dir, { recursive: true });
 	// The unprivileged user must reach its folder: the parents are root's (mkdtemp makes 0700).
-	for (let d = dir; d !== path.dirname(d) && d.startsWith(os.tmpdir()) && d !== os.tmpdir(); d = path.dirname(d)) {
+	for (
+		let d = dir;
+		d !== path.dirname(d) && d.startsWith(os.tmpdir()) && d !== os.tmpdir();
+		d = path.dirname(d)
+	) {
 		try {
 			fs.chmodSync(d, 0o755);
 		} catch {
@@ -271,24 +312,45 @@ async function startPostgres({ dir, binDir = postgresBinDir() }) {
 	const log = path.join(dir, 'postgres.log');
 	const init = spawnSync(
 		path.join(binDir, 'initdb'),
-		['-D', data, '-U', 'n8n', `--pwfile=${pwfile}`, '-A', 'scram-sha-256', '--no-sync', '-E', 'UTF8', '--locale=C'],
+		[
+			'-D',
+			data,
+			'-U',
+			'n8n',
+			`--pwfile=${pwfile}`,
+			'-A',
+			'scram-sha-256',
+			'--no-sync',
+			'-E',
+			'UTF8',
+			'--locale=C',
+		],
 		{ ...asUser, cwd: dir, encoding: 'utf8' },
 	);
 	fs.rmSync(pwfile, { force: true });
-	if (init.status !== 0) throw new Error(`initdb failed (as ${user.name}): ${init.stderr || init.stdout}`);
+	if (init.status !== 0)
+		throw new Error(`initdb failed (as ${user.name}): ${init.stderr || init.stdout}`);
 	const port = await freePort();
 	const out = fs.openSync(log, 'a');
 	const child = spawn(
 		path.join(binDir, 'postgres'),
 		[
-			'-D', data,
-			'-p', String(port),
-			'-c', 'listen_addresses=127.0.0.1',
-			'-c', 'unix_socket_directories=',
-			'-c', 'fsync=off',
-			'-c', 'synchronous_commit=off',
-			'-c', 'full_page_writes=off',
-			'-c', 'max_connections=200',
+			'-D',
+			data,
+			'-p',
+			String(port),
+			'-c',
+			'listen_addresses=127.0.0.1',
+			'-c',
+			'unix_socket_directories=',
+			'-c',
+			'fsync=off',
+			'-c',
+			'synchronous_commit=off',
+			'-c',
+			'full_page_writes=off',
+			'-c',
+			'max_connections=200',
 		],
 		{ ...asUser, cwd: dir, detached: true, stdio: ['ignore', out, out] },
 	);
@@ -297,8 +359,13 @@ async function startPostgres({ dir, binDir = postgresBinDir() }) {
 	const env = { ...process.env, PGPASSWORD: password, PGCONNECT_TIMEOUT: '3' };
 	const started = Date.now();
 	for (;;) {
-		if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}\n${tailFile(log)}`);
-		const r = spawnSync(path.join(binDir, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'n8n', 'n8n'], { env, encoding: 'utf8' });
+		if (child.exitCode !== null)
+			throw new Error(`postgres exited with ${child.exitCode}\n${tailFile(log)}`);
+		const r = spawnSync(
+			path.join(binDir, 'createdb'),
+			['-h', '127.0.0.1', '-p', String(port), '-U', 'n8n', 'n8n'],
+			{ env, encoding: 'utf8' },
+		);
 		if (r.status === 0) break;
 		if (Date.now() - started > 30_000) {
 			await stopChild(child, 'SIGKILL');
@@ -327,11 +394,36 @@ async function startPostgres({ dir, binDir = postgresBinDir() }) {
 function psqlRows(binDir, { port, password }, sql) {
 	const r = spawnSync(
 		path.join(binDir, 'psql'),
-		['-h', '127.0.0.1', '-p', String(port), '-U', 'n8n', '-d', 'n8n', '-X', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-c', sql],
-		{ env: { ...process.env, PGPASSWORD: password, PGCONNECT_TIMEOUT: '5' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+		[
+			'-h',
+			'127.0.0.1',
+			'-p',
+			String(port),
+			'-U',
+			'n8n',
+			'-d',
+			'n8n',
+			'-X',
+			'-A',
+			'-t',
+			'-F',
+			'\t',
+			'-v',
+			'ON_ERROR_STOP=1',
+			'-c',
+			sql,
+		],
+		{
+			env: { ...process.env, PGPASSWORD: password, PGCONNECT_TIMEOUT: '5' },
+			encoding: 'utf8',
+			maxBuffer: 64 * 1024 * 1024,
+		},
 	);
 	if (r.status !== 0) throw new Error(`psql failed (${r.status}): ${r.stderr || r.stdout}`);
-	return r.stdout.split('\n').filter((line) => line !== '').map((line) => line.split('\t'));
+	return r.stdout
+		.split('\n')
+		.filter((line) => line !== '')
+		.map((line) => line.split('\t'));
 }
 
 /** Resident set size (VmRSS, bytes) of a process and of its whole tree. */
@@ -347,10 +439,14 @@ function rssOf(pid) {
 		}
 	}
 	const tree = [pid];
-	for (let i = 0; i < tree.length; i++) for (const [p, pp] of parent) if (pp === tree[i]) tree.push(p);
+	for (let i = 0; i < tree.length; i++)
+		for (const [p, pp] of parent) if (pp === tree[i]) tree.push(p);
 	const rss = (p) => {
 		try {
-			return Number(/^VmRSS:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+			return (
+				Number(/^VmRSS:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) *
+				1024
+			);
 		} catch {
 			return 0;
 		}

@@ -126,7 +126,12 @@ function pngNodes(): FixtureNode[] {
 			parameters: {
 				assignments: {
 					assignments: [
-						{ id: 'b0000000-0000-4000-8000-000000000001', name: 'png', value: PNG_BASE64, type: 'string' },
+						{
+							id: 'b0000000-0000-4000-8000-000000000001',
+							name: 'png',
+							value: PNG_BASE64,
+							type: 'string',
+						},
 					],
 				},
 				options: {},
@@ -235,7 +240,9 @@ function modelWorkflows() {
 			throw new Error(`no fixture values for model ${model.key}: add them to MODEL_VALUES`);
 		const binaryValues = MODEL_BINARY_VALUES[model.key];
 		if ((binaryValues === undefined) !== (model.binaryImages === undefined))
-			throw new Error(`model ${model.key}: MODEL_BINARY_VALUES must list exactly the models with binary images`);
+			throw new Error(
+				`model ${model.key}: MODEL_BINARY_VALUES must list exactly the models with binary images`,
+			);
 		const expected = [
 			...(model.modelId === undefined ? ['modelId'] : []),
 			...fieldNames(model.properties),

@@ -2,7 +2,9 @@
 export declare function aptRunner(options?: {
 	root?: boolean;
 	sudo?: () => boolean;
-}): { cmd: string; prefix: string[]; reason?: undefined } | { reason: string; cmd?: undefined; prefix?: undefined };
+}):
+	| { cmd: string; prefix: string[]; reason?: undefined }
+	| { reason: string; cmd?: undefined; prefix?: undefined };
 export declare function sudoWorks(): boolean;
 export declare function isRoot(): boolean;
 export declare function isDebian(): boolean;

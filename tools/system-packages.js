@@ -36,7 +36,8 @@ function sudoWorks() {
  */
 function aptRunner({ root = isRoot(), sudo = () => sudoWorks() } = {}) {
 	if (root) return { cmd: 'apt-get', prefix: [] };
-	if (sudo()) return { cmd: 'sudo', prefix: ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'] };
+	if (sudo())
+		return { cmd: 'sudo', prefix: ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'] };
 	return { reason: 'not root, and `sudo -n` cannot run apt-get without a password' };
 }
 
@@ -61,25 +62,50 @@ function ensureDebianPackages({ packages, need, what, log = () => undefined }) {
 	if (present(need)) return { ok: true };
 	const missing = need.filter((p) => !present([p]));
 	const how = `install the Debian/Ubuntu package(s) ${packages.join(' ')} (as root: apt-get install ${packages.join(' ')})`;
-	if (!isDebian()) return { ok: false, reason: `${what} is missing (${missing.join(', ')}); not a Debian system: ${how} or the equivalent for your OS` };
+	if (!isDebian())
+		return {
+			ok: false,
+			reason: `${what} is missing (${missing.join(', ')}); not a Debian system: ${how} or the equivalent for your OS`,
+		};
 	const apt = aptRunner();
-	if (apt.reason) return { ok: false, reason: `${what} is missing (${missing.join(', ')}); ${apt.reason}, so it cannot be installed here: ${how}` };
+	if (apt.reason)
+		return {
+			ok: false,
+			reason: `${what} is missing (${missing.join(', ')}); ${apt.reason}, so it cannot be installed here: ${how}`,
+		};
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	const started = Date.now();
 	if (!aptUpdated) {
 		log(`${apt.cmd === 'sudo' ? 'sudo ' : ''}apt-get update`);
-		const u = spawnSync(apt.cmd, [...apt.prefix, 'update', '-q'], { stdio: ['ignore', 'pipe', 'pipe'], env, encoding: 'utf8' });
-		if (u.status !== 0) return { ok: false, reason: `apt-get update failed: ${(u.stderr || '').slice(-500)}` };
+		const u = spawnSync(apt.cmd, [...apt.prefix, 'update', '-q'], {
+			stdio: ['ignore', 'pipe', 'pipe'],
+			env,
+			encoding: 'utf8',
+		});
+		if (u.status !== 0)
+			return { ok: false, reason: `apt-get update failed: ${(u.stderr || '').slice(-500)}` };
 		aptUpdated = true;
 	}
 	log(`${apt.cmd === 'sudo' ? 'sudo ' : ''}apt-get install ${packages.join(' ')} (for ${what})`);
-	const r = spawnSync(apt.cmd, [...apt.prefix, 'install', '-y', '-q', '--no-install-recommends', ...packages], {
-		stdio: ['ignore', 'pipe', 'pipe'],
-		env,
-		encoding: 'utf8',
-	});
-	if (r.status !== 0) return { ok: false, reason: `apt-get install ${packages.join(' ')} failed: ${(r.stderr || '').slice(-500)}` };
-	if (!present(need)) return { ok: false, reason: `${what}: installed ${packages.join(' ')} but ${missing.join(', ')} is still missing` };
+	const r = spawnSync(
+		apt.cmd,
+		[...apt.prefix, 'install', '-y', '-q', '--no-install-recommends', ...packages],
+		{
+			stdio: ['ignore', 'pipe', 'pipe'],
+			env,
+			encoding: 'utf8',
+		},
+	);
+	if (r.status !== 0)
+		return {
+			ok: false,
+			reason: `apt-get install ${packages.join(' ')} failed: ${(r.stderr || '').slice(-500)}`,
+		};
+	if (!present(need))
+		return {
+			ok: false,
+			reason: `${what}: installed ${packages.join(' ')} but ${missing.join(', ')} is still missing`,
+		};
 	log(`installed ${packages.join(' ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	return { ok: true };
 }

@@ -6,7 +6,12 @@ import { runWorkflow } from '../../test/harness';
 import { startChild } from './child';
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { adaptiveSchedule, simulateTask } from './polling';
-import { BATCH_FILE_BYTES, GENERATION_NODE, SMALL_FILE_BYTES, generationWorkflow } from './workflow';
+import {
+	BATCH_FILE_BYTES,
+	GENERATION_NODE,
+	SMALL_FILE_BYTES,
+	generationWorkflow,
+} from './workflow';
 
 export interface BatchResult {
 	tasks: number;
@@ -27,21 +32,30 @@ export interface BatchResult {
 
 function credentials(sim: Simulator) {
 	// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-	return { mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } };
+	return {
+		mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+	};
 }
 
 async function runBatch(sim: Simulator, count: number, taskMs: number, concurrency?: number) {
 	const items = Array.from({ length: count }, (_, i) => ({
 		prompt: `batch ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=${BATCH_FILE_BYTES}]`,
 	}));
-	const result = await runWorkflow(generationWorkflow({ concurrency, onError: 'continueErrorOutput' }), {
-		credentials: credentials(sim),
-		items,
-	});
-	const ok = result.outputOf(GENERATION_NODE, 0).filter((item) => item.json.task_id && item.binary?.data);
+	const result = await runWorkflow(
+		generationWorkflow({ concurrency, onError: 'continueErrorOutput' }),
+		{
+			credentials: credentials(sim),
+			items,
+		},
+	);
+	const ok = result
+		.outputOf(GENERATION_NODE, 0)
+		.filter((item) => item.json.task_id && item.binary?.data);
 	if (ok.length !== count) {
 		const errors = result.outputOf(GENERATION_NODE, 1).map((e) => e.json.error ?? e.json);
-		throw new Error(`batch of ${count}: ${ok.length} results; errors: ${JSON.stringify(errors).slice(0, 800)} ${result.error?.message ?? ''}`);
+		throw new Error(
+			`batch of ${count}: ${ok.length} results; errors: ${JSON.stringify(errors).slice(0, 800)} ${result.error?.message ?? ''}`,
+		);
 	}
 	return { ms: result.durationMs, ok: ok.length };
 }
@@ -51,7 +65,12 @@ export async function nodeDefaultConcurrency(): Promise<number | undefined> {
 	const { nodeTypes, MEDIA_GENERATION_TYPE } = await import('../../test/harness');
 	const type = nodeTypes.getByNameAndVersion(MEDIA_GENERATION_TYPE, 1);
 	const find = (props: unknown[]): number | undefined => {
-		for (const p of props as Array<{ name?: string; default?: unknown; options?: unknown[]; values?: unknown[] }>) {
+		for (const p of props as Array<{
+			name?: string;
+			default?: unknown;
+			options?: unknown[];
+			values?: unknown[];
+		}>) {
 			if (p.name === 'maxConcurrentTasks' && typeof p.default === 'number') return p.default;
 			const nested = p.options ?? p.values;
 			if (Array.isArray(nested)) {
@@ -64,7 +83,11 @@ export async function nodeDefaultConcurrency(): Promise<number | undefined> {
 	return find(type.description.properties);
 }
 
-export async function batchBenchmark(tasks = 50, taskMs = 5_000, serialTasks = 5): Promise<BatchResult> {
+export async function batchBenchmark(
+	tasks = 50,
+	taskMs = 5_000,
+	serialTasks = 5,
+): Promise<BatchResult> {
 	const sim = await startSimulator({ seed: 6 });
 	try {
 		// Warm-up (module loading, JIT) so that neither arm pays it.
@@ -100,7 +123,9 @@ export interface PollingCheckRow {
  * Runs a few tasks for real (node, engine, HTTP, real time) and the same durations on the
  * simulated clock: the request counts should agree, the lags differ by HTTP latency only.
  */
-export async function validatePollingOverHttp(durations = [8_000, 12_000, 20_000]): Promise<PollingCheckRow[]> {
+export async function validatePollingOverHttp(
+	durations = [8_000, 12_000, 20_000],
+): Promise<PollingCheckRow[]> {
 	const sim = await startSimulator({ seed: 6 });
 	try {
 		// One execution per task, run side by side: each task waits alone (a batch would share
@@ -109,7 +134,11 @@ export async function validatePollingOverHttp(durations = [8_000, 12_000, 20_000
 			durations.map((d, i) =>
 				runWorkflow(generationWorkflow({ onError: 'continueErrorOutput' }), {
 					credentials: credentials(sim),
-					items: [{ prompt: `polling check ${i} [sim:duration=${d}] [sim:files=1] [sim:size=${SMALL_FILE_BYTES}]` }],
+					items: [
+						{
+							prompt: `polling check ${i} [sim:duration=${d}] [sim:files=1] [sim:size=${SMALL_FILE_BYTES}]`,
+						},
+					],
 				}),
 			),
 		);
@@ -130,7 +159,11 @@ export async function validatePollingOverHttp(durations = [8_000, 12_000, 20_000
 			const rows: PollingCheckRow[] = [];
 			for (const [i, d] of durations.entries()) {
 				const s = await simulateTask(simulated, d, adaptiveSchedule);
-				rows.push({ durationMs: d, real: real.get(i) ?? { requests: Number.NaN, lagMs: Number.NaN }, simulated: { requests: s.requests, lagMs: s.lagMs } });
+				rows.push({
+					durationMs: d,
+					real: real.get(i) ?? { requests: Number.NaN, lagMs: Number.NaN },
+					simulated: { requests: s.requests, lagMs: s.lagMs },
+				});
 			}
 			return rows;
 		} finally {
@@ -170,7 +203,11 @@ export interface LargeBatchResult {
  * `items` tasks of `taskMs` with Max Tasks in Flight = `inFlight`: the engine and the node in one
  * child process, the simulator in another (its memory and CPU are not the node's).
  */
-export async function largeBatchBenchmark(items = 1000, taskMs = 20_000, inFlight = items): Promise<LargeBatchResult> {
+export async function largeBatchBenchmark(
+	items = 1000,
+	taskMs = 20_000,
+	inFlight = items,
+): Promise<LargeBatchResult> {
 	const sim = startChild('sim-server.ts', { SIM_DURATION_MS: String(taskMs) });
 	try {
 		const ready = await sim.next<{ baseUrl: string; apiKey: string }>('ready');
@@ -194,7 +231,11 @@ export async function largeBatchBenchmark(items = 1000, taskMs = 20_000, inFligh
 		sim.send({ type: 'counts' });
 		const after = await sim.next<{ submit: number; status: number }>('counts');
 		sim.send({ type: 'timeline' });
-		const timeline = await sim.next<{ lastSubmitMs: number; lastStatusMs: number; lastFileMs: number }>('timeline');
+		const timeline = await sim.next<{
+			lastSubmitMs: number;
+			lastStatusMs: number;
+			lastFileMs: number;
+		}>('timeline');
 		const peak = m.peakRssHwm ?? m.peakRssSampled;
 		const rssGrowthBytes = Math.max(peak, m.peakRssSampled) - m.baselineRss;
 		return {
@@ -244,11 +285,16 @@ export async function validateBatchPollingOverHttp(
 	const { median } = await import('./stats');
 	const sim = await startSimulator({ seed: 6 });
 	try {
-		const items = Array.from({ length: tasks }, (_, i) => ({ prompt: `batch check ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=${SMALL_FILE_BYTES}]${mode === 'absent' ? ' [sim:progress=none]' : ''}` }));
-		const result = await runWorkflow(generationWorkflow({ concurrency: inFlight, onError: 'continueErrorOutput' }), {
-			credentials: credentials(sim),
-			items,
-		});
+		const items = Array.from({ length: tasks }, (_, i) => ({
+			prompt: `batch check ${i} [sim:duration=${taskMs}] [sim:files=1] [sim:size=${SMALL_FILE_BYTES}]${mode === 'absent' ? ' [sim:progress=none]' : ''}`,
+		}));
+		const result = await runWorkflow(
+			generationWorkflow({ concurrency: inFlight, onError: 'continueErrorOutput' }),
+			{
+				credentials: credentials(sim),
+				items,
+			},
+		);
 		const reads: number[] = [];
 		const lags: number[] = [];
 		for (const item of result.outputOf(GENERATION_NODE, 0)) {
@@ -258,14 +304,22 @@ export async function validateBatchPollingOverHttp(
 			reads.push(own.length);
 			if (seen) lags.push(seen.at - (task.createdAt + task.durationMs));
 		}
-		if (reads.length !== tasks) throw new Error(`batch check: ${reads.length} of ${tasks} tasks finished`);
-		const simulated = await simulateBatch(sim, Array.from({ length: tasks }, () => taskMs), { limit: inFlight, mode, policy: 'node' });
+		if (reads.length !== tasks)
+			throw new Error(`batch check: ${reads.length} of ${tasks} tasks finished`);
+		const simulated = await simulateBatch(
+			sim,
+			Array.from({ length: tasks }, () => taskMs),
+			{ limit: inFlight, mode, policy: 'node' },
+		);
 		return {
 			mode,
 			tasks,
 			taskMs,
 			inFlight,
-			real: { readsMean: reads.reduce((a, b) => a + b, 0) / reads.length, lagMedianMs: median(lags) },
+			real: {
+				readsMean: reads.reduce((a, b) => a + b, 0) / reads.length,
+				lagMedianMs: median(lags),
+			},
 			simulated: {
 				readsMean: simulated.reduce((a, b) => a + b.requests, 0) / simulated.length,
 				lagMedianMs: median(simulated.map((s) => s.lagMs)),

@@ -19,12 +19,18 @@ export interface Child {
 
 export function startChild(script: string, env: Record<string, string> = {}): Child {
 	const proc = fork(path.resolve(__dirname, '..', script), [], {
-		execArgv: ['--import', TSX, '--expose-gc', ...(process.env.BENCH_CHILD_NODE_ARGS ? process.env.BENCH_CHILD_NODE_ARGS.split(' ') : [])],
+		execArgv: [
+			'--import',
+			TSX,
+			'--expose-gc',
+			...(process.env.BENCH_CHILD_NODE_ARGS ? process.env.BENCH_CHILD_NODE_ARGS.split(' ') : []),
+		],
 		env: { ...process.env, ...env },
 		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 	});
 	const queue: Array<Record<string, unknown>> = [];
-	const waiters: Array<{ type: string; resolve: (m: never) => void; reject: (e: Error) => void }> = [];
+	const waiters: Array<{ type: string; resolve: (m: never) => void; reject: (e: Error) => void }> =
+		[];
 	const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
 	proc.on('message', (m: Record<string, unknown>) => {
 		const w = waiters.findIndex((x) => x.type === m.type);
@@ -32,7 +38,8 @@ export function startChild(script: string, env: Record<string, string> = {}): Ch
 		else queue.push(m);
 	});
 	void exited.then((code) => {
-		for (const w of waiters.splice(0)) w.reject(new Error(`${script} exited with ${code} before sending "${w.type}"`));
+		for (const w of waiters.splice(0))
+			w.reject(new Error(`${script} exited with ${code} before sending "${w.type}"`));
 	});
 	return {
 		proc,
@@ -40,7 +47,9 @@ export function startChild(script: string, env: Record<string, string> = {}): Ch
 			const i = queue.findIndex((m) => m.type === type);
 			if (i >= 0) return Promise.resolve(queue.splice(i, 1)[0] as T);
 			if (proc.exitCode !== null) return Promise.reject(new Error(`${script} has exited`));
-			return new Promise<T>((resolve, reject) => waiters.push({ type, resolve: resolve as (m: never) => void, reject }));
+			return new Promise<T>((resolve, reject) =>
+				waiters.push({ type, resolve: resolve as (m: never) => void, reject }),
+			);
 		},
 		send: (message) => proc.send(message),
 		exited,

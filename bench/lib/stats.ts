@@ -36,8 +36,14 @@ export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 export function table(rows: Array<Array<string | number>>): string {
 	const cells = rows.map((r) => r.map(String));
 	const widths = cells[0].map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-	const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
-	return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join(
-		'\n',
-	);
+	const line = (r: string[]) =>
+		r
+			.map((c, i) => c.padEnd(widths[i]))
+			.join('  ')
+			.trimEnd();
+	return [
+		line(cells[0]),
+		widths.map((w) => '-'.repeat(w)).join('  '),
+		...cells.slice(1).map(line),
+	].join('\n');
 }

@@ -26,7 +26,9 @@ const SUBTITLE_WORDS = {
 		waitForCompletion: 'Wait for Completion',
 		downloadFiles: 'Download Files',
 	},
-	models: Object.fromEntries(MODELS.map((m) => [m.key, m.modelId === undefined ? '' : m.displayName])),
+	models: Object.fromEntries(
+		MODELS.map((m) => [m.key, m.modelId === undefined ? '' : m.displayName]),
+	),
 };
 const subtitle = `={{ ((w, r, o, m, id) => {
 	if (r === '__CUSTOM_API_CALL__' || o === '__CUSTOM_API_CALL__') return 'Custom API Call';

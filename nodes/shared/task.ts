@@ -40,7 +40,8 @@ export function taskIdProblem(id: unknown): string | undefined {
 	if (typeof id !== 'string' || id === '') return `is empty; ${allowed}`;
 	const shown = JSON.stringify(id.length > 60 ? `${id.slice(0, 60)}…` : id);
 	if (id.length > TASK_ID_MAX_LENGTH) return `${shown} is ${id.length} characters long; ${allowed}`;
-	if (!TASK_ID_CHARS.test(id)) return `${shown} contains characters a task_id does not have; ${allowed}`;
+	if (!TASK_ID_CHARS.test(id))
+		return `${shown} contains characters a task_id does not have; ${allowed}`;
 	if (/^\.+$/.test(id)) return `${shown} is only dots; ${allowed}`;
 	return undefined;
 }

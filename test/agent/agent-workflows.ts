@@ -19,7 +19,10 @@ interface Workflow {
 	id: string;
 	name: string;
 	nodes: AnyNode[];
-	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
+	connections: Record<
+		string,
+		Record<string, Array<Array<{ node: string; type: string; index: number }>>>
+	>;
 	[key: string]: unknown;
 }
 
@@ -29,8 +32,9 @@ export function openAiCredentialImport(url: string, apiKey: string) {
 }
 
 /** A Media Generation tool node (the node as n8n derives it from `usableAsTool`). */
-export const toolNode = (name: string, parameters: Record<string, unknown>): AnyNode =>
-	({ ...mediaNode(name, parameters, { type: TOOL_TYPE, position: [400, 240] }) });
+export const toolNode = (name: string, parameters: Record<string, unknown>): AnyNode => ({
+	...mediaNode(name, parameters, { type: TOOL_TYPE, position: [400, 240] }),
+});
 
 /**
  * Makes a workflow reachable from the test as a user's embedded chat reaches it: the Chat
@@ -40,7 +44,12 @@ export function prepare(wf: Workflow): Workflow & { webhookId: string } {
 	const trigger = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger');
 	if (!trigger) throw new Error(`${wf.id}: no Chat Trigger`);
 	trigger.webhookId ??= randomUUID();
-	trigger.parameters = { ...trigger.parameters, public: true, mode: 'webhook', options: { responseMode: 'lastNode' } };
+	trigger.parameters = {
+		...trigger.parameters,
+		public: true,
+		mode: 'webhook',
+		options: { responseMode: 'lastNode' },
+	};
 	for (const node of wf.nodes) {
 		const creds = node.credentials as Record<string, unknown> | undefined;
 		if (creds?.[CREDENTIAL_TYPE]) creds[CREDENTIAL_TYPE] = CREDENTIAL;
@@ -67,19 +76,24 @@ export function exampleSaveWorkflow(id: string, folder: string) {
 	const text = fs.readFileSync(path.join(ROOT, 'examples', 'save-finished-videos.json'), 'utf8');
 	const wf = JSON.parse(text.split(EXAMPLE_FOLDER).join(folder)) as Workflow;
 	const trigger = wf.nodes.find((n) => n.type === `${PACKAGE_NAME}.mediaGenerationTrigger`);
-	if (!trigger?.webhookId) throw new Error('save-finished-videos.json: no Media Generation Trigger');
+	if (!trigger?.webhookId)
+		throw new Error('save-finished-videos.json: no Media Generation Trigger');
 	for (const node of wf.nodes) {
 		const creds = node.credentials as Record<string, unknown> | undefined;
 		if (creds?.[CREDENTIAL_TYPE]) creds[CREDENTIAL_TYPE] = CREDENTIAL;
 	}
-	return { workflow: { ...wf, id, active: false }, productionPath: `webhook/${String(trigger.webhookId)}/media-generation` };
+	return {
+		workflow: { ...wf, id, active: false },
+		productionPath: `webhook/${String(trigger.webhookId)}/media-generation`,
+	};
 }
 
 /** Puts `url` into the Callback URL of the workflow's Start Video tool, as the user pastes it. */
 export function withStartVideoCallback<W extends Workflow>(wf: W, url: string): W {
 	const start = wf.nodes.find((n) => n.name === 'Start Video');
 	const parameters = start?.parameters as { options?: Record<string, unknown> } | undefined;
-	if (!parameters?.options?.callbackUrl) throw new Error(`${wf.id}: Start Video has no Callback URL to replace`);
+	if (!parameters?.options?.callbackUrl)
+		throw new Error(`${wf.id}: Start Video has no Callback URL to replace`);
 	parameters.options.callbackUrl = url;
 	return wf;
 }
@@ -109,7 +123,11 @@ export function exampleMcpWorkflow(file: string, id: string) {
 }
 
 /** Chat Trigger → AI Agent with the OpenAI Chat Model and the given tools. */
-export function agentWorkflow(id: string, tools: AnyNode[], systemMessage = 'You make media with the tools.') {
+export function agentWorkflow(
+	id: string,
+	tools: AnyNode[],
+	systemMessage = 'You make media with the tools.',
+) {
 	const nodes: AnyNode[] = [
 		{
 			id: 'n-chat',
@@ -134,16 +152,23 @@ export function agentWorkflow(id: string, tools: AnyNode[], systemMessage = 'You
 			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
 			typeVersion: 1.3,
 			position: [120, 240],
-			parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, responsesApiEnabled: false, options: {} },
+			parameters: {
+				model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' },
+				responsesApiEnabled: false,
+				options: {},
+			},
 			credentials: { openAiApi: OPENAI_CREDENTIAL },
 		},
 		...tools,
 	];
 	const connections: Workflow['connections'] = {
 		[CHAT_TRIGGER]: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-		'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+		'OpenAI Chat Model': {
+			ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
+		},
 	};
-	for (const t of tools) connections[t.name] = { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] };
+	for (const t of tools)
+		connections[t.name] = { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] };
 	return prepare({
 		id,
 		name: `agent ${id}`,
@@ -162,7 +187,12 @@ export const toolName = (nodeName: string) => nodeName.replace(/[^a-zA-Z0-9_-]+/
  * answer. n8n registers published workflows' webhooks shortly after it reports ready: an answer
  * "not registered" (404, nothing ran) is asked again, for up to 30 s.
  */
-export async function chat(n8n: N8nInstance, webhookId: string, message: string, sessionId = randomUUID()) {
+export async function chat(
+	n8n: N8nInstance,
+	webhookId: string,
+	message: string,
+	sessionId = randomUUID(),
+) {
 	const deadline = Date.now() + 30_000;
 	for (;;) {
 		const res = await fetch(`${n8n.baseUrl}/webhook/${webhookId}/chat`, {

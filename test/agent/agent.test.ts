@@ -15,7 +15,15 @@ import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { N8nInstance, ROOT, removeEmptyRunFolder } from '../e2e/n8n';
 import { rest, setupOwner } from '../e2e/rest';
 import { credentialImport } from '../e2e/workflows';
-import { startFakeOpenAi, textOf, toolResults, type ChatRequest, type FakeOpenAi, type JsonSchema, type OfferedTool } from './fake-openai';
+import {
+	startFakeOpenAi,
+	textOf,
+	toolResults,
+	type ChatRequest,
+	type FakeOpenAi,
+	type JsonSchema,
+	type OfferedTool,
+} from './fake-openai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -41,7 +49,9 @@ const vid15 = require(path.join(ROOT, 'dist/nodes/MediaGeneration/models/vidmode
 	RESOLUTIONS: ReadonlyArray<{ value: string }>;
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { TOOL_DESCRIPTIONS } = require(path.join(ROOT, 'dist/nodes/MediaGeneration/actions/toolDescriptions.js')) as {
+const { TOOL_DESCRIPTIONS } = require(
+	path.join(ROOT, 'dist/nodes/MediaGeneration/actions/toolDescriptions.js'),
+) as {
 	TOOL_DESCRIPTIONS: Record<string, Record<string, string>>;
 };
 
@@ -66,7 +76,11 @@ const fromAi = (key: string, description: string, type = 'string') =>
 const videoArgs = {
 	prompt: fromAi('prompt', 'What the video shows: subject, setting, motion and camera'),
 	aspectRatio: fromAi('aspect_ratio', `Aspect ratio of the video; ${oneOf(ALLOWED.aspect_ratio)}`),
-	duration: fromAi('duration', `Length of the video in seconds; ${oneOf(ALLOWED.duration)}`, 'number'),
+	duration: fromAi(
+		'duration',
+		`Length of the video in seconds; ${oneOf(ALLOWED.duration)}`,
+		'number',
+	),
 };
 
 /** Tools of the test workflow: a waiting Generate (short Timeout), Get Status, and a model choice. */
@@ -76,7 +90,9 @@ const tools = [
 		operation: 'generate',
 		model: 'vidmodel-1.5-pro',
 		...videoArgs,
-		vidmodel15ProOptions: { resolution: fromAi('resolution', `Resolution of the video; ${oneOf(ALLOWED.resolution)}`) },
+		vidmodel15ProOptions: {
+			resolution: fromAi('resolution', `Resolution of the video; ${oneOf(ALLOWED.resolution)}`),
+		},
 		options: { timeoutMinutes: 0.2 },
 	}),
 	toolNode('Get Video Status', {
@@ -120,7 +136,10 @@ beforeAll(async () => {
 			mcpBearerCredentialImport(MCP_TOKEN),
 		]);
 		const save = exampleSaveWorkflow(SAVE, folder);
-		const example = withStartVideoCallback(exampleAgentWorkflow('agent-media-generation.json', EXAMPLE), `${n8n.baseUrl}/${save.productionPath}`);
+		const example = withStartVideoCallback(
+			exampleAgentWorkflow('agent-media-generation.json', EXAMPLE),
+			`${n8n.baseUrl}/${save.productionPath}`,
+		);
 		const test = agentWorkflow(TOOLS, tools);
 		const mcp = exampleMcpWorkflow('mcp-media-generation.json', MCP);
 		webhooks[EXAMPLE] = example.webhookId;
@@ -132,7 +151,11 @@ beforeAll(async () => {
 		const session = await setupOwner(n8n);
 		for (const id of [EXAMPLE, TOOLS, MCP, SAVE]) {
 			const { data } = await rest<{ versionId: string }>(n8n, `/workflows/${id}`, { session });
-			await rest(n8n, `/workflows/${id}/activate`, { method: 'POST', session, body: { versionId: data.versionId } });
+			await rest(n8n, `/workflows/${id}/activate`, {
+				method: 'POST',
+				session,
+				body: { versionId: data.versionId },
+			});
 		}
 	});
 });
@@ -147,12 +170,18 @@ afterAll(async () => {
 beforeEach(() => sim.reset());
 
 const submits = () => sim.requests.filter((r) => r.endpoint === 'submit');
-const submitBodies = () => submits().map((r) => r.body as { model: string; input: Record<string, unknown>; callback_url?: string });
+const submitBodies = () =>
+	submits().map(
+		(r) => r.body as { model: string; input: Record<string, unknown>; callback_url?: string },
+	);
 const toolsOf = (turn = 0): OfferedTool[] => fake.turns()[turn]?.body?.tools ?? [];
 /** The tool results the model got, parsed (n8n sends each as JSON text). */
 function resultsOf(turn: number) {
 	const body = fake.turns()[turn]?.body;
-	if (!body) throw new Error(`no turn ${turn} (the fake saw ${fake.turns().length}); problems: ${fake.problems.join('; ')}`);
+	if (!body)
+		throw new Error(
+			`no turn ${turn} (the fake saw ${fake.turns().length}); problems: ${fake.problems.join('; ')}`,
+		);
 	return toolResults(body).map((r) => ({ name: r.name, raw: r.content, json: parse(r.content) }));
 }
 function parse(text: string): unknown {
@@ -184,16 +213,27 @@ function firstItem(json: unknown): Record<string, unknown> {
 describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () => {
 	test('happy path: the model’s prompt, aspect ratio and duration reach the service exactly; the agent gets task, files and expiry; the answer quotes the URL', async () => {
 		await n8n.explain(async () => {
-			const args = { prompt: 'A paper boat drifting down a rainy street, slow camera follow', aspect_ratio: '9:16', duration: 8, resolution: '1080p' };
+			const args = {
+				prompt: 'A paper boat drifting down a rainy street, slow camera follow',
+				aspect_ratio: '9:16',
+				duration: 8,
+				resolution: '1080p',
+			};
 			fake.script([
 				{ toolCalls: [{ name: toolName('Generate Video'), args }] },
 				(request) => {
 					const [result] = toolResults(request);
-					const file = (firstItem(parse(result.content)).files as Array<{ url: string }> | undefined)?.[0];
+					const file = (
+						firstItem(parse(result.content)).files as Array<{ url: string }> | undefined
+					)?.[0];
 					return { content: `Your video is ready: ${file?.url ?? '(no url)'}` };
 				},
 			]);
-			const answer = await chat(n8n, webhooks[TOOLS], 'Make me a vertical 8 second video of a paper boat in the rain');
+			const answer = await chat(
+				n8n,
+				webhooks[TOOLS],
+				'Make me a vertical 8 second video of a paper boat in the rain',
+			);
 			expect(fake.problems).toEqual([]);
 
 			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: args }]);
@@ -202,7 +242,11 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			const item = firstItem(result.json);
 			const task = sim.task(String(item.task_id));
 			expect(task).toBeDefined();
-			expect(item).toMatchObject({ task_id: task!.id, status: 'finished', model: 'vidmodel-1.5-pro' });
+			expect(item).toMatchObject({
+				task_id: task!.id,
+				status: 'finished',
+				model: 'vidmodel-1.5-pro',
+			});
 			expect(typeof item.expires_at).toBe('string');
 			const files = item.files as Array<Record<string, unknown>>;
 			expect(files).toHaveLength(task!.files.length);
@@ -217,9 +261,20 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 
 	test('invalid arguments: a 5 s duration (and a 2:1 aspect ratio) come back to the model as an error naming the fields and the allowed values; the corrected call is the only submit', async () => {
 		await n8n.explain(async () => {
-			const args = { prompt: 'A lighthouse at dusk, waves below', aspect_ratio: '16:9', resolution: '720p' };
+			const args = {
+				prompt: 'A lighthouse at dusk, waves below',
+				aspect_ratio: '16:9',
+				resolution: '720p',
+			};
 			fake.script([
-				{ toolCalls: [{ name: toolName('Generate Video'), args: { ...args, aspect_ratio: '2:1', duration: 5 } }] },
+				{
+					toolCalls: [
+						{
+							name: toolName('Generate Video'),
+							args: { ...args, aspect_ratio: '2:1', duration: 5 },
+						},
+					],
+				},
 				{ toolCalls: [{ name: toolName('Generate Video'), args: { ...args, duration: 8 } }] },
 				{ content: 'Done.' },
 			]);
@@ -235,7 +290,9 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			expect(refused.raw).toContain(ALLOWED.aspect_ratio.join(', '));
 			expect(refused.raw).not.toContain(sim.apiKey);
 			// Nothing was sent for the refused call; the corrected one is the only task.
-			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: { ...args, duration: 8 } }]);
+			expect(submitBodies()).toEqual([
+				{ model: 'vidmodel-1.5-pro', input: { ...args, duration: 8 } },
+			]);
 			expect(firstItem(resultsOf(2)[1].json).status).toBe('finished');
 		});
 	});
@@ -244,8 +301,19 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 		await n8n.explain(async () => {
 			const prompt = 'Clouds over mountains, time-lapse';
 			fake.script([
-				{ toolCalls: [{ name: toolName('Generate Video By Model ID'), args: { prompt, model: 'sora-9' } }] },
-				{ toolCalls: [{ name: toolName('Generate Video By Model ID'), args: { prompt, model: VIDEO_MODEL_ID } }] },
+				{
+					toolCalls: [
+						{ name: toolName('Generate Video By Model ID'), args: { prompt, model: 'sora-9' } },
+					],
+				},
+				{
+					toolCalls: [
+						{
+							name: toolName('Generate Video By Model ID'),
+							args: { prompt, model: VIDEO_MODEL_ID },
+						},
+					],
+				},
 				{ content: 'Started.' },
 			]);
 			await chat(n8n, webhooks[TOOLS], 'Clouds over mountains with the sora-9 model');
@@ -265,16 +333,34 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 	test('long generations (examples/agent-media-generation.json, guide docs/agent-videos.md): Start Video returns the task_id at once; the memory keeps it, so "is it ready?" is enough; the finished video is saved by save-finished-videos.json without anyone asking', async () => {
 		await n8n.explain(async () => {
 			// A ten-minute video: the simulator's clock is moved instead of waiting.
-			const args = { prompt: 'A slow dolly shot through a neon market at night [sim:duration=600000]', aspect_ratio: '16:9', duration: 12, resolution: '1080p' };
+			const args = {
+				prompt: 'A slow dolly shot through a neon market at night [sim:duration=600000]',
+				aspect_ratio: '16:9',
+				duration: 12,
+				resolution: '1080p',
+			};
 			const session = randomUUID();
 			fake.script([
 				{ toolCalls: [{ name: toolName('Start Video'), args }] },
-				(request) => ({ content: `Started, task ${String(firstItem(parse(lastToolResult(request).content)).task_id)}` }),
+				(request) => ({
+					content: `Started, task ${String(firstItem(parse(lastToolResult(request).content)).task_id)}`,
+				}),
 			]);
-			const first = await chat(n8n, webhooks[EXAMPLE], 'Make a 12 second video of a neon market', session);
+			const first = await chat(
+				n8n,
+				webhooks[EXAMPLE],
+				'Make a 12 second video of a neon market',
+				session,
+			);
 			expect(fake.problems).toEqual([]);
 			// Submitted once, with the save workflow's trigger as callback (signed by the node).
-			expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: args, callback_url: expect.stringMatching(/\/media-generation\?(.*&)?sig=/) }]);
+			expect(submitBodies()).toEqual([
+				{
+					model: 'vidmodel-1.5-pro',
+					input: args,
+					callback_url: expect.stringMatching(/\/media-generation\?(.*&)?sig=/),
+				},
+			]);
 			const started = firstItem(resultsOf(1)[0].json);
 			const taskId = String(started.task_id);
 			expect(sim.task(taskId)).toBeDefined();
@@ -285,14 +371,30 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 
 			// The user does not repeat the task_id: the scripted model finds it in the conversation
 			// n8n sends it, which holds the earlier turns only through the Simple Memory.
-			const remembered = (request: ChatRequest) => /task_[0-9a-f]+/.exec(request.messages.slice(0, -1).map((m) => textOf(m.content)).join('\n'))?.[0];
+			const remembered = (request: ChatRequest) =>
+				/task_[0-9a-f]+/.exec(
+					request.messages
+						.slice(0, -1)
+						.map((m) => textOf(m.content))
+						.join('\n'),
+				)?.[0];
 			const check = () =>
 				fake.script([
-					(request) => ({ toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: remembered(request) ?? 'no task_id in the conversation' } }] }),
+					(request) => ({
+						toolCalls: [
+							{
+								name: toolName('Get Video Status'),
+								args: { task_id: remembered(request) ?? 'no task_id in the conversation' },
+							},
+						],
+					}),
 					(request) => {
 						const task = firstItem(parse(lastToolResult(request).content));
 						const url = (task.files as Array<{ url: string }> | undefined)?.[0]?.url;
-						return { content: task.status === 'finished' ? `Ready: ${url}` : `Still ${String(task.status)}` };
+						return {
+							content:
+								task.status === 'finished' ? `Ready: ${url}` : `Still ${String(task.status)}`,
+						};
 					},
 				]);
 			check();
@@ -305,8 +407,16 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			// The service calls the save workflow's trigger back; it saves the video, unasked.
 			const task = sim.task(taskId)!;
 			const saved = path.join(folder, `${taskId}.mp4`);
-			await waitFor(() => fs.existsSync(saved) && fs.statSync(saved).size === task.files[0].size, 60_000, `${saved} written`);
-			expect(fs.readFileSync(saved).equals(Buffer.concat([...mediaChunks(task.files[0].kind, task.files[0].size)]))).toBe(true);
+			await waitFor(
+				() => fs.existsSync(saved) && fs.statSync(saved).size === task.files[0].size,
+				60_000,
+				`${saved} written`,
+			);
+			expect(
+				fs
+					.readFileSync(saved)
+					.equals(Buffer.concat([...mediaChunks(task.files[0].kind, task.files[0].size)])),
+			).toBe(true);
 
 			check();
 			const later = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready now?', session);
@@ -315,7 +425,9 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			expect(done).toMatchObject({ task_id: taskId, status: 'finished' });
 			expect(typeof done.expires_at).toBe('string');
 			const files = done.files as Array<Record<string, unknown>>;
-			expect(files.map((f) => [f.url, f.mime_type])).toEqual(task.files.map((f) => [f.url, 'video/mp4']));
+			expect(files.map((f) => [f.url, f.mime_type])).toEqual(
+				task.files.map((f) => [f.url, 'video/mp4']),
+			);
 			expect(later.output).toBe(`Ready: ${task.files[0].url}`);
 			// Checking cost no new generation.
 			expect(submits()).toHaveLength(1);
@@ -324,7 +436,12 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 
 	test('a waiting tool call respects its Timeout and returns the task_id when the time runs out', async () => {
 		await n8n.explain(async () => {
-			const args = { prompt: 'An endless staircase [sim:never]', aspect_ratio: '1:1', duration: 4, resolution: '480p' };
+			const args = {
+				prompt: 'An endless staircase [sim:never]',
+				aspect_ratio: '1:1',
+				duration: 4,
+				resolution: '480p',
+			};
 			let seen = '';
 			fake.script([
 				{ toolCalls: [{ name: toolName('Generate Video'), args }] },
@@ -333,7 +450,9 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 					const id = /task_[A-Za-z0-9_-]+/.exec(seen)?.[0] ?? '(none)';
 					return { toolCalls: [{ name: toolName('Get Video Status'), args: { task_id: id } }] };
 				},
-				(request) => ({ content: `Still ${String(firstItem(parse(toolResults(request)[1].content)).status)}` }),
+				(request) => ({
+					content: `Still ${String(firstItem(parse(toolResults(request)[1].content)).status)}`,
+				}),
 			]);
 			const answer = await chat(n8n, webhooks[TOOLS], 'An endless staircase video');
 			expect(fake.problems).toEqual([]);
@@ -359,19 +478,38 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			const byName = Object.fromEntries(offered.map((t) => [t.function.name, t.function]));
 			// The default description of each tool is its operation's.
 			expect(byName[toolName('Generate Video')].description).toBe(TOOL_DESCRIPTIONS.video.generate);
-			expect(byName[toolName('Get Video Status')].description).toBe(TOOL_DESCRIPTIONS.task.getStatus);
+			expect(byName[toolName('Get Video Status')].description).toBe(
+				TOOL_DESCRIPTIONS.task.getStatus,
+			);
 			expect(TOOL_DESCRIPTIONS.video.generate).toMatch(/paid/);
-			for (const field of ['task_id', 'status', 'files', 'url', 'mime_type', 'file_name', 'expires_at'])
+			for (const field of [
+				'task_id',
+				'status',
+				'files',
+				'url',
+				'mime_type',
+				'file_name',
+				'expires_at',
+			])
 				expect(TOOL_DESCRIPTIONS.video.generate).toContain(field);
 
 			for (const tool of offered) {
 				const schema = tool.function.parameters as JsonSchema;
 				for (const [key, prop] of Object.entries(schema.properties ?? {})) {
-					expect([tool.function.name, key, (prop.description ?? '').trim().length > 0]).toEqual([tool.function.name, key, true]);
+					expect([tool.function.name, key, (prop.description ?? '').trim().length > 0]).toEqual([
+						tool.function.name,
+						key,
+						true,
+					]);
 				}
 			}
 			const video = byName[toolName('Generate Video')].parameters!.properties!;
-			expect(Object.keys(video).sort()).toEqual(['aspect_ratio', 'duration', 'prompt', 'resolution']);
+			expect(Object.keys(video).sort()).toEqual([
+				'aspect_ratio',
+				'duration',
+				'prompt',
+				'resolution',
+			]);
 			expect(video.duration.type).toBe('number');
 			// n8n 2.41.1's $fromAI offers the types string, number, boolean and json, no enum: the
 			// fixed choices are stated in the description, from the model registry, and enforced
@@ -426,26 +564,49 @@ describe("the node behind n8n's MCP Server Trigger (examples/mcp-media-generatio
 							jsonrpc: '2.0',
 							id: 1,
 							method: 'initialize',
-							params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'anonymous', version: '1' } },
+							params: {
+								protocolVersion: '2025-06-18',
+								capabilities: {},
+								clientInfo: { name: 'anonymous', version: '1' },
+							},
 						}),
 					});
 					expect([authorization, res.status]).toEqual([authorization, 403]);
 				}
 
 				const { tools: listed } = await client.listTools();
-				expect(listed.map((t) => t.name).sort()).toEqual([toolName('Get Video Status'), toolName('Start Video')].sort());
+				expect(listed.map((t) => t.name).sort()).toEqual(
+					[toolName('Get Video Status'), toolName('Start Video')].sort(),
+				);
 				const byName = Object.fromEntries(listed.map((t) => [t.name, t]));
 				const start = byName[toolName('Start Video')];
 				expect(start.description).toBe(TOOL_DESCRIPTIONS.video.generate);
-				expect(byName[toolName('Get Video Status')].description).toBe(TOOL_DESCRIPTIONS.task.getStatus);
-				const props = start.inputSchema.properties as Record<string, { type?: string; description?: string }>;
-				expect(Object.keys(props).sort()).toEqual(['aspect_ratio', 'duration', 'prompt', 'resolution']);
+				expect(byName[toolName('Get Video Status')].description).toBe(
+					TOOL_DESCRIPTIONS.task.getStatus,
+				);
+				const props = start.inputSchema.properties as Record<
+					string,
+					{ type?: string; description?: string }
+				>;
+				expect(Object.keys(props).sort()).toEqual([
+					'aspect_ratio',
+					'duration',
+					'prompt',
+					'resolution',
+				]);
 				expect(props.duration.type).toBe('number');
 				expect(props.duration.description).toContain(oneOf(ALLOWED.duration));
 
 				// A wrong duration: an error naming the allowed values, and nothing sent.
-				const args = { prompt: 'A kite over a beach at noon [sim:duration=600000]', aspect_ratio: '16:9', resolution: '720p' };
-				const refused = await client.callTool({ name: start.name, arguments: { ...args, duration: 5 } });
+				const args = {
+					prompt: 'A kite over a beach at noon [sim:duration=600000]',
+					aspect_ratio: '16:9',
+					resolution: '720p',
+				};
+				const refused = await client.callTool({
+					name: start.name,
+					arguments: { ...args, duration: 5 },
+				});
 				expect(refused.isError).toBe(true);
 				expect(textOf(refused)).toMatch(/duration/);
 				expect(textOf(refused)).toContain(ALLOWED.duration.join(', '));
@@ -453,9 +614,14 @@ describe("the node behind n8n's MCP Server Trigger (examples/mcp-media-generatio
 				expect(submits()).toHaveLength(0);
 
 				// One call, one submit: the task_id comes back at once, the video goes on rendering.
-				const started = await client.callTool({ name: start.name, arguments: { ...args, duration: 8 } });
+				const started = await client.callTool({
+					name: start.name,
+					arguments: { ...args, duration: 8 },
+				});
 				expect(started.isError).toBeFalsy();
-				expect(submitBodies()).toEqual([{ model: 'vidmodel-1.5-pro', input: { ...args, duration: 8 } }]);
+				expect(submitBodies()).toEqual([
+					{ model: 'vidmodel-1.5-pro', input: { ...args, duration: 8 } },
+				]);
 				const item = firstItem(parse(textOf(started)));
 				const taskId = String(item.task_id);
 				expect(sim.task(taskId)).toBeDefined();
@@ -463,12 +629,17 @@ describe("the node behind n8n's MCP Server Trigger (examples/mcp-media-generatio
 
 				// The long-generation pattern over MCP: a status read later, no new generation.
 				sim.clock.advance(600_000);
-				const checked = await client.callTool({ name: toolName('Get Video Status'), arguments: { task_id: taskId } });
+				const checked = await client.callTool({
+					name: toolName('Get Video Status'),
+					arguments: { task_id: taskId },
+				});
 				expect(checked.isError).toBeFalsy();
 				const done = firstItem(parse(textOf(checked)));
 				const task = sim.task(taskId)!;
 				expect(done).toMatchObject({ task_id: taskId, status: 'finished' });
-				expect((done.files as Array<{ url: string }>).map((f) => f.url)).toEqual(task.files.map((f) => f.url));
+				expect((done.files as Array<{ url: string }>).map((f) => f.url)).toEqual(
+					task.files.map((f) => f.url),
+				);
 				expect(submits()).toHaveLength(1);
 			} finally {
 				await client.close();

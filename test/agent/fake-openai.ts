@@ -28,7 +28,11 @@ export interface JsonSchema {
 export interface ChatMessage {
 	role: 'system' | 'user' | 'assistant' | 'tool';
 	content?: string | null | Array<{ type: string; text?: string }>;
-	tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+	tool_calls?: Array<{
+		id: string;
+		type: 'function';
+		function: { name: string; arguments: string };
+	}>;
 	tool_call_id?: string;
 }
 
@@ -157,12 +161,19 @@ export async function startFakeOpenAi(
 			const raw = await readBody(req);
 			if (req.headers.authorization !== `Bearer ${apiKey}`) {
 				problems.push(`${req.method} ${path}: wrong or missing API key`);
-				return send(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
+				return send(res, 401, {
+					error: { message: 'Incorrect API key provided', type: 'invalid_request_error' },
+				});
 			}
 			if (req.method === 'GET' && /\/v1\/models\/?$/.test(path)) {
 				return send(res, 200, {
 					object: 'list',
-					data: models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })),
+					data: models.map((id) => ({
+						id,
+						object: 'model',
+						created: 1700000000,
+						owned_by: 'fake',
+					})),
 				});
 			}
 			if (req.method === 'POST' && /\/v1\/chat\/completions$/.test(path)) {
@@ -170,8 +181,15 @@ export async function startFakeOpenAi(
 				entry.body = body;
 				// The agent streams only behind a streaming Chat Trigger, which these tests do not use.
 				if (body.stream) {
-					problems.push('a streamed chat completion was asked for: the fake answers plain ones only');
-					return send(res, 400, { error: { message: 'stream is not supported by the fake', type: 'invalid_request_error' } });
+					problems.push(
+						'a streamed chat completion was asked for: the fake answers plain ones only',
+					);
+					return send(res, 400, {
+						error: {
+							message: 'stream is not supported by the fake',
+							type: 'invalid_request_error',
+						},
+					});
 				}
 				const turn = answer(body);
 				entry.answer = turn;
@@ -186,7 +204,9 @@ export async function startFakeOpenAi(
 				});
 			}
 			problems.push(`${req.method} ${path}: not served by the fake`);
-			return send(res, 404, { error: { message: `${req.method} ${path} is not served`, type: 'invalid_request_error' } });
+			return send(res, 404, {
+				error: { message: `${req.method} ${path} is not served`, type: 'invalid_request_error' },
+			});
 		} catch (error) {
 			problems.push(`${req.method} ${path}: ${(error as Error).message}`);
 			return send(res, 500, { error: { message: (error as Error).message } });

@@ -53,7 +53,10 @@ const CRASH_SAFE_PATH = `e2e-crash-safe-${process.pid}`;
 const TRIGGER_WEBHOOK_ID = randomUUID();
 /** examples/form-photo-to-video.json, published; its credential lets the service fetch from loopback. */
 const FORM_WF = 'mgenFormPhoto01';
-const FORM_CREDENTIAL = { id: 'mgenCredForm001', name: 'Media Generation (simulator, n8n on loopback)' };
+const FORM_CREDENTIAL = {
+	id: 'mgenCredForm001',
+	name: 'Media Generation (simulator, n8n on loopback)',
+};
 const SUBMIT_PATH = `e2e-submit-${process.pid}`;
 const BROWSER_ID = 'mgen-e2e-browser';
 /** The owner account of this throw-away instance. */
@@ -190,17 +193,29 @@ beforeAll(async () => {
 	sim = await startSimulator({ apiKey: `e2e-callback-${process.pid}-secret` });
 	n8n = await N8nInstance.create('callback');
 	await n8n.explain(async () => {
-		const loopback = credentialImport(sim.baseUrl, sim.apiKey, FORM_CREDENTIAL.id, FORM_CREDENTIAL.name);
+		const loopback = credentialImport(
+			sim.baseUrl,
+			sim.apiKey,
+			FORM_CREDENTIAL.id,
+			FORM_CREDENTIAL.name,
+		);
 		await n8n.importCredentials([
 			credentialImport(sim.baseUrl, sim.apiKey),
 			// The service fetches the photo from n8n's own link, here on 127.0.0.1.
 			{ ...loopback, data: { ...loopback.data, allowPrivateFileHosts: true } },
 		]);
 		const form = exampleWorkflow('form-photo-to-video.json', FORM_WF);
-		for (const node of form.nodes) if (node.credentials?.mediaGenerationApi) node.credentials.mediaGenerationApi = FORM_CREDENTIAL;
+		for (const node of form.nodes)
+			if (node.credentials?.mediaGenerationApi)
+				node.credentials.mediaGenerationApi = FORM_CREDENTIAL;
 		await n8n.importWorkflows([
 			form,
-			triggerWorkflow(TRIGGER_WF, TRIGGER_WEBHOOK_ID, { event: 'any', verify: true, download: true }, 1),
+			triggerWorkflow(
+				TRIGGER_WF,
+				TRIGGER_WEBHOOK_ID,
+				{ event: 'any', verify: true, download: true },
+				1,
+			),
 			submitterWorkflow(),
 			retryWorkflow(),
 			parkRetryWorkflow(),
@@ -215,8 +230,13 @@ beforeAll(async () => {
 		const owner = await createOwnerApiKey(n8n, OWNER);
 		apiKey = owner.key;
 		// Published as the editor does it.
-		const { versionId } = (await rest(n8n, `/workflows/${FORM_WF}`, { cookie: owner.cookie })).json.data as { versionId: string };
-		await rest(n8n, `/workflows/${FORM_WF}/activate`, { method: 'POST', cookie: owner.cookie, body: { versionId } });
+		const { versionId } = (await rest(n8n, `/workflows/${FORM_WF}`, { cookie: owner.cookie })).json
+			.data as { versionId: string };
+		await rest(n8n, `/workflows/${FORM_WF}/activate`, {
+			method: 'POST',
+			cookie: owner.cookie,
+			body: { versionId },
+		});
 	});
 });
 
@@ -278,10 +298,16 @@ test('examples/form-photo-to-video.json (docs/form-photos-to-videos.md): a photo
 		// n8n's completion page carries the file for the browser to download (form-trigger-completion).
 		const embedded = /const binaries = "([^"]+)"/.exec(page)?.[1];
 		expect(embedded).toBeDefined();
-		const [file] = JSON.parse(decodeURIComponent(embedded!)) as Array<{ data: { data: number[] }; fileName: string; type: string }>;
+		const [file] = JSON.parse(decodeURIComponent(embedded!)) as Array<{
+			data: { data: number[] };
+			fileName: string;
+			type: string;
+		}>;
 		expect(file.type).toBe('video/mp4');
 		const [served] = task.files;
-		expect(sha256([Buffer.from(file.data.data)])).toBe(sha256(mediaChunks(served.kind, served.size)));
+		expect(sha256([Buffer.from(file.data.data)])).toBe(
+			sha256(mediaChunks(served.kind, served.size)),
+		);
 	}));
 
 test('callbacks start one execution per task with the confirmed task, the reference and the files', () =>
@@ -304,10 +330,17 @@ test('callbacks start one execution per task with the confirmed task, the refere
 			// The node signed the reference with the credential; the trigger checks it.
 			// Each with a nonce of its own under the signature (issue 35).
 			const nonce = new URL(task!.callbackUrl!).searchParams.get('nonce');
-			expect(task?.callbackUrl).toBe(signed(`${triggerUrl()}?ref=${ROWS[index].ref}&nonce=${nonce}`));
-			expect(items[index].callback_url).toBe(`${triggerUrl()}?ref=${ROWS[index].ref}&nonce=${nonce}&sig=***`);
+			expect(task?.callbackUrl).toBe(
+				signed(`${triggerUrl()}?ref=${ROWS[index].ref}&nonce=${nonce}`),
+			);
+			expect(items[index].callback_url).toBe(
+				`${triggerUrl()}?ref=${ROWS[index].ref}&nonce=${nonce}&sig=***`,
+			);
 		}
-		expect(new Set(taskIds.map((id) => new URL(sim.task(id)!.callbackUrl!).searchParams.get('nonce'))).size).toBe(ROWS.length);
+		expect(
+			new Set(taskIds.map((id) => new URL(sim.task(id)!.callbackUrl!).searchParams.get('nonce')))
+				.size,
+		).toBe(ROWS.length);
 
 		const executions = await endedExecutions(TRIGGER_WF, ROWS.length);
 		expect(executions).toHaveLength(ROWS.length);
@@ -596,8 +629,12 @@ test('Park Until Callbacks: the Retry picks up the accepted task still running, 
 		const [kept] = sim.tasks().filter((t) => t.prompt.startsWith(p));
 		const retrying = retry(failed.id, false, PARK_RETRY_WF);
 		retrying.catch(() => undefined); // awaited below
-		const calledBack = () => sim.tasks().some((t) => t.prompt === `${p} refused` && sim.callbacks.some((c) => c.taskId === t.id));
-		for (const end = Date.now() + 120_000; !calledBack() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+		const calledBack = () =>
+			sim
+				.tasks()
+				.some((t) => t.prompt === `${p} refused` && sim.callbacks.some((c) => c.taskId === t.id));
+		for (const end = Date.now() + 120_000; !calledBack() && Date.now() < end; )
+			await new Promise((r) => setTimeout(r, 100));
 		expect(calledBack()).toBe(true);
 		expect(sim.view(kept.id)?.status).not.toBe('finished');
 		sim.clock.advance(600_000);
@@ -616,7 +653,8 @@ test('n8n killed while the node waits (SIGKILL), started again, Retry of the cra
 		const safe = 'crash-safe';
 		const one = 'crash-one';
 		// Long enough to be running at the kill, short enough to be finished at the Retry.
-		const rowsOf = (p: string, n: number) => Array.from({ length: n }, (_, i) => ({ prompt: `${p} ${i} [sim:duration=8000]` }));
+		const rowsOf = (p: string, n: number) =>
+			Array.from({ length: n }, (_, i) => ({ prompt: `${p} ${i} [sim:duration=8000]` }));
 		const post = async (path: string, rows: Row[]) => {
 			const res = await fetch(`${n8n.baseUrl}/webhook/${path}`, {
 				method: 'POST',
@@ -629,11 +667,22 @@ test('n8n killed while the node waits (SIGKILL), started again, Retry of the cra
 		await post(RETRY_PATH, rowsOf(one, 3));
 		// Both wait: every task accepted and its status read at least once.
 		const polled = () => {
-			const ids = sim.tasks().filter((t) => t.prompt.startsWith('crash-')).map((t) => t.id);
-			return ids.length === 9 && ids.every((id) => sim.requests.some((r) => r.endpoint === 'status' && r.taskId === id));
+			const ids = sim
+				.tasks()
+				.filter((t) => t.prompt.startsWith('crash-'))
+				.map((t) => t.id);
+			return (
+				ids.length === 9 &&
+				ids.every((id) => sim.requests.some((r) => r.endpoint === 'status' && r.taskId === id))
+			);
 		};
 		while (!polled()) await new Promise((r) => setTimeout(r, 100));
-		const submitted = new Map(sim.tasks().filter((t) => t.prompt.startsWith('crash-')).map((t) => [t.prompt, t.id]));
+		const submitted = new Map(
+			sim
+				.tasks()
+				.filter((t) => t.prompt.startsWith('crash-'))
+				.map((t) => [t.prompt, t.id]),
+		);
 
 		const killedAt = Date.now();
 		await n8n.kill();
@@ -656,13 +705,17 @@ test('n8n killed while the node waits (SIGKILL), started again, Retry of the cra
 		expect(retried.status).toBe('success');
 		expect(submitsOf(safe)).toBe(6);
 		const out = retried.data!.resultData.runData.Finish[0].data!.main[0]!;
-		expect(out.map((i) => i.json.task_id)).toEqual(rowsOf(safe, 6).map((r) => submitted.get(r.prompt)));
+		expect(out.map((i) => i.json.task_id)).toEqual(
+			rowsOf(safe, 6).map((r) => submitted.get(r.prompt)),
+		);
 		for (const item of out) {
 			const task = sim.task(String(item.json.task_id))!;
 			const binaries = Object.values(item.binary ?? {}) as BinaryJson[];
 			expect(binaries).toHaveLength(task.files.length);
 			for (const [i, file] of task.files.entries()) {
-				expect(sha256([fs.readFileSync(n8n.binaryFile(binaries[i]))])).toBe(sha256(mediaChunks(file.kind, file.size)));
+				expect(sha256([fs.readFileSync(n8n.binaryFile(binaries[i]))])).toBe(
+					sha256(mediaChunks(file.kind, file.size)),
+				);
 			}
 		}
 
@@ -672,7 +725,9 @@ test('n8n killed while the node waits (SIGKILL), started again, Retry of the cra
 		expect(submitsOf(one)).toBe(3);
 		expect(lost.status).toBe('error');
 		const error = lost.data!.resultData.error as { message?: string; description?: string };
-		expect(`${error.message}\n${error.description}`).toMatch(/n8n stopped while this node was running[\s\S]*NOT sent again/);
+		expect(`${error.message}\n${error.description}`).toMatch(
+			/n8n stopped while this node was running[\s\S]*NOT sent again/,
+		);
 		process.stdout.write(
 			`[e2e] n8n killed and started again in ${(restartMs / 1000).toFixed(1)} s; Retry of the crash-safe layout: 6 of 6 results in ${(retryMs / 1000).toFixed(1)} s, 0 submissions; one-node Retry: 0 submissions (was 3)\n`,
 		);

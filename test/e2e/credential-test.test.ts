@@ -29,7 +29,9 @@ async function clickTest(data: { apiKey: string; baseUrl: string }): Promise<Tes
 	const { data: result } = await rest<TestResult>(n8n, '/credentials/test', {
 		method: 'POST',
 		session,
-		body: { credentials: { id: credentialId, name: 'Media Generation', type: CREDENTIAL_TYPE, data } },
+		body: {
+			credentials: { id: credentialId, name: 'Media Generation', type: CREDENTIAL_TYPE, data },
+		},
 	});
 	return result;
 }
@@ -49,7 +51,11 @@ beforeAll(async () => {
 	const { data } = await rest<{ id: string }>(n8n, '/credentials', {
 		method: 'POST',
 		session,
-		body: { name: 'Media Generation', type: CREDENTIAL_TYPE, data: { apiKey: sim.apiKey, baseUrl: sim.baseUrl } },
+		body: {
+			name: 'Media Generation',
+			type: CREDENTIAL_TYPE,
+			data: { apiKey: sim.apiKey, baseUrl: sim.baseUrl },
+		},
 	});
 	credentialId = data.id;
 });
@@ -67,7 +73,10 @@ test('the right key: "Connection successful", one status read with the key, noth
 		const result = await clickTest({ apiKey: sim.apiKey, baseUrl: `${sim.baseUrl}/` });
 		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
 		expect(sim.requests).toHaveLength(1);
-		expect(sim.requests[0]).toMatchObject({ method: 'GET', path: '/api/generate/status/n8n-credential-test' });
+		expect(sim.requests[0]).toMatchObject({
+			method: 'GET',
+			path: '/api/generate/status/n8n-credential-test',
+		});
 		expect(sim.requests[0].headers.authorization).toBe(`Bearer ${sim.apiKey}`);
 		expect(sim.tasks()).toHaveLength(0);
 	}));
@@ -94,7 +103,7 @@ test('an unreachable host: the network error, not a key message', () =>
 // n8n 2.41.1 shows these two network cases as bare codes and offers no honest way for a package
 // to word them (docs/credentials.md, "Why two rows are bare codes"). These cases pin what users
 // read today, so a change in n8n shows up here, and that nothing is sent without a scheme.
-test('a Base URL without https://: n8n\'s bare ERR_INVALID_URL, and nothing is sent', () =>
+test("a Base URL without https://: n8n's bare ERR_INVALID_URL, and nothing is sent", () =>
 	n8n.explain(async () => {
 		for (const baseUrl of [sim.baseUrl.replace(/^https?:\/\//, ''), 'api.example.invalid']) {
 			const result = await clickTest({ apiKey: sim.apiKey, baseUrl });
@@ -105,8 +114,14 @@ test('a Base URL without https://: n8n\'s bare ERR_INVALID_URL, and nothing is s
 
 test('http:// to a host outside the local list: refused, the key sent nowhere (the simulator, reached by that name, sees nothing)', () =>
 	n8n.explain(async () => {
-		const result = await clickTest({ apiKey: sim.apiKey, baseUrl: `http://[::ffff:127.0.0.1]:${new URL(sim.baseUrl).port}` });
-		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/ENOTFOUND|EAI_AGAIN/) });
+		const result = await clickTest({
+			apiKey: sim.apiKey,
+			baseUrl: `http://[::ffff:127.0.0.1]:${new URL(sim.baseUrl).port}`,
+		});
+		expect(result).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/ENOTFOUND|EAI_AGAIN/),
+		});
 		expect(sim.requests).toHaveLength(0);
 	}));
 

@@ -24,7 +24,16 @@ import {
 	type ExecutionSummary,
 	type ItemJson,
 } from './n8n';
-import { credentialImport, exampleWorkflow, mediaNode, noOp, splitRows, webhookNode, workflow, type WorkflowNode } from './workflows';
+import {
+	credentialImport,
+	exampleWorkflow,
+	mediaNode,
+	noOp,
+	splitRows,
+	webhookNode,
+	workflow,
+	type WorkflowNode,
+} from './workflows';
 
 jest.setTimeout(300_000);
 
@@ -92,23 +101,39 @@ function taskParkWorkflow() {
 			prompt: '={{ $json.prompt }}',
 			imageByIdOptions: { size: '1:1', n: 1 },
 			waitForCompletion: false,
-			options: { callbackUrl: '={{ $execution.resumeUrl }}', callbackReference: '={{ $json.ref }}' },
+			options: {
+				callbackUrl: '={{ $execution.resumeUrl }}',
+				callbackReference: '={{ $json.ref }}',
+			},
 		}),
-		mediaNode('Park', {
-			resource: 'task',
-			operation: 'waitForCompletion',
-			taskId: '={{ $json.task_id }}',
-			options: { waitMode: 'park', timeoutMinutes: 10 },
-		}, { position: [600, 0] }),
-		mediaNode('Finish', {
-			resource: 'task',
-			operation: 'waitForCompletion',
-			taskId: '={{ $json.task_id }}',
-			options: {},
-		}, { position: [800, 0] }),
+		mediaNode(
+			'Park',
+			{
+				resource: 'task',
+				operation: 'waitForCompletion',
+				taskId: '={{ $json.task_id }}',
+				options: { waitMode: 'park', timeoutMinutes: 10 },
+			},
+			{ position: [600, 0] },
+		),
+		mediaNode(
+			'Finish',
+			{
+				resource: 'task',
+				operation: 'waitForCompletion',
+				taskId: '={{ $json.task_id }}',
+				options: {},
+			},
+			{ position: [800, 0] },
+		),
 	];
 	const link = (to: string) => ({ main: [[{ node: to, type: 'main' as const, index: 0 }]] });
-	return workflow(WFC_WF, nodes, { Webhook: link('Split'), Split: link('Submit'), Submit: link('Park'), Park: link('Finish') });
+	return workflow(WFC_WF, nodes, {
+		Webhook: link('Split'),
+		Split: link('Submit'),
+		Submit: link('Park'),
+		Park: link('Finish'),
+	});
 }
 
 const ATTACK_WF = 'mgenDurableAtk1';
@@ -121,7 +146,12 @@ function attackedWorkflow() {
 		splitRows(),
 		mediaNode(
 			'Wait',
-			{ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: {} },
+			{
+				resource: 'task',
+				operation: 'waitForCompletion',
+				taskId: '={{ $json.task_id }}',
+				options: {},
+			},
 			{ onError: 'continueRegularOutput' },
 		),
 	];
@@ -136,7 +166,12 @@ interface Row {
 	model: string;
 }
 
-function rows(count: number, tag: string, durationMs: (i: number) => number, timeoutMinutes = 10): Row[] {
+function rows(
+	count: number,
+	tag: string,
+	durationMs: (i: number) => number,
+	timeoutMinutes = 10,
+): Row[] {
 	return Array.from({ length: count }, (_, i) => ({
 		prompt: `${tag} ${i} [sim:duration=${durationMs(i)}]`,
 		ref: `${tag}-${i}`,
@@ -174,7 +209,12 @@ async function withData(id: string): Promise<ExecutionSummary> {
 	return found;
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 200): Promise<T> {
+async function waitFor<T>(
+	what: string,
+	fn: () => Promise<T | undefined>,
+	timeoutMs = 60_000,
+	everyMs = 200,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		let value: T | undefined;
@@ -193,7 +233,11 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeou
 }
 
 /** The one execution not in `known`, once it has the given status. */
-async function executionWith(known: Set<string>, status: string[], timeoutMs = 60_000): Promise<ExecutionSummary> {
+async function executionWith(
+	known: Set<string>,
+	status: string[],
+	timeoutMs = 60_000,
+): Promise<ExecutionSummary> {
 	const found = await waitFor(
 		`an execution of ${current} with status ${status.join('/')}`,
 		async () => (await executions()).find((e) => !known.has(e.id) && status.includes(e.status)),
@@ -225,21 +269,28 @@ function expectFiles(
 	expect(items).toHaveLength(body.length);
 	for (const [i, item] of items.entries()) {
 		expect(item.pairedItem).toEqual({ item: i });
-		expect(item.json).toMatchObject({ status: 'finished', reference: byTaskId ? null : body[i].ref });
+		expect(item.json).toMatchObject({
+			status: 'finished',
+			reference: byTaskId ? null : body[i].ref,
+		});
 		if (byTaskId) expect(item.json.model).toBeNull();
 		else if (body[i].model) expect(item.json.model).toBe(body[i].model);
 		const task = sim.task(String(item.json.task_id))!;
 		expect(task.prompt).toBe(body[i].prompt);
 		const [binary] = Object.values(item.binary ?? {}) as BinaryJson[];
 		const onDisk = n8n.binaryFile(binary);
-		expect(sha256([fs.readFileSync(onDisk)])).toBe(sha256(mediaChunks(task.files[0].kind, task.files[0].size)));
+		expect(sha256([fs.readFileSync(onDisk)])).toBe(
+			sha256(mediaChunks(task.files[0].kind, task.files[0].size)),
+		);
 	}
 	if (last) expect(execution.data!.resultData.runData[last]).toHaveLength(1);
 	return items;
 }
 
 const statusReads = (ids: Set<string>, after = 0) =>
-	sim.requests.filter((r) => r.endpoint === 'status' && r.taskId && ids.has(r.taskId) && r.at >= after);
+	sim.requests.filter(
+		(r) => r.endpoint === 'status' && r.taskId && ids.has(r.taskId) && r.at >= after,
+	);
 
 beforeAll(async () => {
 	sim = await startSimulator({ apiKey: `e2e-durable-${process.pid}-secret` });
@@ -262,7 +313,8 @@ beforeAll(async () => {
 			method: 'POST',
 			headers: { 'X-N8N-API-KEY': apiKey },
 		});
-		if (!activated.ok) throw new Error(`activate ${ATTACK_WF}: HTTP ${activated.status} ${await activated.text()}`);
+		if (!activated.ok)
+			throw new Error(`activate ${ATTACK_WF}: HTTP ${activated.status} ${await activated.text()}`);
 	});
 });
 
@@ -281,7 +333,12 @@ test('50 items park one execution: nothing runs, n8n idles, no status reads unti
 		await start(body);
 		const parked = await executionWith(known, ['waiting'], 60_000);
 		const parkedAt = Date.now();
-		const ids = new Set(sim.tasks().filter((t) => t.prompt.startsWith('parked ')).map((t) => t.id));
+		const ids = new Set(
+			sim
+				.tasks()
+				.filter((t) => t.prompt.startsWith('parked '))
+				.map((t) => t.id),
+		);
 		expect(ids.size).toBe(50);
 
 		// Parked: no running execution, n8n's processes idle, no status read for 4 s.
@@ -293,7 +350,9 @@ test('50 items park one execution: nothing runs, n8n idles, no status reads unti
 		expect(running).toBe(0);
 		expect(statusReads(ids).length).toBe(readsBefore);
 		// eslint-disable-next-line no-console
-		console.log(`[durable] parked 50 items: n8n CPU ${cpuMs} ms over 4 s, running executions ${running}, status reads while parked 0`);
+		console.log(
+			`[durable] parked 50 items: n8n CPU ${cpuMs} ms over 4 s, running executions ${running}, status reads while parked 0`,
+		);
 		expect(cpuMs).toBeLessThan(1500);
 
 		// Refused callbacks keep it parked: a wrong signature, a task of another execution.
@@ -301,7 +360,15 @@ test('50 items park one execution: nothing runs, n8n idles, no status reads unti
 		const resume = new URL(someTask.callbackUrl!);
 		const bad = new URL(resume);
 		bad.searchParams.set('signature', 'forged');
-		expect((await fetch(bad, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(401);
+		expect(
+			(
+				await fetch(bad, {
+					method: 'POST',
+					body: '{}',
+					headers: { 'content-type': 'application/json' },
+				})
+			).status,
+		).toBe(401);
 		const foreign = new URL(resume);
 		foreign.searchParams.delete('mgi');
 		const foreignRes = await fetch(foreign, {
@@ -331,7 +398,11 @@ test('50 items park one execution: nothing runs, n8n idles, no status reads unti
 		await sim.idle();
 		const answers = sim.callbacks
 			.filter((c) => ids.has(c.taskId))
-			.map((c) => ({ after: c.at - sim.task(c.taskId)!.endedAt!, status: c.status, attempt: c.attempt }))
+			.map((c) => ({
+				after: c.at - sim.task(c.taskId)!.endedAt!,
+				status: c.status,
+				attempt: c.attempt,
+			}))
 			.sort((a, b) => a.after - b.after);
 		// eslint-disable-next-line no-console
 		console.log(
@@ -392,11 +463,17 @@ test('callbacks n8n answered 409 before it saved the execution as waiting are no
 		expectFiles(done, body);
 		await sim.idle();
 		const early = sim.tasks().filter((t) => t.prompt.startsWith('early ') && t.durationMs === 0);
-		const refused = sim.callbacks.filter((c) => early.some((t) => t.id === c.taskId) && c.status === 409);
+		const refused = sim.callbacks.filter(
+			(c) => early.some((t) => t.id === c.taskId) && c.status === 409,
+		);
 		// eslint-disable-next-line no-console
-		console.log(`[durable] callbacks answered 409 while the execution was running: ${refused.length}`);
+		console.log(
+			`[durable] callbacks answered 409 while the execution was running: ${refused.length}`,
+		);
 		// It ended by the last callback, long before its 10-minute deadline.
-		expect(Date.parse(String(done.stoppedAt)) - Date.parse(String(done.startedAt))).toBeLessThan(60_000);
+		expect(Date.parse(String(done.stoppedAt)) - Date.parse(String(done.startedAt))).toBeLessThan(
+			60_000,
+		);
 	}));
 
 test('lost callbacks: the execution resumes at the deadline and the rest is polled', () =>
@@ -436,7 +513,9 @@ test('Task → Wait for Completion parks on tasks submitted with {{ $execution.r
 				expect(url.searchParams.has('mgi')).toBe(false);
 			}
 			// Resumed by the callbacks, long before the 10-minute deadline.
-			expect(Date.parse(String(done.stoppedAt)) - Date.parse(String(done.startedAt))).toBeLessThan(120_000);
+			expect(Date.parse(String(done.stoppedAt)) - Date.parse(String(done.startedAt))).toBeLessThan(
+				120_000,
+			);
 		} finally {
 			current = WF;
 		}
@@ -455,11 +534,19 @@ test("issue 19's attack: a forged park state posted to a public webhook download
 		await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
 		try {
 			const fileUrl = `http://127.0.0.1:${(host.address() as AddressInfo).port}/anything`;
-			const real = await client(sim).create(sim.imageModelId, { prompt: 'attacked [sim:duration=0]', size: '1:1', n: 1 });
+			const real = await client(sim).create(sim.imageModelId, {
+				prompt: 'attacked [sim:duration=0]',
+				size: '1:1',
+				n: 1,
+			});
 			const ghost = 'task_0000000000000000000000000000dead';
 			const forged = (id: string, index: number) => ({
 				task_id: id,
-				media_generation_wait: { parked: true, index, task: { task_id: id, status: 'finished', files: [{ file_url: fileUrl }] } },
+				media_generation_wait: {
+					parked: true,
+					index,
+					task: { task_id: id, status: 'finished', files: [{ file_url: fileUrl }] },
+				},
 			});
 			const known = new Set((await executions()).map((e) => e.id));
 			const readsBefore = statusReads(new Set([real, ghost])).length;
@@ -474,13 +561,17 @@ test("issue 19's attack: a forged park state posted to a public webhook download
 			expect(String(items[0].json.notice)).toMatch(/was ignored/);
 			const [binary] = Object.values(items[0].binary ?? {}) as BinaryJson[];
 			const task = sim.task(real)!;
-			expect(sha256([fs.readFileSync(n8n.binaryFile(binary))])).toBe(sha256(mediaChunks(task.files[0].kind, task.files[0].size)));
+			expect(sha256([fs.readFileSync(n8n.binaryFile(binary))])).toBe(
+				sha256(mediaChunks(task.files[0].kind, task.files[0].size)),
+			);
 			// The made-up task: read (the service does not know it), an error item, no binary.
 			expect(statusReads(new Set([ghost])).length).toBeGreaterThan(0);
 			expect(items[1].json.error).toBeDefined();
 			expect(items[1].binary).toBeUndefined();
 			// eslint-disable-next-line no-console
-			console.log(`[durable] forged park state: ${hits.length} requests to the forged file URL, ${statusReads(new Set([real, ghost])).length - readsBefore} status reads`);
+			console.log(
+				`[durable] forged park state: ${hits.length} requests to the forged file URL, ${statusReads(new Set([real, ghost])).length - readsBefore} status reads`,
+			);
 		} finally {
 			current = WF;
 			await new Promise<void>((resolve) => host.close(() => resolve()));

@@ -18,7 +18,8 @@ import * as path from 'node:path';
 import { N8N_VERSION, ensureN8n, type N8nInstall } from '../../tools/ensure-n8n';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
-const OUT_ROOT = process.env.MGEN_E2E_DIR || path.join(os.tmpdir(), 'n8n-nodes-media-generation-e2e');
+const OUT_ROOT =
+	process.env.MGEN_E2E_DIR || path.join(os.tmpdir(), 'n8n-nodes-media-generation-e2e');
 const RUN_ID = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
 export const PACKAGE_NAME = 'n8n-nodes-media-generation';
 export const NODE_TYPE = `${PACKAGE_NAME}.mediaGeneration`;
@@ -61,7 +62,9 @@ function packedPackage(): string {
 		(f) => !fs.existsSync(path.join(ROOT, f)),
 	);
 	if (missing.length) {
-		throw new Error(`the package is not built (missing ${missing.join(', ')}): run \`npm run build\``);
+		throw new Error(
+			`the package is not built (missing ${missing.join(', ')}): run \`npm run build\``,
+		);
 	}
 	const dest = path.join(OUT_ROOT, RUN_ID);
 	fs.mkdirSync(dest, { recursive: true });
@@ -102,7 +105,8 @@ export interface CredentialImport {
 function procStatus(pid: number): { rss: number; hwm: number } | undefined {
 	try {
 		const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-		const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0) * 1024;
+		const kb = (key: string) =>
+			Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0) * 1024;
 		return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 	} catch {
 		return undefined;
@@ -185,7 +189,8 @@ export class N8nInstance {
 		const env: NodeJS.ProcessEnv = { ...process.env };
 		// Nothing of the developer's or the test runner's n8n settings leaks in.
 		for (const key of Object.keys(env)) {
-			if (key.startsWith('N8N_') || key.startsWith('DB_') || key.startsWith('EXECUTIONS_')) delete env[key];
+			if (key.startsWith('N8N_') || key.startsWith('DB_') || key.startsWith('EXECUTIONS_'))
+				delete env[key];
 			if (/^(https?|all|no)_proxy$/i.test(key)) delete env[key];
 		}
 		Object.assign(env, {
@@ -282,13 +287,22 @@ export class N8nInstance {
 	/** Runs `n8n <args>` to completion under Node 24; rejects (with the log tail) on a non-zero exit. */
 	cli(
 		args: string[],
-		options: { label?: string; timeoutMs?: number; allowFailure?: boolean; onSpawn?: (pid: number) => void } = {},
+		options: {
+			label?: string;
+			timeoutMs?: number;
+			allowFailure?: boolean;
+			onSpawn?: (pid: number) => void;
+		} = {},
 	): Promise<CliResult> {
 		const { node, bin } = this.install;
 		const log = this.newLog(options.label ?? args[0].replace(/[^a-z0-9]+/gi, '-'));
 		const timeoutMs = options.timeoutMs ?? 120_000;
 		return new Promise((resolve, reject) => {
-			const child = spawn(node, [bin, ...args], { cwd: this.dir, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+			const child = spawn(node, [bin, ...args], {
+				cwd: this.dir,
+				env: this.env,
+				stdio: ['ignore', 'pipe', 'pipe'],
+			});
 			options.onSpawn?.(child.pid!);
 			const out: Buffer[] = [];
 			const err: Buffer[] = [];
@@ -374,7 +388,11 @@ export class N8nInstance {
 		const { node, bin } = this.install;
 		this.serverLog = this.newLog('start');
 		const file = fs.openSync(this.serverLog, 'a');
-		const child = spawn(node, [bin, 'start'], { cwd: this.dir, env: this.env, stdio: ['ignore', file, file] });
+		const child = spawn(node, [bin, 'start'], {
+			cwd: this.dir,
+			env: this.env,
+			stdio: ['ignore', file, file],
+		});
 		fs.closeSync(file);
 		this.server = child;
 		const deadline = Date.now() + 90_000;
@@ -383,14 +401,16 @@ export class N8nInstance {
 			exited = code;
 		});
 		for (;;) {
-			if (exited !== undefined) throw new Error(`n8n start exited with ${exited}\n${tailOf(this.serverLog)}`);
+			if (exited !== undefined)
+				throw new Error(`n8n start exited with ${exited}\n${tailOf(this.serverLog)}`);
 			try {
 				const res = await fetch(`${this.baseUrl}/healthz/readiness`);
 				if (res.status === 200) return;
 			} catch {
 				// Not listening yet.
 			}
-			if (Date.now() > deadline) throw new Error(`n8n start not ready after 90 s\n${tailOf(this.serverLog)}`);
+			if (Date.now() > deadline)
+				throw new Error(`n8n start not ready after 90 s\n${tailOf(this.serverLog)}`);
 			await new Promise((r) => setTimeout(r, 250));
 		}
 	}
@@ -438,7 +458,8 @@ export class N8nInstance {
 		const m = /^filesystem(?:-v2)?:(.+)$/.exec(id);
 		if (!m) throw new Error(`binary data is not in filesystem mode: id ${JSON.stringify(id)}`);
 		const file = path.join(this.binaryDataDir, m[1]);
-		if (!file.startsWith(this.binaryDataDir + path.sep)) throw new Error(`binary id escapes the store: ${id}`);
+		if (!file.startsWith(this.binaryDataDir + path.sep))
+			throw new Error(`binary id escapes the store: ${id}`);
 		return file;
 	}
 
@@ -452,7 +473,13 @@ export class N8nInstance {
 		if (this.serverLog) pick.add(path.basename(this.serverLog));
 		const skipped = files.length - pick.size;
 		const head = skipped > 0 ? `(${skipped} older logs not shown)\n` : '';
-		return head + files.filter((f) => pick.has(f)).map((f) => tailOf(path.join(this.logsDir, f), lines)).join('\n');
+		return (
+			head +
+			files
+				.filter((f) => pick.has(f))
+				.map((f) => tailOf(path.join(this.logsDir, f), lines))
+				.join('\n')
+		);
 	}
 
 	/** Runs a test body; on failure the message gets the n8n logs' tails and the folder is kept. */
@@ -470,7 +497,8 @@ export class N8nInstance {
 	/** Stops the server; removes the folder unless a test failed (then it is kept to read). */
 	async dispose(): Promise<void> {
 		await this.stop();
-		if (!this.failed && !process.env.MGEN_KEEP_E2E) fs.rmSync(this.dir, { recursive: true, force: true });
+		if (!this.failed && !process.env.MGEN_KEEP_E2E)
+			fs.rmSync(this.dir, { recursive: true, force: true });
 	}
 }
 
@@ -563,7 +591,10 @@ export function parseRunJson(stdout: string): ExecutionJson | undefined {
 /** Items of one output of a node's last run. */
 export function outputItems(run: ExecutionJson, node: string, output = 0): ItemJson[] {
 	const runs = run.data.resultData.runData[node];
-	if (!runs?.length) throw new Error(`node "${node}" did not run; ran: ${Object.keys(run.data.resultData.runData).join(', ')}`);
+	if (!runs?.length)
+		throw new Error(
+			`node "${node}" did not run; ran: ${Object.keys(run.data.resultData.runData).join(', ')}`,
+		);
 	return runs[runs.length - 1].data?.main[output] ?? [];
 }
 
@@ -608,7 +639,10 @@ export interface ExecutionSummary {
 
 /** Sets up the owner account of a started instance and returns a public-API key. */
 export async function createOwnerApiKey(instance: N8nInstance): Promise<string> {
-	const call = async (pathname: string, init: { method?: string; body?: unknown; cookie?: string } = {}) => {
+	const call = async (
+		pathname: string,
+		init: { method?: string; body?: unknown; cookie?: string } = {},
+	) => {
 		const res = await fetch(`${instance.baseUrl}/rest${pathname}`, {
 			method: init.method ?? 'GET',
 			headers: {
@@ -619,17 +653,30 @@ export async function createOwnerApiKey(instance: N8nInstance): Promise<string> 
 			body: init.body === undefined ? undefined : JSON.stringify(init.body),
 		});
 		const text = await res.text();
-		if (!res.ok) throw new Error(`${init.method ?? 'GET'} /rest${pathname}: HTTP ${res.status} ${text.slice(0, 300)}`);
+		if (!res.ok)
+			throw new Error(
+				`${init.method ?? 'GET'} /rest${pathname}: HTTP ${res.status} ${text.slice(0, 300)}`,
+			);
 		return { res, json: JSON.parse(text) as { data: unknown } };
 	};
 	const { res } = await call('/owner/setup', {
 		method: 'POST',
-		body: { email: 'e2e@example.com', firstName: 'End', lastName: 'ToEnd', password: `${randomBytes(8).toString('hex')}-Aa1` },
+		body: {
+			email: 'e2e@example.com',
+			firstName: 'End',
+			lastName: 'ToEnd',
+			password: `${randomBytes(8).toString('hex')}-Aa1`,
+		},
 	});
 	const cookie = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]).join('; ');
 	const scopes = (await call('/api-keys/scopes', { cookie })).json.data as string[];
-	const created = (await call('/api-keys', { method: 'POST', cookie, body: { label: 'e2e', scopes, expiresAt: null } })).json
-		.data as { rawApiKey?: string; apiKey?: string };
+	const created = (
+		await call('/api-keys', {
+			method: 'POST',
+			cookie,
+			body: { label: 'e2e', scopes, expiresAt: null },
+		})
+	).json.data as { rawApiKey?: string; apiKey?: string };
 	const key = created.rawApiKey ?? created.apiKey;
 	if (!key) throw new Error('no key in the api-keys answer');
 	return key;
@@ -644,7 +691,12 @@ export async function listExecutions(
 	includeData = true,
 ): Promise<ExecutionSummary[]> {
 	const query = `workflowId=${workflowId}&includeData=${includeData}&limit=100${status ? `&status=${status}` : ''}`;
-	const res = await fetch(`${instance.baseUrl}/api/v1/executions?${query}`, { headers: { 'X-N8N-API-KEY': apiKey } });
-	if (!res.ok) throw new Error(`GET /api/v1/executions: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+	const res = await fetch(`${instance.baseUrl}/api/v1/executions?${query}`, {
+		headers: { 'X-N8N-API-KEY': apiKey },
+	});
+	if (!res.ok)
+		throw new Error(
+			`GET /api/v1/executions: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`,
+		);
 	return ((await res.json()) as { data: ExecutionSummary[] }).data;
 }

@@ -73,11 +73,21 @@ function binaryFrameWorkflow() {
 				type: 'n8n-nodes-base.convertToFile',
 				typeVersion: 1.1,
 				position: [300, 0],
-				parameters: { operation: 'toBinary', sourceProperty: 'png', options: { fileName: 'frame.png', mimeType: 'image/png' } },
+				parameters: {
+					operation: 'toBinary',
+					sourceProperty: 'png',
+					options: { fileName: 'frame.png', mimeType: 'image/png' },
+				},
 			},
 			mediaNode(
 				'Animate',
-				{ resource: 'video', operation: 'generate', model: 'vidmodel-2.0-fast/image-to-video', prompt: 'in memory', frameSource: 'binary' },
+				{
+					resource: 'video',
+					operation: 'generate',
+					model: 'vidmodel-2.0-fast/image-to-video',
+					prompt: 'in memory',
+					frameSource: 'binary',
+				},
 				{ onError: 'continueRegularOutput' },
 			),
 		],
@@ -146,7 +156,9 @@ function batchWorkflow() {
 			position: [200, 0],
 			parameters: {
 				mode: 'raw',
-				jsonOutput: JSON.stringify({ rows: BATCH_ROWS.map((r) => ({ row: r.row, prompt: r.prompt, duration: r.duration })) }),
+				jsonOutput: JSON.stringify({
+					rows: BATCH_ROWS.map((r) => ({ row: r.row, prompt: r.prompt, duration: r.duration })),
+				}),
 			},
 		},
 		{
@@ -193,7 +205,8 @@ function sha256OfServed(kind: 'image' | 'video' | 'audio', size: number): string
 
 async function sha256OfFile(file: string): Promise<string> {
 	const hash = createHash('sha256');
-	for await (const chunk of fs.createReadStream(file, { highWaterMark: 4 * MB })) hash.update(chunk as Buffer);
+	for await (const chunk of fs.createReadStream(file, { highWaterMark: 4 * MB }))
+		hash.update(chunk as Buffer);
 	return hash.digest('hex');
 }
 
@@ -256,31 +269,37 @@ describe('polling path: the examples run with n8n execute', () => {
 	test.each([
 		['generate-video.json', WF.video, 'Generate Video', 'video/mp4', 'mp4'],
 		['generate-image.json', WF.image, 'Generate Image', 'image/png', 'png'],
-	])('%s: the task finishes and its file is in n8n\'s binary store as served', (_file, id, nodeName, mime, ext) =>
-		n8n.explain(async () => {
-			const before = sim.tasks().length;
-			const { run, result } = await n8n.execute(id);
-			expect(run.data.resultData.error).toBeUndefined();
+	])(
+		"%s: the task finishes and its file is in n8n's binary store as served",
+		(_file, id, nodeName, mime, ext) =>
+			n8n.explain(async () => {
+				const before = sim.tasks().length;
+				const { run, result } = await n8n.execute(id);
+				expect(run.data.resultData.error).toBeUndefined();
 
-			const items = outputItems(run, nodeName);
-			expect(items).toHaveLength(1);
-			const [item] = items;
-			expect(item.json).toMatchObject({ status: 'finished', progress: 100, error_message: null });
-			expect(sim.tasks()).toHaveLength(before + 1);
-			const binaries = await expectFilesAsServed(item);
-			expect(binaries[0]).toMatchObject({ mimeType: mime, fileExtension: ext });
-			expect(binaries[0].fileName).toMatch(new RegExp(`\\.${ext}$`));
-			expectNoKeyLeaks(result.stdout + result.stderr);
+				const items = outputItems(run, nodeName);
+				expect(items).toHaveLength(1);
+				const [item] = items;
+				expect(item.json).toMatchObject({ status: 'finished', progress: 100, error_message: null });
+				expect(sim.tasks()).toHaveLength(before + 1);
+				const binaries = await expectFilesAsServed(item);
+				expect(binaries[0]).toMatchObject({ mimeType: mime, fileExtension: ext });
+				expect(binaries[0].fileName).toMatch(new RegExp(`\\.${ext}$`));
+				expectNoKeyLeaks(result.stdout + result.stderr);
 
-			// The package brought no node_modules: the node's runtime imports (zod among them)
-			// resolved from n8n's own, as they do for users.
-			expect(fs.existsSync(path.join(n8n.packageDir, 'node_modules'))).toBe(false);
-			const sharedDir = path.join(n8n.packageDir, 'dist', 'nodes', 'shared');
-			const importsZod = fs
-				.readdirSync(sharedDir)
-				.some((f) => f.endsWith('.js') && fs.readFileSync(path.join(sharedDir, f), 'utf8').includes('require("zod")'));
-			expect(importsZod).toBe(true);
-		}),
+				// The package brought no node_modules: the node's runtime imports (zod among them)
+				// resolved from n8n's own, as they do for users.
+				expect(fs.existsSync(path.join(n8n.packageDir, 'node_modules'))).toBe(false);
+				const sharedDir = path.join(n8n.packageDir, 'dist', 'nodes', 'shared');
+				const importsZod = fs
+					.readdirSync(sharedDir)
+					.some(
+						(f) =>
+							f.endsWith('.js') &&
+							fs.readFileSync(path.join(sharedDir, f), 'utf8').includes('require("zod")'),
+					);
+				expect(importsZod).toBe(true);
+			}),
 	);
 });
 
@@ -339,8 +358,7 @@ describe('error output and batches', () => {
 			}
 			expect(done).toHaveLength(BATCH_ROWS.filter((r) => r.expect === 'finished').length);
 			expectNoKeyLeaks(result.stdout + result.stderr);
-		}),
-	);
+		}));
 });
 
 describe('examples/spreadsheet-rows-to-videos.json (guide: docs/spreadsheet-to-videos.md)', () => {
@@ -354,11 +372,22 @@ describe('examples/spreadsheet-rows-to-videos.json (guide: docs/spreadsheet-to-v
 	const FAILS = 'SKU-1004';
 	function testSheet(): Row[] {
 		return parseCsv(fs.readFileSync(SHIPPED_SHEET, 'utf8')).map((row, i) => {
-			const out: Row = { sku: row.sku, product: row.product, price: `${10 + i}.90`, prompt: row.prompt };
+			const out: Row = {
+				sku: row.sku,
+				product: row.product,
+				price: `${10 + i}.90`,
+				prompt: row.prompt,
+			};
 			out.prompt += ` [sim:duration=${100 + ((i * 7) % 20) * 60}]`;
 			if (row.sku === FAILS) out.prompt += ' [sim:fail=no footage of this product]';
 			if (row.sku === EMPTY) out.prompt = '';
-			if (row.sku === DONE) Object.assign(out, { status: 'finished', video_file: `${DONE}.mp4`, task_id: 'task_from_last_night', error: '' });
+			if (row.sku === DONE)
+				Object.assign(out, {
+					status: 'finished',
+					video_file: `${DONE}.mp4`,
+					task_id: 'task_from_last_night',
+					error: '',
+				});
 			return out;
 		});
 	}
@@ -375,10 +404,15 @@ describe('examples/spreadsheet-rows-to-videos.json (guide: docs/spreadsheet-to-v
 			// One submission per row to do: not the done row, not the row with no prompt.
 			const created = sim.tasks().slice(before);
 			expect(created.map((t) => t.prompt).sort()).toEqual(
-				sheet.filter((r) => r.sku !== DONE && r.sku !== EMPTY).map((r) => r.prompt).sort(),
+				sheet
+					.filter((r) => r.sku !== DONE && r.sku !== EMPTY)
+					.map((r) => r.prompt)
+					.sort(),
 			);
 			// The tasks ended in another order than the rows (so matching by position would be wrong).
-			const byEnd = [...created].sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0)).map((t) => t.prompt);
+			const byEnd = [...created]
+				.sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0))
+				.map((t) => t.prompt);
 			expect(byEnd).not.toEqual(created.map((t) => t.prompt));
 
 			const written = readSheet(sheetFolder);
@@ -389,7 +423,11 @@ describe('examples/spreadsheet-rows-to-videos.json (guide: docs/spreadsheet-to-v
 			for (const row of written) {
 				const original = sheet.find((r) => r.sku === row.sku)!;
 				if (row.sku === DONE) {
-					expect(row).toMatchObject({ status: 'finished', video_file: `${DONE}.mp4`, task_id: 'task_from_last_night' });
+					expect(row).toMatchObject({
+						status: 'finished',
+						video_file: `${DONE}.mp4`,
+						task_id: 'task_from_last_night',
+					});
 					continue;
 				}
 				if (row.sku === EMPTY) {
@@ -404,7 +442,11 @@ describe('examples/spreadsheet-rows-to-videos.json (guide: docs/spreadsheet-to-v
 				const task = sim.task(row.task_id);
 				expect(task?.prompt).toBe(original.prompt);
 				if (row.sku === FAILS) {
-					expect(row).toMatchObject({ status: 'failed', video_file: '', error: 'no footage of this product' });
+					expect(row).toMatchObject({
+						status: 'failed',
+						video_file: '',
+						error: 'no footage of this product',
+					});
 					continue;
 				}
 				expect(row).toMatchObject({ status: 'finished', video_file: `${row.sku}.mp4`, error: '' });
@@ -420,9 +462,16 @@ describe('examples/spreadsheet-rows-to-videos.json (guide: docs/spreadsheet-to-v
 			const second = sim.tasks().length;
 			const again = await n8n.execute(WF.sheet);
 			expect(again.run.data.resultData.error).toBeUndefined();
-			expect(sim.tasks().slice(second).map((t) => t.prompt)).toEqual([sheet.find((r) => r.sku === FAILS)!.prompt]);
+			expect(
+				sim
+					.tasks()
+					.slice(second)
+					.map((t) => t.prompt),
+			).toEqual([sheet.find((r) => r.sku === FAILS)!.prompt]);
 			const rewritten = readSheet(sheetFolder);
-			expect(rewritten.filter((r) => r.status === 'finished')).toEqual(written.filter((r) => r.status === 'finished'));
+			expect(rewritten.filter((r) => r.status === 'finished')).toEqual(
+				written.filter((r) => r.status === 'finished'),
+			);
 		}));
 });
 
@@ -433,7 +482,10 @@ describe('a 1 GB result in filesystem binary mode', () => {
 	// never asserted by a timed test, and three runs of 1 GB cost the suite a minute.
 	test("is streamed to disk: n8n's memory grows far less than the file size", () =>
 		n8n.explain(async () => {
-			const { memory: base } = await n8n.execute(WF.bigBaseline, { memory: true, timeoutMs: 240_000 });
+			const { memory: base } = await n8n.execute(WF.bigBaseline, {
+				memory: true,
+				timeoutMs: 240_000,
+			});
 			const started = Date.now();
 			const { run, memory } = await n8n.execute(WF.big, { memory: true, timeoutMs: 240_000 });
 			const seconds = (Date.now() - started) / 1000;
@@ -448,8 +500,7 @@ describe('a 1 GB result in filesystem binary mode', () => {
 			);
 			expect(growth).toBeLessThan(300 * MB);
 			expect(treeGrowth).toBeLessThan(300 * MB);
-		}),
-	);
+		}));
 });
 
 describe('a gzip body cut in half by the file host (issue 19, finding 2)', () => {
@@ -462,9 +513,10 @@ describe('a gzip body cut in half by the file host (issue 19, finding 2)', () =>
 			expect(item.binary ?? {}).toEqual({});
 			expect(String(item.json.error)).toMatch(/sent the file compressed/);
 			expect(String(item.json.task_id)).toMatch(/^task_/);
-			expect(sim.requests.filter((r) => r.endpoint === 'file' && r.fault === 'gzipCut')).toHaveLength(1);
-		}),
-	);
+			expect(
+				sim.requests.filter((r) => r.endpoint === 'file' && r.fault === 'gzipCut'),
+			).toHaveLength(1);
+		}));
 });
 
 describe("a binary reference image in n8n's in-memory binary data mode (issue 34)", () => {
@@ -484,8 +536,7 @@ describe("a binary reference image in n8n's in-memory binary data mode (issue 34
 				if (mode === undefined) delete n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
 				else n8n.env.N8N_DEFAULT_BINARY_DATA_MODE = mode;
 			}
-		}),
-	);
+		}));
 });
 
 describe("n8n's own size limit in database binary mode (issue 21)", () => {
@@ -499,7 +550,9 @@ describe("n8n's own size limit in database binary mode (issue 21)", () => {
 				const { run } = await n8n.execute(WF.tooLarge);
 				const [item] = outputItems(run, 'Generate');
 				const error = String(item.json.error);
-				expect(error).toContain(`n8n refused to store the file: it is 1.91 MB, over the 1 MB limit of n8n's "database" binary data mode`);
+				expect(error).toContain(
+					`n8n refused to store the file: it is 1.91 MB, over the 1 MB limit of n8n's "database" binary data mode`,
+				);
 				expect(error).toContain('N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE');
 				expect(error).toContain('Options → Max File Size (MB)');
 				expect(error).not.toMatch(/connection failed/);
@@ -507,11 +560,12 @@ describe("n8n's own size limit in database binary mode (issue 21)", () => {
 				expect(item.json.expires_at).toEqual(expect.any(String));
 				// One attempt: a storage limit is not retried.
 				const taskId = String(item.json.task_id);
-				expect(sim.requests.filter((r) => r.endpoint === 'file' && r.taskId === taskId)).toHaveLength(1);
+				expect(
+					sim.requests.filter((r) => r.endpoint === 'file' && r.taskId === taskId),
+				).toHaveLength(1);
 			} finally {
 				delete n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
 				delete n8n.env.N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE;
 			}
-		}),
-	);
+		}));
 });

@@ -25,7 +25,10 @@ export async function rest<T = unknown>(
 		body: init.body === undefined ? undefined : JSON.stringify(init.body),
 	});
 	const text = await res.text();
-	if (!res.ok) throw new Error(`${init.method ?? 'GET'} /rest${path}: HTTP ${res.status} ${text.slice(0, 500)}`);
+	if (!res.ok)
+		throw new Error(
+			`${init.method ?? 'GET'} /rest${path}: HTTP ${res.status} ${text.slice(0, 500)}`,
+		);
 	return { res, data: (JSON.parse(text) as { data: T }).data };
 }
 

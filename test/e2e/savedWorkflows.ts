@@ -29,7 +29,13 @@ import {
 	type ExecutionSummary,
 	type ItemJson,
 } from './n8n';
-import { CREDENTIAL, credentialImport, webhookNode, type Connections, type WorkflowNode } from './workflows';
+import {
+	CREDENTIAL,
+	credentialImport,
+	webhookNode,
+	type Connections,
+	type WorkflowNode,
+} from './workflows';
 import { chat, openAiCredentialImport, prepare, toolName } from '../agent/agent-workflows';
 import { startFakeOpenAi, toolResults, type FakeOpenAi } from '../agent/fake-openai';
 
@@ -188,7 +194,7 @@ export const NOT_RUN_HERE: Record<string, string> = {
 	'example-spreadsheet-rows-to-videos.json':
 		'reads and writes files in a folder of the machine; test/e2e/polling.test.ts runs the example itself',
 	'example-form-photo-to-video.json':
-		'a form a person fills in; test/e2e/callback.test.ts submits the example\'s form itself',
+		"a form a person fills in; test/e2e/callback.test.ts submits the example's form itself",
 	'example-save-finished-videos.json':
 		'writes files in a folder of the machine; the agent layer runs the example itself, called back by the AI Agent example',
 };
@@ -223,7 +229,11 @@ const BINARY_FILES = ['frame.png', 'big.png', 'notes.png'];
  * one execution shows every outcome.
  */
 function binaryImagesWorkflow(webhookPath: string, filesDir: string) {
-	const animate = (name: string, credential: { id: string; name: string }, y: number): WorkflowNode => ({
+	const animate = (
+		name: string,
+		credential: { id: string; name: string },
+		y: number,
+	): WorkflowNode => ({
 		id: `n-${name.replace(/\W+/g, '-')}`,
 		name,
 		type: NODE_TYPE,
@@ -257,7 +267,10 @@ function binaryImagesWorkflow(webhookPath: string, filesDir: string) {
 			type: 'n8n-nodes-base.readWriteFile',
 			typeVersion: 1,
 			position: [520, 0],
-			parameters: { fileSelector: `={{ ${JSON.stringify(`${filesDir}/`)} + $json.name }}`, options: {} },
+			parameters: {
+				fileSelector: `={{ ${JSON.stringify(`${filesDir}/`)} + $json.name }}`,
+				options: {},
+			},
 		},
 		animate('Animate', CREDENTIAL, 0),
 		animate('Animate (strict credential)', STRICT_CREDENTIAL, 200),
@@ -370,9 +383,18 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		// The files Read/Write Files from Disk may read (n8n restricts it to one folder).
 		filesDir = path.join(n8n.dir, 'files');
 		fs.mkdirSync(filesDir, { recursive: true });
-		fs.writeFileSync(path.join(filesDir, 'frame.png'), Buffer.concat([...referenceChunks('png', 2000)]));
-		fs.writeFileSync(path.join(filesDir, 'big.png'), Buffer.concat([...referenceChunks('png', 10.5 * 1024 * 1024)]));
-		fs.writeFileSync(path.join(filesDir, 'notes.png'), 'Shopping list: milk, eggs, a paper boat.\n');
+		fs.writeFileSync(
+			path.join(filesDir, 'frame.png'),
+			Buffer.concat([...referenceChunks('png', 2000)]),
+		);
+		fs.writeFileSync(
+			path.join(filesDir, 'big.png'),
+			Buffer.concat([...referenceChunks('png', 10.5 * 1024 * 1024)]),
+		);
+		fs.writeFileSync(
+			path.join(filesDir, 'notes.png'),
+			'Shopping list: milk, eggs, a paper boat.\n',
+		);
 		n8n.env.N8N_RESTRICT_FILE_ACCESS_TO = filesDir;
 		const started = fixtures.filter((f) => !isManual(f));
 		await n8n.explain(async () => {
@@ -381,7 +403,12 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 				{ ...credential, data: { ...credential.data, allowPrivateFileHosts: true } },
 				openAiCredentialImport(fake.url, fake.apiKey),
 				{
-					...credentialImport(sim.baseUrl, sim.apiKey, STRICT_CREDENTIAL.id, STRICT_CREDENTIAL.name),
+					...credentialImport(
+						sim.baseUrl,
+						sim.apiKey,
+						STRICT_CREDENTIAL.id,
+						STRICT_CREDENTIAL.name,
+					),
 					data: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: false },
 				},
 				{
@@ -399,7 +426,11 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			apiKey = await createOwnerApiKey(n8n);
 			// Activated through the public API: one request each, where `n8n publish:workflow`
 			// costs an n8n start-up each.
-			for (const id of [MERGED_ID, BINARY_WORKFLOW_ID, ...[...started, ...agentFixtures].map((f) => f.id)]) {
+			for (const id of [
+				MERGED_ID,
+				BINARY_WORKFLOW_ID,
+				...[...started, ...agentFixtures].map((f) => f.id),
+			]) {
 				const res = await fetch(`${n8n.baseUrl}/api/v1/workflows/${id}/activate`, {
 					method: 'POST',
 					headers: { 'X-N8N-API-KEY': apiKey },
@@ -422,7 +453,10 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 	test('the saved AI Agent examples (AI Agent 3.1, OpenAI Chat Model 1.3, a scripted model): Start Video submits once and answers at once, Get Video Status returns the files', () =>
 		n8n.explain(async () => {
 			// 0.2.0's adds a Simple Memory and a Callback URL to Start Video.
-			expect(agentFixtures.map((f) => f.label)).toEqual([`0.1.0/${AGENT_FIXTURE}`, `0.2.0/${AGENT_FIXTURE}`]);
+			expect(agentFixtures.map((f) => f.label)).toEqual([
+				`0.1.0/${AGENT_FIXTURE}`,
+				`0.2.0/${AGENT_FIXTURE}`,
+			]);
 			for (const agent of agentFixtures) await savedAgentRuns(agent);
 		}));
 
@@ -447,7 +481,9 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		const first = await chat(n8n, agent.webhookId, 'A lantern video please');
 		expect(fake.problems).toEqual([]);
 		const submits = () => sim.requests.filter((r) => r.endpoint === 'submit');
-		expect(submits().map((r) => ({ ...(r.body as object), callback_url: undefined }))).toEqual([{ model: 'vidmodel-1.5-pro', input: args, callback_url: undefined }]);
+		expect(submits().map((r) => ({ ...(r.body as object), callback_url: undefined }))).toEqual([
+			{ model: 'vidmodel-1.5-pro', input: args, callback_url: undefined },
+		]);
 		const [task] = sim.tasks();
 		expect(first.output).toBe(`Started ${task.id}`);
 
@@ -520,14 +556,18 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			const imageUrls = sim.requests
 				.filter((r) => r.endpoint === 'submit' && r.taskId)
 				.flatMap((r) =>
-					((r.body as { input?: { image_urls?: string[] } }).input?.image_urls ?? []).map((url) => ({
-						taskId: r.taskId,
-						url,
-					})),
+					((r.body as { input?: { image_urls?: string[] } }).input?.image_urls ?? []).map(
+						(url) => ({
+							taskId: r.taskId,
+							url,
+						}),
+					),
 				);
 			expect(imageUrls.length).toBeGreaterThanOrEqual(4);
 			for (const sent of imageUrls)
-				expect(sim.fetches).toContainEqual(expect.objectContaining({ ...sent, ok: true, status: 200 }));
+				expect(sim.fetches).toContainEqual(
+					expect.objectContaining({ ...sent, ok: true, status: 200 }),
+				);
 			// The binary reference images (the saves from 0.2.0 on): the service fetched them from
 			// this n8n's signed links, and got the bytes of a file this execution holds.
 			const stored = new Set(
@@ -536,10 +576,16 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 					.flatMap((item) => binaries(item))
 					.map((b) => sha256(fs.readFileSync(n8n.binaryFile(b)))),
 			);
-			const fromN8n = sim.fetches.filter((f) => f.url.startsWith(`${n8n.baseUrl}/rest/binary-data/signed?token=`));
+			const fromN8n = sim.fetches.filter((f) =>
+				f.url.startsWith(`${n8n.baseUrl}/rest/binary-data/signed?token=`),
+			);
 			expect(fromN8n.length).toBeGreaterThanOrEqual(5);
 			for (const f of fromN8n)
-				expect({ index: f.index, ok: f.ok, stored: stored.has(f.sha256) }).toEqual({ index: f.index, ok: true, stored: true });
+				expect({ index: f.index, ok: f.ok, stored: stored.has(f.sha256) }).toEqual({
+					index: f.index,
+					ok: true,
+					stored: true,
+				});
 			// The HTTP Request loops: every prompt's file downloaded by their last node.
 			const loops = fixtures.filter(isLoop);
 			expect(loops.map((f) => path.basename(f.label)).sort()).toEqual([...LOOP_FIXTURES].sort());
@@ -584,13 +630,21 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			const [frame, big, notes] = items('Animate');
 			expect(frame.json.error).toBeUndefined();
 			expect(frame.json.status).toBe('finished');
-			expect(String(big.json.error)).toMatch(/^Item 1: binary field "data" \("Start Frame Binary Field"\) \(file "big\.png"\) is 10\.5 MB; allowed: at most 10 MB/);
-			expect(String(notes.json.error)).toMatch(/^Item 2: binary field "data" \("Start Frame Binary Field"\) \(file "notes\.png"\) is declared image\/png, but its first bytes are not a JPEG, PNG or WebP image/);
+			expect(String(big.json.error)).toMatch(
+				/^Item 1: binary field "data" \("Start Frame Binary Field"\) \(file "big\.png"\) is 10\.5 MB; allowed: at most 10 MB/,
+			);
+			expect(String(notes.json.error)).toMatch(
+				/^Item 2: binary field "data" \("Start Frame Binary Field"\) \(file "notes\.png"\) is declared image\/png, but its first bytes are not a JPEG, PNG or WebP image/,
+			);
 			const strict = items('Animate (strict credential)');
-			expect(String(strict[0].json.error)).toMatch(/^Item 0: the service cannot fetch the reference images from this n8n: its public URL http:\/\/127\.0\.0\.1:\d+\/ is refused \(127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)\).* Set WEBHOOK_URL to it and restart n8n/);
+			expect(String(strict[0].json.error)).toMatch(
+				/^Item 0: the service cannot fetch the reference images from this n8n: its public URL http:\/\/127\.0\.0\.1:\d+\/ is refused \(127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)\).* Set WEBHOOK_URL to it and restart n8n/,
+			);
 			// One task in all: the frame with the test's credential.
 			const submits = sim.requests.filter(
-				(r) => r.endpoint === 'submit' && (r.body as { input?: { prompt?: string } }).input?.prompt === 'The boat sails off',
+				(r) =>
+					r.endpoint === 'submit' &&
+					(r.body as { input?: { prompt?: string } }).input?.prompt === 'The boat sails off',
 			);
 			expect(submits.map((r) => r.taskId)).toEqual([frame.json.task_id]);
 			const [link] = (submits[0].body as { input: { image_urls: string[] } }).input.image_urls;

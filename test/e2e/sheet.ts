@@ -16,10 +16,13 @@ export const SHIPPED_SHEET = path.join(ROOT, 'examples', SHEET_FILE);
 
 /** The example with its Folder node set to `folder` (what the user types there). */
 export function sheetWorkflow(id: string, folder: string) {
-	const wf = exampleWorkflow(SHEET_EXAMPLE, id) as ReturnType<typeof exampleWorkflow> & { nodes: WorkflowNode[] };
+	const wf = exampleWorkflow(SHEET_EXAMPLE, id) as ReturnType<typeof exampleWorkflow> & {
+		nodes: WorkflowNode[];
+	};
 	const node = wf.nodes.find((n) => n.name === 'Folder');
-	const assignments = (node?.parameters.assignments as { assignments?: Array<{ name: string; value: unknown }> })
-		?.assignments;
+	const assignments = (
+		node?.parameters.assignments as { assignments?: Array<{ name: string; value: unknown }> }
+	)?.assignments;
 	const entry = assignments?.find((a) => a.name === 'folder');
 	if (!entry) throw new Error(`${SHEET_EXAMPLE}: no "folder" field in its Folder node`);
 	entry.value = folder;
@@ -67,7 +70,11 @@ export function parseCsv(text: string): Row[] {
 export function toCsv(rows: Row[]): string {
 	const header = [...new Set(rows.flatMap((r) => Object.keys(r)))];
 	const cell = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-	return [header.join(','), ...rows.map((r) => header.map((h) => cell(r[h] ?? '')).join(','))].join('\n') + '\n';
+	return (
+		[header.join(','), ...rows.map((r) => header.map((h) => cell(r[h] ?? '')).join(','))].join(
+			'\n',
+		) + '\n'
+	);
 }
 
 export function readSheet(folder: string): Row[] {

@@ -12,7 +12,14 @@ import * as path from 'node:path';
 
 import { startSimulator, type Simulator } from '../simulator';
 import { N8nInstance, outputItems, removeEmptyRunFolder } from './n8n';
-import { CREDENTIAL, chain, credentialImport, manualTrigger, mediaNode, workflow } from './workflows';
+import {
+	CREDENTIAL,
+	chain,
+	credentialImport,
+	manualTrigger,
+	mediaNode,
+	workflow,
+} from './workflows';
 
 jest.setTimeout(180_000);
 
@@ -90,7 +97,9 @@ test("n8n loads the package and authenticates with its credential; under n8n's S
 		const [item] = outputItems(run, 'Status');
 		// The simulator answers an unknown task with 404, a wrong or missing key with 401.
 		expect(item.json.statusCode).toBe(404);
-		const seen = sim.requests.filter((r) => r.endpoint === 'status' && r.path.endsWith('/no-such-task'));
+		const seen = sim.requests.filter(
+			(r) => r.endpoint === 'status' && r.path.endsWith('/no-such-task'),
+		);
 		expect(seen).toHaveLength(1);
 		expect(seen[0].headers.authorization).toBe(`Bearer ${sim.apiKey}`);
 
@@ -104,12 +113,15 @@ test("n8n loads the package and authenticates with its credential; under n8n's S
 			/blocked by n8n's SSRF protection \(N8N_SSRF_PROTECTION_ENABLED is on\): 127\.0\.0\.2 is in an address range n8n is set to block, so nothing was sent\. .*N8N_SSRF_ALLOWED_HOSTNAMES .*N8N_SSRF_ALLOWED_IP_RANGES/,
 		);
 		expect(sim.count('submit')).toBe(1);
-		expect(sim.requests.filter((r) => r.origin === 'files' && r.path.includes('frame'))).toHaveLength(0);
+		expect(
+			sim.requests.filter((r) => r.origin === 'files' && r.path.includes('frame')),
+		).toHaveLength(0);
 
 		// The key is in no output and not in clear in n8n's database.
 		expect(result.stdout + result.stderr).not.toContain(sim.apiKey);
 		const dir = path.join(n8n.userFolder, '.n8n');
 		const dbFiles = fs.readdirSync(dir).filter((f) => f.startsWith('database.sqlite'));
 		expect(dbFiles).toContain('database.sqlite');
-		for (const f of dbFiles) expect(fs.readFileSync(path.join(dir, f)).includes(sim.apiKey)).toBe(false);
+		for (const f of dbFiles)
+			expect(fs.readFileSync(path.join(dir, f)).includes(sim.apiKey)).toBe(false);
 	}));

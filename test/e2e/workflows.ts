@@ -18,14 +18,27 @@ export interface WorkflowNode {
 	onError?: 'continueErrorOutput' | 'continueRegularOutput' | 'stopWorkflow';
 }
 
-export type Connections = Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
+export type Connections = Record<
+	string,
+	{ main: Array<Array<{ node: string; type: 'main'; index: number }>> }
+>;
 
 export const CREDENTIAL = { id: 'mgenCred0000001', name: 'Media Generation (simulator)' };
 
 /** The credential as `n8n import:credentials` takes it: n8n encrypts `data` on import. */
-export function credentialImport(baseUrl: string, apiKey: string, id = CREDENTIAL.id, name = CREDENTIAL.name) {
+export function credentialImport(
+	baseUrl: string,
+	apiKey: string,
+	id = CREDENTIAL.id,
+	name = CREDENTIAL.name,
+) {
 	// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-	return { id, name, type: CREDENTIAL_TYPE, data: { apiKey, baseUrl, allowPrivateFileHosts: true } };
+	return {
+		id,
+		name,
+		type: CREDENTIAL_TYPE,
+		data: { apiKey, baseUrl, allowPrivateFileHosts: true },
+	};
 }
 
 export function manualTrigger(name = 'Start'): WorkflowNode {
@@ -61,7 +74,11 @@ export function workflow(id: string, nodes: WorkflowNode[], connections: Connect
 }
 
 /** The Media Generation node as a workflow node. */
-export function mediaNode(name: string, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {
+export function mediaNode(
+	name: string,
+	parameters: Record<string, unknown>,
+	extra: Partial<WorkflowNode> = {},
+): WorkflowNode {
 	return {
 		id: `n-${name.replace(/\W+/g, '-')}`,
 		name,
@@ -78,7 +95,10 @@ export function mediaNode(name: string, parameters: Record<string, unknown>, ext
  * A production Webhook node (POST). `lastNode` answers with every item of the last node, as the
  * submitting workflows need; `onReceived` answers at once.
  */
-export function webhookNode(path: string, responseMode: 'lastNode' | 'onReceived' = 'onReceived'): WorkflowNode {
+export function webhookNode(
+	path: string,
+	responseMode: 'lastNode' | 'onReceived' = 'onReceived',
+): WorkflowNode {
 	return {
 		id: `n-webhook-${path}`,
 		name: 'Webhook',
@@ -109,7 +129,14 @@ export function splitRows(): WorkflowNode {
 }
 
 export function noOp(name: string): WorkflowNode {
-	return { id: `n-${name}`, name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [600, 0], parameters: {} };
+	return {
+		id: `n-${name}`,
+		name,
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [600, 0],
+		parameters: {},
+	};
 }
 
 /**

@@ -54,7 +54,8 @@ export class EditorN8n {
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await res.text();
-		if (res.status >= 300) throw new Error(`${method} /rest${route}: HTTP ${res.status} ${text.slice(0, 500)}`);
+		if (res.status >= 300)
+			throw new Error(`${method} /rest${route}: HTTP ${res.status} ${text.slice(0, 500)}`);
 		return (JSON.parse(text) as { data: T }).data;
 	}
 }

@@ -9,7 +9,12 @@ import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { INodeProperties } from 'n8n-workflow';
 
-import { MODELS, getModel, modelsOf, type ModelDefinition } from '../../nodes/MediaGeneration/models';
+import {
+	MODELS,
+	getModel,
+	modelsOf,
+	type ModelDefinition,
+} from '../../nodes/MediaGeneration/models';
 import { startSimulator, type Simulator } from '../simulator';
 import { ROOT, removeEmptyRunFolder } from '../e2e/n8n';
 import { EditorBrowser, EditorN8n } from './browser';
@@ -45,7 +50,11 @@ function generateNode(name: string, parameters: Record<string, unknown>, x: numb
 	};
 }
 
-async function createWorkflow(name: string, nodes: unknown[], connections: Record<string, unknown> = {}) {
+async function createWorkflow(
+	name: string,
+	nodes: unknown[],
+	connections: Record<string, unknown> = {},
+) {
 	const wf = await n8n.rest<{ id: string }>('POST', '/workflows', {
 		name,
 		active: false,
@@ -89,13 +98,31 @@ beforeAll(async () => {
 	runWorkflow = await createWorkflow(
 		'Video',
 		[
-			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			generateNode('Media Generation', { resource: 'video', prompt: 'A lighthouse at dawn, slow pan' }, 300),
+			{
+				id: 'start',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			generateNode(
+				'Media Generation',
+				{ resource: 'video', prompt: 'A lighthouse at dawn, slow pan' },
+				300,
+			),
 		],
 		{ Start: { main: [[{ node: 'Media Generation', type: 'main', index: 0 }]] } },
 	);
 	emptyWorkflow = await createWorkflow('Empty', [
-		{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'start',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 	]);
 	browser = await EditorBrowser.launch(n8n);
 	page = browser.page;
@@ -141,21 +168,31 @@ interface PageElement {
 /** Labels of the visible top-level parameters of the open node, in order. */
 async function panelLabels(): Promise<string[]> {
 	await page.waitForTimeout(300);
-	return await page.getByTestId('node-parameters').first().evaluate((rootNode: unknown) => {
-		const root = rootNode as PageElement;
-		const items = Array.from(root.querySelectorAll('[data-test-id=parameter-item]'));
-		return items
-			.filter((item) => item.offsetParent !== null)
-			// Top level only: not the fields inside a collection.
-			.filter((item) => !item.parentElement?.closest('[data-test-id=parameter-item]'))
-			.map((item) => {
-				const label = item.querySelector('[data-test-id=input-label] label, [data-test-id=input-label]');
-				// The label's row also holds the Fixed/Expression switch and, for JSON, the editor.
-				const text = (label?.textContent ?? '').replace(/\s+/g, ' ');
-				return text.replace(/\s*FixedExpression.*$/, '').replace(/\s*\*$/, '').trim();
-			})
-			.filter((text) => text !== '');
-	});
+	return await page
+		.getByTestId('node-parameters')
+		.first()
+		.evaluate((rootNode: unknown) => {
+			const root = rootNode as PageElement;
+			const items = Array.from(root.querySelectorAll('[data-test-id=parameter-item]'));
+			return (
+				items
+					.filter((item) => item.offsetParent !== null)
+					// Top level only: not the fields inside a collection.
+					.filter((item) => !item.parentElement?.closest('[data-test-id=parameter-item]'))
+					.map((item) => {
+						const label = item.querySelector(
+							'[data-test-id=input-label] label, [data-test-id=input-label]',
+						);
+						// The label's row also holds the Fixed/Expression switch and, for JSON, the editor.
+						const text = (label?.textContent ?? '').replace(/\s+/g, ' ');
+						return text
+							.replace(/\s*FixedExpression.*$/, '')
+							.replace(/\s*\*$/, '')
+							.trim();
+					})
+					.filter((text) => text !== '')
+			);
+		});
 }
 
 function parameterItem(label: string): Locator {
@@ -201,7 +238,11 @@ async function closeEverything() {
  * choice's default, as in a fresh node): its `show` conditions on other fields of the model
  * (`frameSource`, or `/frameSource` from inside a collection) hold.
  */
-function shownWith(model: ModelDefinition, field: { displayOptions?: { show?: Record<string, unknown> } }, values: Record<string, unknown> = {}): boolean {
+function shownWith(
+	model: ModelDefinition,
+	field: { displayOptions?: { show?: Record<string, unknown> } },
+	values: Record<string, unknown> = {},
+): boolean {
 	return Object.entries(field.displayOptions?.show ?? {}).every(([key, allowed]) => {
 		const name = key.replace(/^\//, '');
 		const choice = model.properties.find((p) => p.name === name);
@@ -245,11 +286,25 @@ describe('finding the nodes', () => {
 		explain(async () => {
 			await page.goto(`${n8n.baseUrl}/workflow/new`);
 			await page.getByTestId('canvas-add-button').click();
-			for (const q of QUERIES) expect({ q, found: await searchCreator(q) }).toEqual({ q, found: expect.arrayContaining(['Media Generation']) });
+			for (const q of QUERIES)
+				expect({ q, found: await searchCreator(q) }).toEqual({
+					q,
+					found: expect.arrayContaining(['Media Generation']),
+				});
 			// The trigger itself is in the entry.
 			await searchCreator('Media Generation');
-			await page.getByTestId('node-creator-item-name').getByText('Media Generation', { exact: true }).first().click();
-			await expect(page.getByTestId('node-creator').getByText('Triggers', { exact: false }).first().isVisible()).resolves.toBe(true);
+			await page
+				.getByTestId('node-creator-item-name')
+				.getByText('Media Generation', { exact: true })
+				.first()
+				.click();
+			await expect(
+				page
+					.getByTestId('node-creator')
+					.getByText('Triggers', { exact: false })
+					.first()
+					.isVisible(),
+			).resolves.toBe(true);
 			await page.keyboard.press('Escape');
 		}));
 
@@ -257,13 +312,28 @@ describe('finding the nodes', () => {
 		explain(async () => {
 			await openWorkflow(emptyWorkflow);
 			await page.getByTestId('node-creator-plus-button').click();
-			for (const q of QUERIES) expect({ q, found: await searchCreator(q) }).toEqual({ q, found: expect.arrayContaining(['Media Generation']) });
+			for (const q of QUERIES)
+				expect({ q, found: await searchCreator(q) }).toEqual({
+					q,
+					found: expect.arrayContaining(['Media Generation']),
+				});
 			await searchCreator('');
-			await page.getByTestId('node-creator-item-name').getByText('AI', { exact: true }).first().click();
+			await page
+				.getByTestId('node-creator-item-name')
+				.getByText('AI', { exact: true })
+				.first()
+				.click();
 			await page.waitForTimeout(500);
-			for (const q of QUERIES) expect({ q, ai: await searchCreator(q) }).toEqual({ q, ai: expect.arrayContaining(['Media Generation']) });
+			for (const q of QUERIES)
+				expect({ q, ai: await searchCreator(q) }).toEqual({
+					q,
+					ai: expect.arrayContaining(['Media Generation']),
+				});
 			// The entry describes the package, not only the trigger.
-			const entry = page.getByTestId('node-creator').getByText(/Generate images, video and music/).first();
+			const entry = page
+				.getByTestId('node-creator')
+				.getByText(/Generate images, video and music/)
+				.first();
 			await expect(entry.isVisible()).resolves.toBe(true);
 			await page.keyboard.press('Escape');
 		}));
@@ -275,29 +345,36 @@ describe('panels', () => {
 	});
 	afterEach(closeEverything);
 
-	test.each(MODELS.map((m) => [m.key, m] as const))('%s shows exactly its fields, in order', (key, model) =>
-		explain(async () => {
-			await openNode(nodeName(model));
-			expect(await panelLabels()).toEqual(expectedLabels(model));
-			const collection = model.properties.find((p) => p.type === 'collection');
-			if (collection) {
-				const offered = await collectionChoices(collection.displayName);
-				const defined = (collection.options as INodeProperties[]).filter((o) => shownWith(model, o)).map((o) => o.displayName);
-				expect([...offered].sort()).toEqual([...defined].sort());
-			}
-			// No permanent notices: the 24-hour notice only when files are not downloaded.
-			const text = await page.getByTestId('node-parameters').first().innerText();
-			expect(text).not.toMatch(/24 hours|Retry On Fail off/);
-			// The canvas subtitle speaks the panel's words.
-			await bothThemes(`panel-${key.replace(/[^a-z0-9.]+/gi, '-')}`, () => page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first());
-			await closeNode();
-			const subtitle = await page
-				.locator(`[data-test-id=canvas-node][data-node-name="${nodeName(model)}"]`)
-				.innerText();
-			const kindWord = model.kind[0].toUpperCase() + model.kind.slice(1);
-			expect(subtitle).toContain(`Generate ${kindWord}`);
-			expect(subtitle).not.toMatch(/undefined|generate:/);
-		}));
+	test.each(MODELS.map((m) => [m.key, m] as const))(
+		'%s shows exactly its fields, in order',
+		(key, model) =>
+			explain(async () => {
+				await openNode(nodeName(model));
+				expect(await panelLabels()).toEqual(expectedLabels(model));
+				const collection = model.properties.find((p) => p.type === 'collection');
+				if (collection) {
+					const offered = await collectionChoices(collection.displayName);
+					const defined = (collection.options as INodeProperties[])
+						.filter((o) => shownWith(model, o))
+						.map((o) => o.displayName);
+					expect([...offered].sort()).toEqual([...defined].sort());
+				}
+				// No permanent notices: the 24-hour notice only when files are not downloaded.
+				const text = await page.getByTestId('node-parameters').first().innerText();
+				expect(text).not.toMatch(/24 hours|Retry On Fail off/);
+				// The canvas subtitle speaks the panel's words.
+				await bothThemes(`panel-${key.replace(/[^a-z0-9.]+/gi, '-')}`, () =>
+					page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first(),
+				);
+				await closeNode();
+				const subtitle = await page
+					.locator(`[data-test-id=canvas-node][data-node-name="${nodeName(model)}"]`)
+					.innerText();
+				const kindWord = model.kind[0].toUpperCase() + model.kind.slice(1);
+				expect(subtitle).toContain(`Generate ${kindWord}`);
+				expect(subtitle).not.toMatch(/undefined|generate:/);
+			}),
+	);
 
 	test('Vidmodel 2.0 Fast with Frames From → Binary Files shows the binary fields instead of the URLs (issue 34)', () =>
 		explain(async () => {
@@ -311,7 +388,9 @@ describe('panels', () => {
 			const offered = await collectionChoices(collection.displayName);
 			expect(offered).toContain('End Frame Binary Field');
 			expect(offered).not.toContain('End Frame URL');
-			await bothThemes('panel-vidmodel-2.0-fast-binary-frames', () => page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first());
+			await bothThemes('panel-vidmodel-2.0-fast-binary-frames', () =>
+				page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first(),
+			);
 			// Back to URLs, as the panel was (the next tests open it as saved).
 			await choose('frameSource', 'URLs');
 			await closeNode();
@@ -330,14 +409,20 @@ describe('panels', () => {
 			await closeNode();
 			await page.keyboard.press('Control+s');
 			await page.waitForTimeout(1000);
-			const wf = await n8n.rest<{ nodes: Array<{ name: string; parameters: Record<string, unknown> }> }>(
-				'GET',
-				`/workflows/${panelsWorkflow}`,
-			);
+			const wf = await n8n.rest<{
+				nodes: Array<{ name: string; parameters: Record<string, unknown> }>;
+			}>('GET', `/workflows/${panelsWorkflow}`);
 			const saved = wf.nodes.find((n) => n.name === nodeName(pro))!.parameters;
 			expect(saved.resource).toBe('music');
 			// Nothing of the video models survives: no model key, no aspect ratio, no frames.
-			for (const stale of ['model', 'aspectRatio', 'duration', 'startFrameUrl', 'vidmodel15ProOptions', 'vidmodel20FastOptions'])
+			for (const stale of [
+				'model',
+				'aspectRatio',
+				'duration',
+				'startFrameUrl',
+				'vidmodel15ProOptions',
+				'vidmodel20FastOptions',
+			])
 				expect({ stale, value: saved[stale] }).toEqual({ stale, value: undefined });
 		}));
 
@@ -359,7 +444,10 @@ describe('panels', () => {
 			const model = MODELS.find((m) => m.kind === 'music')!;
 			await openNode(nodeName(model));
 			await parameterItem('Options').getByTestId('collection-parameter-add').click();
-			await page.locator('[data-test-id=collection-parameter-option]:visible').getByText('Download Files', { exact: true }).click();
+			await page
+				.locator('[data-test-id=collection-parameter-option]:visible')
+				.getByText('Download Files', { exact: true })
+				.click();
 			await page.waitForTimeout(300);
 			const params = page.getByTestId('node-parameters').first();
 			expect(await params.innerText()).not.toMatch(/24 hours/);
@@ -368,9 +456,14 @@ describe('panels', () => {
 			expect(await params.innerText()).toMatch(/The file URLs stay valid for 24 hours/);
 			// The hint of "Put Output File in Field" keeps all its words (no text taken as HTML).
 			await parameterItem('Options').getByTestId('collection-parameter-add').click();
-			await page.locator('[data-test-id=collection-parameter-option]:visible').getByText('Put Output File in Field', { exact: true }).click();
+			await page
+				.locator('[data-test-id=collection-parameter-option]:visible')
+				.getByText('Put Output File in Field', { exact: true })
+				.click();
 			await page.waitForTimeout(300);
-			expect(await params.innerText()).toContain('Further files go to this name followed by _1, _2, … (e.g. data_1, data_2)');
+			expect(await params.innerText()).toContain(
+				'Further files go to this name followed by _1, _2, … (e.g. data_1, data_2)',
+			);
 			await closeNode();
 		}));
 });
@@ -416,10 +509,16 @@ describe('credential', () => {
 			// n8n shows the network error code for any request-based test (docs/credentials.md).
 			const unreachable = /ECONNREFUSED/;
 			try {
-				expect(await testWith({ apiKey: 'wrong-key', baseUrl: sim.baseUrl }, rejected)).toMatch(rejected);
-				expect(await testWith({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:9' }, unreachable)).toMatch(unreachable);
+				expect(await testWith({ apiKey: 'wrong-key', baseUrl: sim.baseUrl }, rejected)).toMatch(
+					rejected,
+				);
+				expect(
+					await testWith({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:9' }, unreachable),
+				).toMatch(unreachable);
 				// Last the right key: it stays saved for the execution below.
-				expect(await testWith({ apiKey: API_KEY, baseUrl: sim.baseUrl }, ok, 'credential')).toMatch(ok);
+				expect(await testWith({ apiKey: API_KEY, baseUrl: sim.baseUrl }, ok, 'credential')).toMatch(
+					ok,
+				);
 			} finally {
 				await closeEverything();
 				await n8n.rest('PATCH', `/credentials/${credentialId}`, {
@@ -455,25 +554,42 @@ describe('AI Agent', () => {
 				type: 'openAiApi',
 				data: { apiKey: 'sk-editor-test', url: 'http://127.0.0.1:9/v1', header: false },
 			});
-			const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'agent-media-generation.json'), 'utf8')) as {
+			const example = JSON.parse(
+				fs.readFileSync(path.join(ROOT, 'examples', 'agent-media-generation.json'), 'utf8'),
+			) as {
 				nodes: Array<{ type: string; credentials?: Record<string, { id: string; name: string }> }>;
 				connections: Record<string, unknown>;
 			};
 			for (const node of example.nodes) {
-				if (node.credentials?.mediaGenerationApi) node.credentials.mediaGenerationApi = { id: credentialId, name: CREDENTIAL_NAME };
-				if (node.credentials?.openAiApi) node.credentials.openAiApi = { id: openAi.id, name: openAi.name };
+				if (node.credentials?.mediaGenerationApi)
+					node.credentials.mediaGenerationApi = { id: credentialId, name: CREDENTIAL_NAME };
+				if (node.credentials?.openAiApi)
+					node.credentials.openAiApi = { id: openAi.id, name: openAi.name };
 			}
-			const id = await createWorkflow('AI Agent that makes videos', example.nodes, example.connections);
+			const id = await createWorkflow(
+				'AI Agent that makes videos',
+				example.nodes,
+				example.connections,
+			);
 			await openWorkflow(id);
 			await page.waitForTimeout(1500);
-			await bothThemes('agent-workflow', () => page.locator('#canvas, [data-test-id=canvas]').first());
+			await bothThemes('agent-workflow', () =>
+				page.locator('#canvas, [data-test-id=canvas]').first(),
+			);
 			await openNode('Start Video');
 			// The tool's own Description field, with Generate's default; not n8n's one-line choice.
 			expect(await panelLabels()).toContain('Description');
 			expect(await panelLabels()).not.toContain('Tool Description');
-			const description = () => page.getByTestId('parameter-input-toolDescription').locator('textarea').first().inputValue();
+			const description = () =>
+				page
+					.getByTestId('parameter-input-toolDescription')
+					.locator('textarea')
+					.first()
+					.inputValue();
 			expect(await description()).toMatch(/^Generates a video .* paid generation/);
-			await bothThemes('agent-tool-panel', () => page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first());
+			await bothThemes('agent-tool-panel', () =>
+				page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first(),
+			);
 			// An untouched description follows the operation: Task's default operation is Wait for Completion.
 			await choose('resource', 'Task');
 			expect(await description()).toMatch(/^Waits for an earlier generation, by its task_id/);
@@ -484,17 +600,26 @@ describe('AI Agent', () => {
 describe('the guides', () => {
 	test('examples/spreadsheet-rows-to-videos.json (docs/spreadsheet-to-videos.md): the workflow, and Generate Videos with its key, batch size and per-item Timeout in Options', () =>
 		explain(async () => {
-			const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'spreadsheet-rows-to-videos.json'), 'utf8')) as {
+			const example = JSON.parse(
+				fs.readFileSync(path.join(ROOT, 'examples', 'spreadsheet-rows-to-videos.json'), 'utf8'),
+			) as {
 				nodes: Array<{ credentials?: Record<string, { id: string; name: string }> }>;
 				connections: Record<string, unknown>;
 			};
 			for (const node of example.nodes) {
-				if (node.credentials?.mediaGenerationApi) node.credentials.mediaGenerationApi = { id: credentialId, name: CREDENTIAL_NAME };
+				if (node.credentials?.mediaGenerationApi)
+					node.credentials.mediaGenerationApi = { id: credentialId, name: CREDENTIAL_NAME };
 			}
-			const id = await createWorkflow('Spreadsheet rows to videos', example.nodes, example.connections);
+			const id = await createWorkflow(
+				'Spreadsheet rows to videos',
+				example.nodes,
+				example.connections,
+			);
 			await openWorkflow(id);
 			await page.waitForTimeout(1500);
-			await bothThemes('sheet-workflow', () => page.locator('#canvas, [data-test-id=canvas]').first());
+			await bothThemes('sheet-workflow', () =>
+				page.locator('#canvas, [data-test-id=canvas]').first(),
+			);
 			await openNode('Generate Videos');
 			const ndv = page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first();
 			// The options the guide talks about, set as the guide says.
@@ -506,22 +631,32 @@ describe('the guides', () => {
 			await closeNode();
 		}));
 
-	test('examples/form-photo-to-video.json (docs/form-photos-to-videos.md): Animate Photo takes its start frame from the form\'s Photo field', () =>
+	test("examples/form-photo-to-video.json (docs/form-photos-to-videos.md): Animate Photo takes its start frame from the form's Photo field", () =>
 		explain(async () => {
-			const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'form-photo-to-video.json'), 'utf8')) as {
+			const example = JSON.parse(
+				fs.readFileSync(path.join(ROOT, 'examples', 'form-photo-to-video.json'), 'utf8'),
+			) as {
 				nodes: Array<{ credentials?: Record<string, { id: string; name: string }> }>;
 				connections: Record<string, unknown>;
 			};
 			for (const node of example.nodes) {
-				if (node.credentials?.mediaGenerationApi) node.credentials.mediaGenerationApi = { id: credentialId, name: CREDENTIAL_NAME };
+				if (node.credentials?.mediaGenerationApi)
+					node.credentials.mediaGenerationApi = { id: credentialId, name: CREDENTIAL_NAME };
 			}
-			const id = await createWorkflow('Photos from a form to videos', example.nodes, example.connections);
+			const id = await createWorkflow(
+				'Photos from a form to videos',
+				example.nodes,
+				example.connections,
+			);
 			await openWorkflow(id);
 			await openNode('Animate Photo');
-			expect(await panelLabels()).toEqual(expect.arrayContaining(['Prompt', 'Frames From', 'Start Frame Binary Field']));
+			expect(await panelLabels()).toEqual(
+				expect.arrayContaining(['Prompt', 'Frames From', 'Start Frame Binary Field']),
+			);
 			await parameterItem('Start Frame Binary Field').waitFor();
 			const ndv = page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first();
-			const value = async (name: string) => await page.getByTestId(`parameter-input-${name}`).locator('input').first().inputValue();
+			const value = async (name: string) =>
+				await page.getByTestId(`parameter-input-${name}`).locator('input').first().inputValue();
 			expect(await value('frameSource')).toBe('Binary Files');
 			expect(await value('startFrameBinaryField')).toBe('Photo');
 			await bothThemes('form-animate-photo', () => ndv);

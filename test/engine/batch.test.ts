@@ -56,7 +56,9 @@ function peakConcurrency(tasks: SimTask[]): number {
 
 describe('a batch of items', () => {
 	it('runs every task at once: N tasks take about the time of one, not N times', async () => {
-		const items = Array.from({ length: 6 }, (_, i) => ({ prompt: `batch ${i} [sim:duration=2500]` }));
+		const items = Array.from({ length: 6 }, (_, i) => ({
+			prompt: `batch ${i} [sim:duration=2500]`,
+		}));
 		const result = await run(sim(), mediaWorkflow(imageParams(sim())), { items });
 		expect(result.error).toBeUndefined();
 		const tasks = sim().tasks();
@@ -72,8 +74,12 @@ describe('a batch of items', () => {
 	});
 
 	it('honours Max Tasks in Flight', async () => {
-		const items = Array.from({ length: 5 }, (_, i) => ({ prompt: `limited ${i} [sim:duration=300]` }));
-		const result = await run(sim(), mediaWorkflow(imageParams(sim(), { maxConcurrentTasks: 2 })), { items });
+		const items = Array.from({ length: 5 }, (_, i) => ({
+			prompt: `limited ${i} [sim:duration=300]`,
+		}));
+		const result = await run(sim(), mediaWorkflow(imageParams(sim(), { maxConcurrentTasks: 2 })), {
+			items,
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.outputOf(NODE)).toHaveLength(5);
 		const tasks = sim().tasks();
@@ -82,11 +88,18 @@ describe('a batch of items', () => {
 	});
 
 	it('with Continue On Fail: keeps order and pairing; the failed item keeps task_id and error_message', async () => {
-		const result = await run(sim(), mediaWorkflow(imageParams(sim()), { continueOnFail: true }), { items: MIXED });
+		const result = await run(sim(), mediaWorkflow(imageParams(sim()), { continueOnFail: true }), {
+			items: MIXED,
+		});
 		expect(result.status).toBe('success');
 		const out = result.outputOf(NODE);
 		expect(out).toHaveLength(4);
-		expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(out.map((i) => i.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
 		// Output order is input order, whatever order the tasks finished in.
 		const prompts = out.map((i) => simTaskOf(sim(), i).prompt);
 		expect(prompts).toEqual(MIXED.map((m) => m.prompt));
@@ -123,7 +136,9 @@ describe('a batch of items', () => {
 		expect(failed[0].pairedItem).toEqual({ item: 1 });
 		// n8n merges the error item into its input item; the task fields sit under `details`.
 		const details = failed[0].json.details as IDataObject;
-		const failedTask = sim().tasks().find((t) => t.outcome === 'fail')!;
+		const failedTask = sim()
+			.tasks()
+			.find((t) => t.outcome === 'fail')!;
 		expect(failed[0].json.prompt).toBe(MIXED[1].prompt);
 		expect(String(failed[0].json.error)).toContain('content policy violation');
 		expect(details.task_id).toBe(failedTask.id);
@@ -139,12 +154,16 @@ describe('a batch of items', () => {
 	it('without either: the run fails on the failed task, and says where the other tasks are', async () => {
 		const result = await run(sim(), mediaWorkflow(imageParams(sim())), { items: MIXED });
 		expect(result.status).toBe('error');
-		const failedTask = sim().tasks().find((t) => t.outcome === 'fail')!;
+		const failedTask = sim()
+			.tasks()
+			.find((t) => t.outcome === 'fail')!;
 		const error = result.error as unknown as { message: string; description?: string };
 		expect(error.message).toContain(failedTask.id);
 		expect(error.message).toContain('content policy violation');
 		// The finished tasks are not lost: their ids are in the error, to fetch their files.
-		for (const task of sim().tasks().filter((t) => t.outcome === 'finish')) {
+		for (const task of sim()
+			.tasks()
+			.filter((t) => t.outcome === 'finish')) {
 			expect(error.description).toContain(task.id);
 		}
 		expect(sim().tasks()).toHaveLength(4);

@@ -13,15 +13,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { MANUAL_TRIGGER_TYPE, chain, type NodeSpec, type RunResult } from '../harness';
 import { startBinaryDataServer, type BinaryDataServer } from '../harness/binaryData';
 import { referenceChunks } from '../simulator/media';
-import {
-	NODE,
-	TRIGGER,
-	errorText,
-	mediaNode,
-	nodeLogger,
-	run,
-	useSimulator,
-} from './support';
+import { NODE, TRIGGER, errorText, mediaNode, nodeLogger, run, useSimulator } from './support';
 
 const sim = useSimulator();
 let n8n: BinaryDataServer;
@@ -88,12 +80,19 @@ function claims(link: string): { id: string; iat: number; exp: number } {
 	return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as never;
 }
 
-const submitted = () => sim().tasks().map((t) => t.input.image_urls as string[]);
+const submitted = () =>
+	sim()
+		.tasks()
+		.map((t) => t.input.image_urls as string[]);
 
 /** Fetches a link as the service does (a GET, no credential), returning its answer. */
 async function fetchLink(link: string) {
 	const res = await fetch(link);
-	return { status: res.status, type: res.headers.get('content-type'), body: Buffer.from(await res.arrayBuffer()) };
+	return {
+		status: res.status,
+		type: res.headers.get('content-type'),
+		body: Buffer.from(await res.arrayBuffer()),
+	};
 }
 
 async function runWith(wf: ReturnType<typeof workflow>, options: Parameters<typeof run>[2] = {}) {
@@ -104,14 +103,24 @@ describe('Vidmodel 2.0 Fast with frames from binary fields', () => {
 	test('sends n8n links to the start and end frames, which serve the same bytes for the Timeout, never with the API key; the token is in no output', async () => {
 		const result = await runWith(
 			workflow(
-				[file('Start Frame', PNG, 'image/png', 'start.png'), file('End Frame', WEBP, 'image/webp', 'end.webp', 'end')],
-				fast({ startFrameBinaryField: 'data', vidmodel20FastOptions: { endFrameBinaryField: 'end', duration: 4 } }, { timeoutMinutes: 2 }),
+				[
+					file('Start Frame', PNG, 'image/png', 'start.png'),
+					file('End Frame', WEBP, 'image/webp', 'end.webp', 'end'),
+				],
+				fast(
+					{
+						startFrameBinaryField: 'data',
+						vidmodel20FastOptions: { endFrameBinaryField: 'end', duration: 4 },
+					},
+					{ timeoutMinutes: 2 },
+				),
 			),
 		);
 		expect(result.status).toBe('success');
 		const [links] = submitted();
 		expect(links).toHaveLength(2);
-		for (const link of links) expect(link.startsWith(`${n8n.baseUrl}rest/binary-data/signed?token=`)).toBe(true);
+		for (const link of links)
+			expect(link.startsWith(`${n8n.baseUrl}rest/binary-data/signed?token=`)).toBe(true);
 		// The link lives exactly as long as the node waits (Timeout: 2 minutes).
 		expect(claims(links[0]).exp - claims(links[0]).iat).toBe(120);
 		// The service fetched each link from n8n and received the very bytes of the file.
@@ -120,10 +129,12 @@ describe('Vidmodel 2.0 Fast with frames from binary fields', () => {
 			[links[0], 200, 'image/png', sha256(PNG)],
 			[links[1], 200, 'image/webp', sha256(WEBP)],
 		]);
-		expect(n8n.fetches.map((f) => [f.method, f.status, f.bytes]).sort()).toEqual([
-			['GET', 200, PNG.length],
-			['GET', 200, WEBP.length],
-		].sort());
+		expect(n8n.fetches.map((f) => [f.method, f.status, f.bytes]).sort()).toEqual(
+			[
+				['GET', 200, PNG.length],
+				['GET', 200, WEBP.length],
+			].sort(),
+		);
 		// n8n's link never gets the API key (the node never fetches it; the service's fetch carries none).
 		expect(JSON.stringify(n8n.fetches.map((f) => f.headers))).not.toContain(sim().apiKey);
 		const [item] = result.outputOf(NODE);
@@ -134,7 +145,10 @@ describe('Vidmodel 2.0 Fast with frames from binary fields', () => {
 
 	test('without Wait for Completion the link lives the documented 30 minutes; a wrong token gets 400 and nothing', async () => {
 		const result = await runWith(
-			workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast({ waitForCompletion: false })),
+			workflow(
+				[file('Start Frame', PNG, 'image/png', 'start.png')],
+				fast({ waitForCompletion: false }),
+			),
 		);
 		expect(result.status).toBe('success');
 		const [[link]] = submitted();
@@ -150,7 +164,11 @@ describe('Vidmodel 2.0 Fast with frames from binary fields', () => {
 			{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
 			file('Start Frame', PNG, 'image/png', 'start.png'),
 			mediaNode(fast({}, { waitMode: 'park', timeoutMinutes: 3 })),
-			mediaNode({ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}' }, {}, 'Finish'),
+			mediaNode(
+				{ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}' },
+				{},
+				'Finish',
+			),
 		);
 		const result = await runWith(wf);
 		expect(result.status).toBe('waiting');
@@ -160,12 +178,16 @@ describe('Vidmodel 2.0 Fast with frames from binary fields', () => {
 
 	test('when n8n deleted the file before the service fetched it (execution data not saved), the task fails naming the link, its token masked', async () => {
 		n8n.deleteBeforeServing = true;
-		const result = await runWith(workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()));
+		const result = await runWith(
+			workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()),
+		);
 		expect(result.status).toBe('error');
 		const [[link]] = submitted();
 		expect(n8n.fetches.map((f) => f.status)).toEqual([404]);
 		const base = link.slice(0, link.indexOf('?'));
-		expect(result.error?.message).toContain(`image_urls[0] could not be fetched from ${base}?token=***`);
+		expect(result.error?.message).toContain(
+			`image_urls[0] could not be fetched from ${base}?token=***`,
+		);
 		expect(result.dump()).not.toContain(new URL(link).searchParams.get('token'));
 	});
 
@@ -176,7 +198,9 @@ describe('Vidmodel 2.0 Fast with frames from binary fields', () => {
 		);
 		const failed = await runWith(wf, { mode: 'webhook' });
 		expect(failed.status).toBe('error');
-		expect(errorText({ json: { error: failed.error?.message } })).toMatch(/did not finish within the timeout/);
+		expect(errorText({ json: { error: failed.error?.message } })).toMatch(
+			/did not finish within the timeout/,
+		);
 		expect(sim().count('submit')).toBe(1);
 		const [task] = sim().tasks();
 		while (sim().task(task.id)?.endedAt === undefined) await new Promise((r) => setTimeout(r, 50));
@@ -249,7 +273,12 @@ describe('refused before any request, naming the item, the field and the file', 
 		[
 			'binary fields together with Reference Image URLs',
 			[file('A', PNG, 'image/png', 'a.png', 'a')],
-			pro(['a'], { vidmodel15ProOptions: { imageBinaryFields: ['a'], imageUrls: ['https://f.example.com/a.png'] } }),
+			pro(['a'], {
+				vidmodel15ProOptions: {
+					imageBinaryFields: ['a'],
+					imageUrls: ['https://f.example.com/a.png'],
+				},
+			}),
 			/"image_urls" is set in "Reference Image URLs" while the images come from "Reference Image Binary Fields"/,
 		],
 	])('%s', async (_name, files, parameters, message) => {
@@ -261,9 +290,12 @@ describe('refused before any request, naming the item, the field and the file', 
 	});
 
 	test('in-memory binary data: names N8N_DEFAULT_BINARY_DATA_MODE', async () => {
-		const result = await runWith(workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()), {
-			binaryMode: 'default',
-		});
+		const result = await runWith(
+			workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()),
+			{
+				binaryMode: 'default',
+			},
+		);
 		expect(result.status).toBe('error');
 		expect(result.error?.message).toMatch(
 			/binary field "data" \("Start Frame Binary Field"\) \(file "start\.png"\) is held in memory .*N8N_DEFAULT_BINARY_DATA_MODE=filesystem/,
@@ -272,12 +304,21 @@ describe('refused before any request, naming the item, the field and the file', 
 	});
 
 	test('an n8n whose public URL is local, with a strict credential: names WEBHOOK_URL and the credential switch', async () => {
-		const strict = { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: sim().baseUrl, allowPrivateFileHosts: false } };
+		const strict = {
+			mediaGenerationApi: {
+				apiKey: sim().apiKey,
+				baseUrl: sim().baseUrl,
+				allowPrivateFileHosts: false,
+			},
+		};
 		for (const baseUrl of [n8n.baseUrl, 'http://localhost:5678/']) {
-			const result = await runWith(workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()), {
-				baseUrl,
-				credentials: strict,
-			});
+			const result = await runWith(
+				workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()),
+				{
+					baseUrl,
+					credentials: strict,
+				},
+			);
 			expect(result.status).toBe('error');
 			expect(result.error?.message).toMatch(
 				/^Item 0: the service cannot fetch the reference images from this n8n: its public URL http:\/\/(127\.0\.0\.1|localhost):\d+\/ is refused \((127\.0\.0\.1 is a loopback address|localhost is a loopback name).*Set WEBHOOK_URL to it and restart n8n, or, if the service runs on your own network, turn on "Allow Private Network File Hosts"/,
@@ -288,7 +329,10 @@ describe('refused before any request, naming the item, the field and the file', 
 	});
 
 	test('one bad item of a batch: nothing is sent for any; with Continue On Fail the others go', async () => {
-		const items = [{ b64: PNG.toString('base64') }, { b64: Buffer.from('text').toString('base64') }];
+		const items = [
+			{ b64: PNG.toString('base64') },
+			{ b64: Buffer.from('text').toString('base64') },
+		];
 		const bad: NodeSpec = {
 			name: 'Files',
 			type: 'harness.binary',
@@ -316,7 +360,9 @@ describe('a service whose refusal quotes the image URL', () => {
 			const chunks: Buffer[] = [];
 			req.on('data', (c: Buffer) => chunks.push(c));
 			req.on('end', () => {
-				const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { input?: IDataObject };
+				const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+					input?: IDataObject;
+				};
 				const url = (body.input?.image_urls as string[] | undefined)?.[0];
 				res.writeHead(400, { 'Content-Type': 'application/json' });
 				res.end(JSON.stringify({ code: 400, msg: `image_urls[0] ${url} could not be fetched` }));
@@ -339,9 +385,18 @@ describe('a service whose refusal quotes the image URL', () => {
 		);
 		let result: RunResult;
 		try {
-			result = await runWith(workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()), {
-				credentials: { mediaGenerationApi: { apiKey: 'quoted-service-key', baseUrl, allowPrivateFileHosts: true } },
-			});
+			result = await runWith(
+				workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()),
+				{
+					credentials: {
+						mediaGenerationApi: {
+							apiKey: 'quoted-service-key',
+							baseUrl,
+							allowPrivateFileHosts: true,
+						},
+					},
+				},
+			);
 		} finally {
 			for (const spy of spies) spy.mockRestore();
 		}

@@ -143,4 +143,3 @@ function outcome(
 			return { status: 'Error', message: rule.properties.message };
 	return { status: 'OK', message: 'Connection successful!' };
 }
-

@@ -16,7 +16,12 @@ describe('npm run demo', () => {
 
 	it('runs the image, video and music examples end to end and writes their files; the service fetches the generated image from n8n to animate it', async () => {
 		const lines: string[] = [];
-		const report = await main({ source: 'src', outDir, durationMs: 300, log: (l) => lines.push(l) });
+		const report = await main({
+			source: 'src',
+			outDir,
+			durationMs: 300,
+			log: (l) => lines.push(l),
+		});
 		const text = lines.join('\n');
 
 		expect(report.ok).toBe(true);
@@ -26,16 +31,25 @@ describe('npm run demo', () => {
 			'generate-music.json',
 			'generate-video.json',
 		]);
-		const mimes = report.runs.flatMap((r) => r.tasks.flatMap((t) => t.files.map((f) => f.mimeType))).sort();
+		const mimes = report.runs
+			.flatMap((r) => r.tasks.flatMap((t) => t.files.map((f) => f.mimeType)))
+			.sort();
 		expect(mimes).toEqual(['audio/mpeg', 'image/png', 'image/png', 'video/mp4', 'video/mp4']);
 		// Animate Image sent n8n's link to the image Generate Image had downloaded, and the service
 		// fetched exactly those bytes from n8n.
 		const animate = report.runs.find((r) => r.example.endsWith('animate-generated-image.json'))!;
 		const [image, video] = animate.tasks;
 		expect(video.references).toEqual([
-			expect.objectContaining({ index: 0, fromN8n: true, ok: true, sameAs: image.files[0].fileName }),
+			expect.objectContaining({
+				index: 0,
+				fromN8n: true,
+				ok: true,
+				sameAs: image.files[0].fileName,
+			}),
 		]);
-		expect(text).toContain(`the service fetched image_urls[0] from this n8n (a temporary link to binary data)`);
+		expect(text).toContain(
+			`the service fetched image_urls[0] from this n8n (a temporary link to binary data)`,
+		);
 		expect(text).not.toMatch(/token=/);
 		for (const run of report.runs) {
 			expect(run.status).toBe('success');
@@ -54,9 +68,16 @@ describe('npm run demo', () => {
 		expect(report.keyLeaksToFileHost).toBe(0);
 		// Every model used is named as the service received it, and the demo ends saying where to look.
 		const used = new Map<string, number>();
-		for (const t of report.runs.flatMap((r) => r.tasks)) used.set(String(t.model), (used.get(String(t.model)) ?? 0) + 1);
-		expect([...used.keys()].sort()).toEqual(['generate-music', 'image-1', 'vidmodel-1.5-pro', 'vidmodel-2.0-fast/image-to-video']);
-		for (const [model, count] of used) expect(text).toContain(`  ${model}: ${count} task${count === 1 ? '' : 's'}\n`);
+		for (const t of report.runs.flatMap((r) => r.tasks))
+			used.set(String(t.model), (used.get(String(t.model)) ?? 0) + 1);
+		expect([...used.keys()].sort()).toEqual([
+			'generate-music',
+			'image-1',
+			'vidmodel-1.5-pro',
+			'vidmodel-2.0-fast/image-to-video',
+		]);
+		for (const [model, count] of used)
+			expect(text).toContain(`  ${model}: ${count} task${count === 1 ? '' : 's'}\n`);
 		expect(text).toMatch(/Where to look:\n/);
 		expect(text).toMatch(/Demo passed/);
 	});

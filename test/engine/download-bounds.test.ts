@@ -8,12 +8,25 @@ import * as path from 'node:path';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { BINARY_DATA_PATH, MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import {
+	BINARY_DATA_PATH,
+	MEDIA_GENERATION_TRIGGER_TYPE,
+	NOOP_TYPE,
+	chain,
+	mediaCredentials,
+} from '../harness';
 import { startCallbackReceiver } from '../harness/webhook';
 import type { Simulator } from '../simulator';
 import { client } from '../simulator/client';
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
-import { NODE, expectKeyNowhere, mediaWorkflow, run, useSimulator, videoWithReferenceImages } from './support';
+import {
+	NODE,
+	expectKeyNowhere,
+	mediaWorkflow,
+	run,
+	useSimulator,
+	videoWithReferenceImages,
+} from './support';
 
 const sim = useSimulator();
 jest.setTimeout(60_000);
@@ -57,7 +70,7 @@ function expectTaskKept(json: IDataObject): void {
 }
 
 describe('files from private, loopback and link-local addresses (the credential decides)', () => {
-	it('off (the default): the simulator\'s file host on localhost is refused before any request, the item keeps the task', async () => {
+	it("off (the default): the simulator's file host on localhost is refused before any request, the item keeps the task", async () => {
 		const before = storeFiles();
 		const { json, message, result } = await failedItem(music('private [sim:duration=0]'), {
 			// The credential as a user creates it: the field left at its default.
@@ -75,11 +88,9 @@ describe('files from private, loopback and link-local addresses (the credential 
 
 	it('off: the reference-image pre-check sends no request to a loopback image host either', async () => {
 		const image = sim().referenceUrl('start.png');
-		const result = await run(
-			sim(),
-			mediaWorkflow(videoWithReferenceImages([image])),
-			{ credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: sim().baseUrl } } },
-		);
+		const result = await run(sim(), mediaWorkflow(videoWithReferenceImages([image])), {
+			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: sim().baseUrl } },
+		});
 		expect(result.status).toBe('error');
 		const error = result.error as { message?: string; description?: string };
 		expect(`${error.message} ${error.description}`).toMatch(
@@ -94,7 +105,12 @@ describe('the Trigger downloads under the same rule', () => {
 	it('off: a genuine callback starts the execution with the task and the error, no file is fetched', async () => {
 		const receiver = await startCallbackReceiver({
 			workflow: chain(
-				{ name: 'Media Generation Trigger', type: MEDIA_GENERATION_TRIGGER_TYPE, parameters: {}, credentials: mediaCredentials() },
+				{
+					name: 'Media Generation Trigger',
+					type: MEDIA_GENERATION_TRIGGER_TYPE,
+					parameters: {},
+					credentials: mediaCredentials(),
+				},
 				{ name: 'Downstream', type: NOOP_TYPE },
 			),
 			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: sim().baseUrl } },

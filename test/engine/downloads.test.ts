@@ -11,14 +11,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { BINARY_DATA_PATH } from '../harness';
 import type { Simulator } from '../simulator';
-import {
-	NODE,
-	expectKeyNowhere,
-	mediaWorkflow,
-	run,
-	start,
-	useSimulator,
-} from './support';
+import { NODE, expectKeyNowhere, mediaWorkflow, run, start, useSimulator } from './support';
 
 const sim = useSimulator();
 jest.setTimeout(90_000);

@@ -38,7 +38,10 @@ const errorText = (result: { error?: unknown }) => {
 describe('faults on submit', () => {
 	it('429 with Retry-After before acceptance: retried after the wait, exactly one task', async () => {
 		sim().faults.add({ endpoint: 'submit', kind: '429', when: 'before', times: 1, retryAfter: 1 });
-		const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'rate limited [sim:duration=200]')));
+		const result = await run(
+			sim(),
+			mediaWorkflow(imageParams(sim(), 'rate limited [sim:duration=200]')),
+		);
 		expect(result.error).toBeUndefined();
 		expect(result.outputOf(NODE)[0].json.status).toBe('finished');
 		const submits = sim().requests.filter((r) => r.endpoint === 'submit');
@@ -97,7 +100,10 @@ describe('faults on status reads', () => {
 		['envelope code 500 under HTTP 200', { kind: 'code' as const, times: 1 }],
 	])('%s: retried, the task finishes', async (_label, fault) => {
 		const id = sim().faults.add({ endpoint: 'status', ...fault });
-		const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'status faults [sim:duration=200]')));
+		const result = await run(
+			sim(),
+			mediaWorkflow(imageParams(sim(), 'status faults [sim:duration=200]')),
+		);
 		expect(result.error).toBeUndefined();
 		const [item] = result.outputOf(NODE);
 		expect(item.json.status).toBe('finished');
@@ -107,7 +113,9 @@ describe('faults on status reads', () => {
 			// Retry-After honoured: the next read came no earlier than asked (simulator's log).
 			const reads = sim().requests.filter((r) => r.endpoint === 'status');
 			const faulted = reads.findIndex((r) => r.fault !== undefined);
-			expect(reads[faulted + 1].at - reads[faulted].at).toBeGreaterThanOrEqual(fault.retryAfter * 1000);
+			expect(reads[faulted + 1].at - reads[faulted].at).toBeGreaterThanOrEqual(
+				fault.retryAfter * 1000,
+			);
 		}
 		expect(sim().count('submit')).toBe(1);
 		const bytes = await result.readBinary(item);
@@ -135,7 +143,10 @@ describe('faults on downloads', () => {
 
 	it('a 500 from the file host is retried', async () => {
 		sim().faults.add({ endpoint: 'file', kind: '500', times: 1 });
-		const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'file host hiccup [sim:duration=200]')));
+		const result = await run(
+			sim(),
+			mediaWorkflow(imageParams(sim(), 'file host hiccup [sim:duration=200]')),
+		);
 		expect(result.error).toBeUndefined();
 		expect(sim().count('file')).toBe(2);
 		expect(result.outputOf(NODE)[0].binary?.data).toBeDefined();

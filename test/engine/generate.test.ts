@@ -54,7 +54,10 @@ const CASES: ModelCase[] = [
 			prompt: `a lighthouse ${FAST}`,
 			imageByIdOptions: { size: '16:9', n: 1 },
 		}),
-		body: (s) => ({ model: s.imageModelId, input: { prompt: `a lighthouse ${FAST}`, size: '16:9', n: 1 } }),
+		body: (s) => ({
+			model: s.imageModelId,
+			input: { prompt: `a lighthouse ${FAST}`, size: '16:9', n: 1 },
+		}),
 		mime: 'image/png',
 		ext: 'png',
 	},
@@ -91,7 +94,11 @@ const CASES: ModelCase[] = [
 			model: 'vidmodel-2.0-fast/image-to-video',
 			prompt: `from dawn to dusk ${FAST}`,
 			startFrameUrl: s.referenceUrl('start.png'),
-			vidmodel20FastOptions: { endFrameUrl: s.referenceUrl('end.webp'), duration: 15, resolution: '720p' },
+			vidmodel20FastOptions: {
+				endFrameUrl: s.referenceUrl('end.webp'),
+				duration: 15,
+				resolution: '720p',
+			},
 		}),
 		body: (s) => ({
 			model: 'vidmodel-2.0-fast/image-to-video',
@@ -129,7 +136,13 @@ const CASES: ModelCase[] = [
 			operation: 'generate',
 			model: 'generate-music',
 			prompt: `lo-fi launch ${FAST}`,
-			musicOptions: { instrumental: true, title: 'Launch', style: 'lo-fi', customMode: false, mv: 'v4' },
+			musicOptions: {
+				instrumental: true,
+				title: 'Launch',
+				style: 'lo-fi',
+				customMode: false,
+				mv: 'v4',
+			},
 		}),
 		body: () => ({
 			model: 'generate-music',
@@ -175,7 +188,8 @@ describe('each model end to end with binary output', () => {
 		const expectedBody = c.body(sim());
 		expect(submits).toContainEqual({ body: expectedBody, authorization: `Bearer ${view.apiKey}` });
 		// Every image URL sent reached the service whole (the simulator fetched it).
-		for (const url of ((expectedBody.input as IDataObject).image_urls as string[] | undefined) ?? [])
+		for (const url of ((expectedBody.input as IDataObject).image_urls as string[] | undefined) ??
+			[])
 			expect(view.fetches).toContainEqual(
 				expect.objectContaining({ taskId: item.json.task_id, url, ok: true, status: 200 }),
 			);
@@ -225,7 +239,11 @@ describe('bad input is refused before any request', () => {
 				aspectRatio: '1:1',
 				duration: 4,
 				vidmodel15ProOptions: {
-					imageUrls: ['https://a.example/1.png', 'https://a.example/2.png', 'https://a.example/3.png'],
+					imageUrls: [
+						'https://a.example/1.png',
+						'https://a.example/2.png',
+						'https://a.example/3.png',
+					],
 				},
 			},
 			[/image_urls|reference image/i, /2/],
@@ -314,7 +332,12 @@ describe('bad input is refused before any request', () => {
 				},
 				{ continueOnFail: true },
 			),
-			{ items: [{ prompt: `ok ${FAST}`, duration: 4, sku: 'A-1' }, { prompt: 'bad', duration: 7, sku: 'B-2' }] },
+			{
+				items: [
+					{ prompt: `ok ${FAST}`, duration: 4, sku: 'A-1' },
+					{ prompt: 'bad', duration: 7, sku: 'B-2' },
+				],
+			},
 		);
 		expect(result.status).toBe('success');
 		const [ok, bad] = result.outputOf(NODE);
@@ -327,7 +350,10 @@ describe('bad input is refused before any request', () => {
 		expect(bad.pairedItem).toEqual({ item: 1 });
 		// Only the valid item reached the service.
 		expect(sim().count('submit')).toBe(1);
-		expect((sim().requests.find((r) => r.endpoint === 'submit')?.body as { input: IDataObject }).input.duration).toBe(4);
+		expect(
+			(sim().requests.find((r) => r.endpoint === 'submit')?.body as { input: IDataObject }).input
+				.duration,
+		).toBe(4);
 	});
 });
 
@@ -337,7 +363,10 @@ describe('submit without waiting', () => {
 			sim(),
 			imageGenerate('later [sim:duration=60000]', {
 				waitForCompletion: false,
-				options: { callbackUrl: 'https://n8n.example.com/webhook/abc/media-generation', callbackReference: 'row-7' },
+				options: {
+					callbackUrl: 'https://n8n.example.com/webhook/abc/media-generation',
+					callbackReference: 'row-7',
+				},
 			}),
 		);
 		expect(result.error).toBeUndefined();
@@ -347,7 +376,9 @@ describe('submit without waiting', () => {
 		expect(item.binary).toBeUndefined();
 		expect(sim().count('status')).toBe(0);
 		const callbackUrl = new URL(sim().tasks()[0].callbackUrl!);
-		expect(callbackUrl.origin + callbackUrl.pathname).toBe('https://n8n.example.com/webhook/abc/media-generation');
+		expect(callbackUrl.origin + callbackUrl.pathname).toBe(
+			'https://n8n.example.com/webhook/abc/media-generation',
+		);
 		expect(callbackUrl.searchParams.get('ref')).toBe('row-7');
 	});
 });
@@ -393,11 +424,9 @@ describe('where n8n shows it', () => {
 	});
 
 	it("works with n8n's in-memory binary mode too", async () => {
-		const result = await run(
-			sim(),
-			imageGenerate('in memory [sim:duration=200][sim:size=5000]'),
-			{ binaryMode: 'default' },
-		);
+		const result = await run(sim(), imageGenerate('in memory [sim:duration=200][sim:size=5000]'), {
+			binaryMode: 'default',
+		});
 		expect(result.error).toBeUndefined();
 		const [item] = result.outputOf(NODE);
 		expect(result.binaryPath(item)).toBeUndefined();
@@ -410,7 +439,11 @@ describe('options checked before any request', () => {
 	it.each([
 		['Max Tasks in Flight 0', { maxConcurrentTasks: 0 }, /Max Tasks in Flight/],
 		['a Callback URL that is not one', { callbackUrl: 'not a url' }, /Callback URL/],
-		['a binary field name with spaces', { binaryPropertyName: 'my file' }, /Put Output File in Field/],
+		[
+			'a binary field name with spaces',
+			{ binaryPropertyName: 'my file' },
+			/Put Output File in Field/,
+		],
 	])('%s', async (_label, options, pattern) => {
 		const result = await run(
 			sim(),
@@ -437,7 +470,10 @@ describe('options checked before any request', () => {
 				model: 'generate-music',
 				prompt: 'p [sim:never]',
 				waitForCompletion: false,
-				options: { callbackUrl: 'https://n8n.example.com/webhook/x?tenant=42', callbackReference: 'a b&c' },
+				options: {
+					callbackUrl: 'https://n8n.example.com/webhook/x?tenant=42',
+					callbackReference: 'a b&c',
+				},
 			}),
 		);
 		expect(result.error).toBeUndefined();
@@ -485,7 +521,10 @@ describe('reference image pre-check (vidmodel-1.5-pro, opt-in)', () => {
 		expect(`${wrongType.error?.message}`).toMatch(/audio\/mpeg/);
 		expect(`${wrongType.error?.message}`).toMatch(/jpeg|png|webp/i);
 
-		const missing = await run(sim(), mediaWorkflow(videoWith([`${sim().fileBaseUrl}/files/nothing/0-x.png`])));
+		const missing = await run(
+			sim(),
+			mediaWorkflow(videoWith([`${sim().fileBaseUrl}/files/nothing/0-x.png`])),
+		);
 		expect(missing.status).toBe('error');
 		expect(`${missing.error?.message}`).toContain('/files/nothing/0-x.png');
 

@@ -75,36 +75,54 @@ describe('redirects never carry the API key to another origin', () => {
 		expect(collector.sawKey(sim().apiKey)).toBe(false);
 	});
 
-	it.each([307, 308, 302])('submit answered %i: nothing re-sent, nothing to the other origin', async (status) => {
-		const collector = await origin(startKeyCollector());
-		const front = await origin(startRedirector(collector.url, status));
-		const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'redirected')), {
-			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url, allowPrivateFileHosts: true } },
-		});
-		expect(result.status).toBe('error');
-		expect(errorText(result)).toMatch(new RegExp(`HTTP ${status}`));
-		expect(errorText(result)).toContain(`a redirect to ${collector.url}/api/generate/submit`);
-		expect(front.requests.map((r) => r.method)).toEqual(['POST']);
-		expect(collector.requests).toHaveLength(0);
-		expect(collector.sawKey(sim().apiKey)).toBe(false);
-		expect(result.dump()).not.toContain(sim().apiKey);
-	});
+	it.each([307, 308, 302])(
+		'submit answered %i: nothing re-sent, nothing to the other origin',
+		async (status) => {
+			const collector = await origin(startKeyCollector());
+			const front = await origin(startRedirector(collector.url, status));
+			const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'redirected')), {
+				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+				credentials: {
+					mediaGenerationApi: {
+						apiKey: sim().apiKey,
+						baseUrl: front.url,
+						allowPrivateFileHosts: true,
+					},
+				},
+			});
+			expect(result.status).toBe('error');
+			expect(errorText(result)).toMatch(new RegExp(`HTTP ${status}`));
+			expect(errorText(result)).toContain(`a redirect to ${collector.url}/api/generate/submit`);
+			expect(front.requests.map((r) => r.method)).toEqual(['POST']);
+			expect(collector.requests).toHaveLength(0);
+			expect(collector.sawKey(sim().apiKey)).toBe(false);
+			expect(result.dump()).not.toContain(sim().apiKey);
+		},
+	);
 
-	it.each([302, 307])('status read answered %i: a clear error, nothing to the other origin', async (status) => {
-		const collector = await origin(startKeyCollector());
-		const front = await origin(startRedirector(collector.url, status));
-		const result = await run(sim(), mediaWorkflow(taskParams('getStatus', 'task_0123')), {
-			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url, allowPrivateFileHosts: true } },
-		});
-		expect(result.status).toBe('error');
-		expect(errorText(result)).toMatch(/redirects are not followed/);
-		expect(errorText(result)).toContain('task_0123');
-		// Not retried either: a redirect is an answer, not a passing fault.
-		expect(front.requests).toHaveLength(1);
-		expect(collector.requests).toHaveLength(0);
-	});
+	it.each([302, 307])(
+		'status read answered %i: a clear error, nothing to the other origin',
+		async (status) => {
+			const collector = await origin(startKeyCollector());
+			const front = await origin(startRedirector(collector.url, status));
+			const result = await run(sim(), mediaWorkflow(taskParams('getStatus', 'task_0123')), {
+				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+				credentials: {
+					mediaGenerationApi: {
+						apiKey: sim().apiKey,
+						baseUrl: front.url,
+						allowPrivateFileHosts: true,
+					},
+				},
+			});
+			expect(result.status).toBe('error');
+			expect(errorText(result)).toMatch(/redirects are not followed/);
+			expect(errorText(result)).toContain('task_0123');
+			// Not retried either: a redirect is an answer, not a passing fault.
+			expect(front.requests).toHaveLength(1);
+			expect(collector.requests).toHaveLength(0);
+		},
+	);
 
 	it('file download: a file URL that redirects to another host is fetched there without the key', async () => {
 		const id = await finishedTask(sim(), 'cdn [sim:duration=50][sim:files=2]');
@@ -122,7 +140,13 @@ describe('redirects never carry the API key to another origin', () => {
 		);
 		const result = await run(sim(), mediaWorkflow(taskParams('downloadFiles', id)), {
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: front.url, allowPrivateFileHosts: true } },
+			credentials: {
+				mediaGenerationApi: {
+					apiKey: sim().apiKey,
+					baseUrl: front.url,
+					allowPrivateFileHosts: true,
+				},
+			},
 		});
 		expect(result.error).toBeUndefined();
 		const [item] = result.outputOf(NODE);
@@ -130,8 +154,12 @@ describe('redirects never carry the API key to another origin', () => {
 		expect((await result.readBinary(item, 'data')).equals(servedBytes(task, 0))).toBe(true);
 		expect((await result.readBinary(item, 'data_1')).equals(servedBytes(task, 1))).toBe(true);
 		// The redirecting URLs were asked, and the file host answered after the redirect.
-		expect(front.requests.filter((r) => r.url.startsWith('/cdn/')).length).toBeGreaterThanOrEqual(2);
-		expect(sim().requests.filter((r) => r.endpoint === 'file' && r.status === 200).length).toBeGreaterThanOrEqual(2);
+		expect(front.requests.filter((r) => r.url.startsWith('/cdn/')).length).toBeGreaterThanOrEqual(
+			2,
+		);
+		expect(
+			sim().requests.filter((r) => r.endpoint === 'file' && r.status === 200).length,
+		).toBeGreaterThanOrEqual(2);
 		// The key went to the service's API only: not to its file URLs, not to the file host.
 		for (const r of front.requests.filter((q) => q.url.startsWith('/cdn/')))
 			expect(r.headers.authorization).toBeUndefined();
@@ -142,10 +170,7 @@ describe('redirects never carry the API key to another origin', () => {
 		const image = sim().referenceUrl('start.png');
 		const front = await origin(startRedirector(image.slice(0, image.indexOf('/refs/')), 302));
 		const redirecting = `${front.url}${image.slice(image.indexOf('/refs/'))}`;
-		const result = await run(
-			sim(),
-			mediaWorkflow(videoWithReferenceImages([redirecting])),
-		);
+		const result = await run(sim(), mediaWorkflow(videoWithReferenceImages([redirecting])));
 		expect(result.error).toBeUndefined();
 		expect(sim().count('submit')).toBe(1);
 		expect(front.requests.length).toBeGreaterThanOrEqual(1);
@@ -159,10 +184,16 @@ describe('redirects never carry the API key to another origin', () => {
 
 describe('every wait respects the deadline, whatever Retry-After says', () => {
 	it('status 429 with Retry-After: 20 under a 3 s Timeout: back near 3 s, not 41 s', async () => {
-		const id = await client(sim()).create(sim().imageModelId, { prompt: 'slow [sim:never]', size: '1:1' });
+		const id = await client(sim()).create(sim().imageModelId, {
+			prompt: 'slow [sim:never]',
+			size: '1:1',
+		});
 		sim().faults.add({ endpoint: 'status', kind: '429', retryAfter: 20 });
 		const started = Date.now();
-		const result = await run(sim(), mediaWorkflow(taskParams('waitForCompletion', id, { timeoutMinutes: 0.05 })));
+		const result = await run(
+			sim(),
+			mediaWorkflow(taskParams('waitForCompletion', id, { timeoutMinutes: 0.05 })),
+		);
 		const took = Date.now() - started;
 		expect(result.status).toBe('error');
 		expect(errorText(result)).toMatch(/did not finish within the timeout/);
@@ -190,7 +221,10 @@ describe('every wait respects the deadline, whatever Retry-After says', () => {
 
 	it('submit 429 with Retry-After: 3 once: waited out (it fits in the 10 s), one task', async () => {
 		sim().faults.add({ endpoint: 'submit', kind: '429', when: 'before', times: 1, retryAfter: 3 });
-		const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'once busy [sim:duration=100]')));
+		const result = await run(
+			sim(),
+			mediaWorkflow(imageParams(sim(), 'once busy [sim:duration=100]')),
+		);
 		expect(result.error).toBeUndefined();
 		const submits = sim().requests.filter((r) => r.endpoint === 'submit');
 		expect(submits.map((r) => r.status)).toEqual([429, 200]);
@@ -212,16 +246,19 @@ describe('every wait respects the deadline, whatever Retry-After says', () => {
 	it.each([
 		['Get Status', 'getStatus'],
 		['Download Files', 'downloadFiles'],
-	])('%s with Retry-After: 3600: fails at once naming the wait, never hours', async (_, operation) => {
-		const id = await finishedTask(sim());
-		sim().faults.add({ endpoint: 'status', kind: '429', retryAfter: 3600 });
-		const started = Date.now();
-		const result = await run(sim(), mediaWorkflow(taskParams(operation, id)));
-		expect(Date.now() - started).toBeLessThan(5000);
-		expect(result.status).toBe('error');
-		expect(errorText(result)).toMatch(/asked to wait 3600 s/);
-		expect(sim().count('status')).toBe(1);
-	});
+	])(
+		'%s with Retry-After: 3600: fails at once naming the wait, never hours',
+		async (_, operation) => {
+			const id = await finishedTask(sim());
+			sim().faults.add({ endpoint: 'status', kind: '429', retryAfter: 3600 });
+			const started = Date.now();
+			const result = await run(sim(), mediaWorkflow(taskParams(operation, id)));
+			expect(Date.now() - started).toBeLessThan(5000);
+			expect(result.status).toBe('error');
+			expect(errorText(result)).toMatch(/asked to wait 3600 s/);
+			expect(sim().count('status')).toBe(1);
+		},
+	);
 
 	it('a download whose file host says Retry-After: 3600 fails at once, keeping task_id', async () => {
 		const id = await finishedTask(sim());
@@ -239,7 +276,10 @@ describe('expires_at is never later than the service times support', () => {
 	it('a task created 20 h ago and finished: every operation says creation + 24 h', async () => {
 		// The simulator's clock runs 20 h behind for the creation only: created_time is 20 h ago.
 		sim().clock.advance(-20 * HOUR);
-		const id = await client(sim()).create(sim().imageModelId, { prompt: 'old [sim:duration=50]', size: '1:1' });
+		const id = await client(sim()).create(sim().imageModelId, {
+			prompt: 'old [sim:duration=50]',
+			size: '1:1',
+		});
 		sim().clock.advance(20 * HOUR);
 		const created = Date.parse(String(sim().view(id)!.created_time));
 		expect(Date.now() - created).toBeGreaterThan(19 * HOUR);
@@ -251,20 +291,29 @@ describe('expires_at is never later than the service times support', () => {
 			expiries[operation] = result.outputOf(NODE)[0].json.expires_at;
 		}
 		const expected = new Date(created + 24 * HOUR).toISOString();
-		expect(expiries).toEqual({ waitForCompletion: expected, getStatus: expected, downloadFiles: expected });
+		expect(expiries).toEqual({
+			waitForCompletion: expected,
+			getStatus: expected,
+			downloadFiles: expected,
+		});
 	});
 
 	it('Generate with Wait: creation + 24 h as well', async () => {
 		const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'fresh [sim:duration=100]')));
 		expect(result.error).toBeUndefined();
 		const json = result.outputOf(NODE)[0].json;
-		expect(Date.parse(String(json.expires_at))).toBe(Date.parse(String(json.created_time)) + 24 * HOUR);
+		expect(Date.parse(String(json.expires_at))).toBe(
+			Date.parse(String(json.created_time)) + 24 * HOUR,
+		);
 	});
 });
 
 describe('a finished task without files', () => {
 	it.each([
-		['Generate with Wait', (s: Simulator) => imageParams(s, 'nothing [sim:duration=100][sim:files=0]')],
+		[
+			'Generate with Wait',
+			(s: Simulator) => imageParams(s, 'nothing [sim:duration=100][sim:files=0]'),
+		],
 	])('%s: an item error that keeps task_id, no silent success', async (_, params) => {
 		const result = await run(sim(), mediaWorkflow(params(sim()), { continueOnFail: true }));
 		expect(result.status).toBe('success');
@@ -275,14 +324,17 @@ describe('a finished task without files', () => {
 		expect(item.json.status).toBe('finished');
 	});
 
-	it.each(['waitForCompletion', 'downloadFiles'])('Task → %s: the same error', async (operation) => {
-		const id = await finishedTask(sim(), 'nothing [sim:duration=50][sim:files=0]');
-		const result = await run(sim(), mediaWorkflow(taskParams(operation, id)));
-		expect(result.status).toBe('error');
-		expect(errorText(result)).toMatch(/listed no files/);
-		expect(errorText(result)).toContain(id);
-		expect(sim().count('file')).toBe(0);
-	});
+	it.each(['waitForCompletion', 'downloadFiles'])(
+		'Task → %s: the same error',
+		async (operation) => {
+			const id = await finishedTask(sim(), 'nothing [sim:duration=50][sim:files=0]');
+			const result = await run(sim(), mediaWorkflow(taskParams(operation, id)));
+			expect(result.status).toBe('error');
+			expect(errorText(result)).toMatch(/listed no files/);
+			expect(errorText(result)).toContain(id);
+			expect(sim().count('file')).toBe(0);
+		},
+	);
 
 	it('Task → Get Status only reports it: status finished, files []', async () => {
 		const id = await finishedTask(sim(), 'nothing [sim:duration=50][sim:files=0]');
@@ -294,7 +346,11 @@ describe('a finished task without files', () => {
 	it('Download Files off: the same error (no file URL to pass on either)', async () => {
 		const result = await run(
 			sim(),
-			mediaWorkflow(imageParams(sim(), 'nothing [sim:duration=100][sim:files=0]', { options: { downloadFiles: false } })),
+			mediaWorkflow(
+				imageParams(sim(), 'nothing [sim:duration=100][sim:files=0]', {
+					options: { downloadFiles: false },
+				}),
+			),
 		);
 		expect(result.status).toBe('error');
 		expect(errorText(result)).toMatch(/listed no files/);
@@ -373,12 +429,23 @@ describe('secrets quoted by the service are masked', () => {
 			mediaWorkflow(
 				imageParams(sim(), 'with callback', {
 					waitForCompletion: false,
-					options: { callbackUrl: secretUrl('https://n8n.example.com'), callbackReference: 'row-1' },
+					options: {
+						callbackUrl: secretUrl('https://n8n.example.com'),
+						callbackReference: 'row-1',
+					},
 				}),
 				{ continueOnFail: true },
 			),
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			{ credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: service.url, allowPrivateFileHosts: true } } },
+			{
+				credentials: {
+					mediaGenerationApi: {
+						apiKey: sim().apiKey,
+						baseUrl: service.url,
+						allowPrivateFileHosts: true,
+					},
+				},
+			},
 		);
 		const dump = result.dump();
 		expect(dump).toContain('is not reachable from the service');
@@ -391,7 +458,10 @@ describe('secrets quoted by the service are masked', () => {
 		const result = await run(
 			sim(),
 			mediaWorkflow(
-				imageParams(sim(), `x [sim:duration=100][sim:fail=could not POST ${secretUrl('https://n8n.example.com')}]`),
+				imageParams(
+					sim(),
+					`x [sim:duration=100][sim:fail=could not POST ${secretUrl('https://n8n.example.com')}]`,
+				),
 				{ continueOnFail: true },
 			),
 		);

@@ -17,10 +17,7 @@ import {
 describe('in-process harness (harness nodes only)', () => {
 	it('runs Manual Trigger → No Operation through WorkflowExecute', async () => {
 		const result = await runWorkflow(
-			chain(
-				{ name: 'Start', type: MANUAL_TRIGGER_TYPE },
-				{ name: 'Pass', type: NOOP_TYPE },
-			),
+			chain({ name: 'Start', type: MANUAL_TRIGGER_TYPE }, { name: 'Pass', type: NOOP_TYPE }),
 		);
 		expect(result.status).toBe('success');
 		expect(result.error).toBeUndefined();
@@ -55,7 +52,11 @@ describe('in-process harness (harness nodes only)', () => {
 		const result = await runWorkflow(
 			chain(
 				{ name: 'Start', type: MANUAL_TRIGGER_TYPE },
-				{ name: 'Bin', type: 'harness.binary', parameters: { text: `hello ${mode}`, fileName: 'a.txt' } },
+				{
+					name: 'Bin',
+					type: 'harness.binary',
+					parameters: { text: `hello ${mode}`, fileName: 'a.txt' },
+				},
 			),
 			{ binaryMode: mode },
 		);
@@ -114,7 +115,9 @@ describe('in-process harness (harness nodes only)', () => {
 
 	it('rejects unknown node types clearly', async () => {
 		await expect(
-			runWorkflow(chain({ name: 'Start', type: MANUAL_TRIGGER_TYPE }, { name: 'X', type: 'nope.nothing' })),
+			runWorkflow(
+				chain({ name: 'Start', type: MANUAL_TRIGGER_TYPE }, { name: 'X', type: 'nope.nothing' }),
+			),
 		).rejects.toThrow(/unknown node type "nope.nothing"/);
 	});
 });
@@ -142,7 +145,11 @@ describe('harness credentials', () => {
 					},
 				),
 				// The credential trims the key: a key pasted with spaces still works.
-				{ credentials: { mediaGenerationApi: { apiKey: '  k-123 ', baseUrl: `http://127.0.0.1:${port}` } } },
+				{
+					credentials: {
+						mediaGenerationApi: { apiKey: '  k-123 ', baseUrl: `http://127.0.0.1:${port}` },
+					},
+				},
 			);
 			expect(result.error).toBeUndefined();
 			expect(result.outputOf('Probe')[0].json).toEqual({ ok: true });

@@ -23,7 +23,11 @@ jest.setTimeout(60_000);
 
 const HOUR = 60 * 60 * 1000;
 
-function videoParams(prompt: string, options: IDataObject = {}, extra: IDataObject = {}): IDataObject {
+function videoParams(
+	prompt: string,
+	options: IDataObject = {},
+	extra: IDataObject = {},
+): IDataObject {
 	return {
 		resource: 'video',
 		operation: 'generate',
@@ -78,7 +82,9 @@ describe('cancellation', () => {
 		const stoppedAt = Date.now();
 		const result = await running.cancel();
 		const tookMs = Date.now() - stoppedAt;
-		process.stdout.write(`[lifecycle] Stop during a held status read: the execution ended after ${tookMs} ms\n`);
+		process.stdout.write(
+			`[lifecycle] Stop during a held status read: the execution ended after ${tookMs} ms\n`,
+		);
 		expect(result.status).toBe('canceled');
 		// Was: about 30 s, the read's own timeout (issue 35), with the read held for 40 s: what
 		// tells the code apart is the 30 s, so the bound sits well under it, not near "at once".
@@ -91,7 +97,9 @@ describe('timeout, then Task → Wait for Completion', () => {
 		// The task needs 20 s; the node waits 3 s.
 		const first = await run(
 			sim(),
-			mediaWorkflow(videoParams('slow [sim:duration=20000]', { timeoutMinutes: 0.05 }), { continueOnFail: true }),
+			mediaWorkflow(videoParams('slow [sim:duration=20000]', { timeoutMinutes: 0.05 }), {
+				continueOnFail: true,
+			}),
 		);
 		expect(first.status).toBe('success');
 		const [timedOut] = first.outputOf(NODE);
@@ -99,15 +107,21 @@ describe('timeout, then Task → Wait for Completion', () => {
 		expect(timedOut.json.task_id).toBe(task.id);
 		expect(timedOut.json.timed_out).toBe(true);
 		expect(String(timedOut.json.error)).toContain(task.id);
-		expect(`${timedOut.json.error} ${timedOut.json.error_description}`).toMatch(/Wait for Completion/);
+		expect(`${timedOut.json.error} ${timedOut.json.error_description}`).toMatch(
+			/Wait for Completion/,
+		);
 		expect(timedOut.binary).toBeUndefined();
 
 		// Later (the service's clock moves on), another workflow picks the task up by its id.
 		sim().clock.advance(25_000);
 		const submitsBefore = sim().count('submit');
-		const second = await run(sim(), mediaWorkflow(taskParams('waitForCompletion', '={{ $json.task_id }}')), {
-			items: [{ task_id: task.id }],
-		});
+		const second = await run(
+			sim(),
+			mediaWorkflow(taskParams('waitForCompletion', '={{ $json.task_id }}')),
+			{
+				items: [{ task_id: task.id }],
+			},
+		);
 		expect(second.error).toBeUndefined();
 		const [done] = second.outputOf(NODE);
 		expect(done.json.task_id).toBe(task.id);
@@ -117,7 +131,10 @@ describe('timeout, then Task → Wait for Completion', () => {
 	});
 
 	it('without Continue On Fail the execution error still names the task and the way to pick it up', async () => {
-		const result = await run(sim(), mediaWorkflow(videoParams('never ends [sim:never]', { timeoutMinutes: 0.03 })));
+		const result = await run(
+			sim(),
+			mediaWorkflow(videoParams('never ends [sim:never]', { timeoutMinutes: 0.03 })),
+		);
 		expect(result.status).toBe('error');
 		const text = errorText(result);
 		expect(text).toContain(sim().tasks()[0].id);
@@ -128,7 +145,12 @@ describe('timeout, then Task → Wait for Completion', () => {
 
 describe('Task operations', () => {
 	async function finishedTask(s: Simulator, extra = ''): Promise<string> {
-		const result = await run(s, mediaWorkflow(videoParams(`quick ${extra}[sim:duration=100]`, {}, { waitForCompletion: false })));
+		const result = await run(
+			s,
+			mediaWorkflow(
+				videoParams(`quick ${extra}[sim:duration=100]`, {}, { waitForCompletion: false }),
+			),
+		);
 		const id = String(result.outputOf(NODE)[0].json.task_id);
 		s.clock.advance(1000);
 		return id;
@@ -174,7 +196,10 @@ describe('Task operations', () => {
 	it('Download Files after the 24 hours: a clear error that keeps task_id', async () => {
 		const id = await finishedTask(sim());
 		sim().clock.advance(25 * HOUR);
-		const result = await run(sim(), mediaWorkflow(taskParams('downloadFiles', id), { continueOnFail: true }));
+		const result = await run(
+			sim(),
+			mediaWorkflow(taskParams('downloadFiles', id), { continueOnFail: true }),
+		);
 		expect(result.status).toBe('success');
 		const [item] = result.outputOf(NODE);
 		expect(item.json.task_id).toBe(id);
@@ -183,7 +208,10 @@ describe('Task operations', () => {
 	});
 
 	it('Download Files of a task still running: says so, without waiting', async () => {
-		const result = await run(sim(), mediaWorkflow(videoParams('running [sim:never]', {}, { waitForCompletion: false })));
+		const result = await run(
+			sim(),
+			mediaWorkflow(videoParams('running [sim:never]', {}, { waitForCompletion: false })),
+		);
 		const id = String(result.outputOf(NODE)[0].json.task_id);
 		const download = await run(sim(), mediaWorkflow(taskParams('downloadFiles', id)));
 		expect(download.status).toBe('error');
@@ -193,7 +221,10 @@ describe('Task operations', () => {
 	});
 
 	it('Generate with Download Files off: file URLs without binaries, downloadable later', async () => {
-		const result = await run(sim(), mediaWorkflow(videoParams('urls only [sim:duration=200]', { downloadFiles: false })));
+		const result = await run(
+			sim(),
+			mediaWorkflow(videoParams('urls only [sim:duration=200]', { downloadFiles: false })),
+		);
 		expect(result.error).toBeUndefined();
 		const [item] = result.outputOf(NODE);
 		expect(item.binary).toBeUndefined();

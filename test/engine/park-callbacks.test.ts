@@ -10,7 +10,14 @@ import type { IDataObject } from 'n8n-workflow';
 import { MANUAL_TRIGGER_TYPE, chain, type WorkflowJson } from '../harness';
 import { startWaitingServer, type WaitingServer } from '../harness/waiting';
 import { parkRegistrySize } from '../../nodes/MediaGeneration/actions/durableWait';
-import { TRIGGER, credentialsFor, imageGenerateParams, mediaNode, run, useSimulator } from './support';
+import {
+	TRIGGER,
+	credentialsFor,
+	imageGenerateParams,
+	mediaNode,
+	run,
+	useSimulator,
+} from './support';
 
 const sim = useSimulator();
 const FINISH = 'Finish';
@@ -31,7 +38,12 @@ function parkedWorkflow(prompt: string): WorkflowJson {
 		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
 		mediaNode(imageGenerateParams(sim(), prompt, { waitMode: 'park', timeoutMinutes: 30 })),
 		mediaNode(
-			{ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: {} },
+			{
+				resource: 'task',
+				operation: 'waitForCompletion',
+				taskId: '={{ $json.task_id }}',
+				options: {},
+			},
 			{},
 			FINISH,
 		),
@@ -39,9 +51,17 @@ function parkedWorkflow(prompt: string): WorkflowJson {
 }
 
 /** Parks `count` tasks of one execution (ending after a minute) and serves its resume URL. */
-async function park(count: number, tag: string, execution: { executionId?: string; resumeToken?: string } = {}) {
+async function park(
+	count: number,
+	tag: string,
+	execution: { executionId?: string; resumeToken?: string } = {},
+) {
 	const wf = parkedWorkflow(`${tag} [sim:duration=60000]`);
-	const before = new Set(sim().tasks().map((t) => t.id));
+	const before = new Set(
+		sim()
+			.tasks()
+			.map((t) => t.id),
+	);
 	const result = await run(sim(), wf, {
 		items: Array.from({ length: count }, (_, i) => ({ row: i })),
 		baseUrl: server.baseUrl,
@@ -49,7 +69,12 @@ async function park(count: number, tag: string, execution: { executionId?: strin
 	});
 	expect(result.status).toBe('waiting');
 	server.park(result, wf);
-	return { result, tasks: sim().tasks().filter((t) => !before.has(t.id)) };
+	return {
+		result,
+		tasks: sim()
+			.tasks()
+			.filter((t) => !before.has(t.id)),
+	};
 }
 
 /** Another module instance of harness and package: its own memory, as another process has. */
@@ -63,9 +88,16 @@ beforeAll(async () => {
 });
 
 /** Parks one task (ending after a minute) on the "worker"; this process serves the callbacks. */
-async function parkOnWorker(tag: string, execution: { executionId?: string; resumeToken?: string } = {}) {
+async function parkOnWorker(
+	tag: string,
+	execution: { executionId?: string; resumeToken?: string } = {},
+) {
 	const wf = parkedWorkflow(`${tag} [sim:duration=60000]`);
-	const before = new Set(sim().tasks().map((t) => t.id));
+	const before = new Set(
+		sim()
+			.tasks()
+			.map((t) => t.id),
+	);
 	const result = await worker.runWorkflow(wf, {
 		credentials: credentialsFor(sim()),
 		baseUrl: server.baseUrl,
@@ -73,7 +105,9 @@ async function parkOnWorker(tag: string, execution: { executionId?: string; resu
 	});
 	expect(result.status).toBe('waiting');
 	server.park(result, wf);
-	return sim().tasks().filter((t) => !before.has(t.id));
+	return sim()
+		.tasks()
+		.filter((t) => !before.has(t.id));
 }
 
 const lastCall = () => server.calls[server.calls.length - 1];
@@ -82,7 +116,10 @@ describe('the park registry of a process', () => {
 	test('a later park of the same execution (the next round of a loop) resumes on its own callbacks', async () => {
 		// The execution parks on a worker and its callbacks reach this process, as in queue
 		// mode's webhook process.
-		const execution = { executionId: `loop-${randomUUID()}`, resumeToken: randomBytes(32).toString('hex') };
+		const execution = {
+			executionId: `loop-${randomUUID()}`,
+			resumeToken: randomBytes(32).toString('hex'),
+		};
 		const round1 = await parkOnWorker('round-1', execution);
 		sim().clock.advance(61_000);
 		expect((await sim().sendCallback(round1[0].id)).status).toBe(200);
@@ -108,7 +145,9 @@ describe('the park registry of a process', () => {
 		expect(resumed).toHaveLength(3);
 		for (const [i, item] of resumed!.entries()) {
 			expect(item.json).toMatchObject({ task_id: tasks[i].id, status: 'finished' });
-			expect((item.json.media_generation_wait as IDataObject).task).toMatchObject({ status: 'finished' });
+			expect((item.json.media_generation_wait as IDataObject).task).toMatchObject({
+				status: 'finished',
+			});
 		}
 	});
 
@@ -155,7 +194,11 @@ describe('the park registry of a process', () => {
 		const body = JSON.stringify({ code: 200, data: { task_id: tasks[0].id, status: 'finished' } });
 		const answers = await Promise.all(
 			Array.from({ length: 120 }, async () => {
-				const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+				const res = await fetch(url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body,
+				});
 				await res.text();
 				return { status: res.status, retryAfter: res.headers.get('retry-after') };
 			}),
@@ -163,7 +206,9 @@ describe('the park registry of a process', () => {
 		const seconds = (Date.now() - started) / 1000;
 		const reads = sim().count('status') - readsBefore;
 		// eslint-disable-next-line no-console
-		console.log(`[park] 120 callbacks for one pending task in ${seconds.toFixed(1)} s: ${reads} status reads, ${answers.filter((a) => a.status === 429).length} answered 429`);
+		console.log(
+			`[park] 120 callbacks for one pending task in ${seconds.toFixed(1)} s: ${reads} status reads, ${answers.filter((a) => a.status === 429).length} answered 429`,
+		);
 		expect(reads).toBeLessThanOrEqual(50 + Math.ceil(10 * seconds));
 		const throttled = answers.filter((a) => a.status === 429);
 		expect(throttled.length).toBeGreaterThan(0);

@@ -10,7 +10,16 @@ import { randomBytes } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { MANUAL_TRIGGER_TYPE, chain } from '../harness';
-import { NODE, TRIGGER, imageGenerateParams, mediaNode, mediaWorkflow, nodeLogger, run, useSimulator } from './support';
+import {
+	NODE,
+	TRIGGER,
+	imageGenerateParams,
+	mediaNode,
+	mediaWorkflow,
+	nodeLogger,
+	run,
+	useSimulator,
+} from './support';
 
 const sim = useSimulator();
 
@@ -20,9 +29,13 @@ function generate(options: IDataObject, waitForCompletion = false): IDataObject 
 
 test('Generate with {{ $execution.resumeUrl }} as Callback URL: its signature masked in the output, nowhere else, and no sig added', async () => {
 	const token = randomBytes(32).toString('hex');
-	const result = await run(sim(), mediaWorkflow(generate({ callbackUrl: '={{ $execution.resumeUrl }}' })), {
-		resumeToken: token,
-	});
+	const result = await run(
+		sim(),
+		mediaWorkflow(generate({ callbackUrl: '={{ $execution.resumeUrl }}' })),
+		{
+			resumeToken: token,
+		},
+	);
 	expect(result.status).toBe('success');
 	const sent = new URL(sim().tasks()[0].callbackUrl!);
 	expect(sent.searchParams.get('signature')).toBe(token);
@@ -46,8 +59,16 @@ describe('a service whose answers quote the callback URL', () => {
 				const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as IDataObject;
 				submits.push(String(body.callback_url));
 				const first = submits.length % 2 === 1;
-				res.writeHead(first ? 429 : 400, { 'content-type': 'application/json', 'retry-after': '0' });
-				res.end(JSON.stringify({ code: first ? 429 : 400, msg: `callback_url ${String(body.callback_url)} is not accepted` }));
+				res.writeHead(first ? 429 : 400, {
+					'content-type': 'application/json',
+					'retry-after': '0',
+				});
+				res.end(
+					JSON.stringify({
+						code: first ? 429 : 400,
+						msg: `callback_url ${String(body.callback_url)} is not accepted`,
+					}),
+				);
 			});
 		});
 		await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
@@ -75,7 +96,11 @@ describe('a service whose answers quote the callback URL', () => {
 				? chain(
 						{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
 						mediaNode(generate({ waitMode: 'park' }, true)),
-						mediaNode({ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}' }, {}, 'Finish'),
+						mediaNode(
+							{ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}' },
+							{},
+							'Finish',
+						),
 					)
 				: mediaWorkflow(generate({ callbackUrl: '={{ $execution.resumeUrl }}' }));
 			const result = await run(sim(), wf, {
@@ -100,13 +125,23 @@ test('refuses to park on a resume URL without a signature (an n8n that does not 
 	const wf = chain(
 		{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
 		mediaNode(generate({ waitMode: 'park' }, true)),
-		mediaNode({ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}' }, {}, 'Finish'),
+		mediaNode(
+			{ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}' },
+			{},
+			'Finish',
+		),
 	);
 	const result = await run(sim(), wf, { withoutResumeToken: true });
 	expect(result.status).toBe('error');
-	expect(result.error?.message).toMatch(/needs a resume URL signed by n8n \(its "signature" query parameter\)/);
-	expect(String((result.error as { description?: string }).description)).toMatch(/Poll in This Execution/);
+	expect(result.error?.message).toMatch(
+		/needs a resume URL signed by n8n \(its "signature" query parameter\)/,
+	);
+	expect(String((result.error as { description?: string }).description)).toMatch(
+		/Poll in This Execution/,
+	);
 	// The version that first signs it (docs/compatibility.md: n8n-io/n8n#24159, in 2.14.0).
-	expect(String((result.error as { description?: string }).description)).toMatch(/from version 2\.14 on/);
+	expect(String((result.error as { description?: string }).description)).toMatch(
+		/from version 2\.14 on/,
+	);
 	expect(sim().requests).toHaveLength(0);
 });

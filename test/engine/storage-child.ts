@@ -39,7 +39,10 @@ async function main() {
 			},
 		),
 		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-		{ credentials: { mediaGenerationApi: { apiKey, baseUrl, allowPrivateFileHosts: true } }, binaryMode: 'filesystem' },
+		{
+			credentials: { mediaGenerationApi: { apiKey, baseUrl, allowPrivateFileHosts: true } },
+			binaryMode: 'filesystem',
+		},
 	);
 	const error = result.error as { message?: string; description?: string } | undefined;
 	process.stdout.write(

@@ -27,7 +27,9 @@ export async function nodeLogger(): Promise<
 	Record<'debug' | 'info' | 'warn' | 'error', (message: string, meta?: object) => void>
 > {
 	const from = { paths: [path.dirname(require.resolve('n8n-core'))] };
-	const { Container } = (await import(require.resolve('@n8n/di', from))) as typeof import('@n8n/di');
+	const { Container } = (await import(
+		require.resolve('@n8n/di', from)
+	)) as typeof import('@n8n/di');
 	const { Logger } = (await import(
 		require.resolve('@n8n/backend-common', from)
 	)) as typeof import('@n8n/backend-common');

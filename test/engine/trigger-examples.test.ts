@@ -15,7 +15,9 @@ const API_KEY = `sk-${randomBytes(12).toString('hex')}`;
 it('callback-submit.json ends at once with the task; callback-receive.json gets its result', async () => {
 	const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 200 });
 	// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-	const credentials = { mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } };
+	const credentials = {
+		mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+	};
 	const receive = loadWorkflowFile('examples/callback-receive.json');
 	const receiver = await startCallbackReceiver({ workflow: receive, credentials });
 	try {

@@ -20,10 +20,18 @@ afterEach(async () => {
 	for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function trigger(baseUrl: string, parameters: INodeParameters = {}): Promise<CallbackReceiver> {
+async function trigger(
+	baseUrl: string,
+	parameters: INodeParameters = {},
+): Promise<CallbackReceiver> {
 	const receiver = await startCallbackReceiver({
 		workflow: chain(
-			{ name: 'Media Generation Trigger', type: MEDIA_GENERATION_TRIGGER_TYPE, parameters, credentials: mediaCredentials() },
+			{
+				name: 'Media Generation Trigger',
+				type: MEDIA_GENERATION_TRIGGER_TYPE,
+				parameters,
+				credentials: mediaCredentials(),
+			},
 			{ name: 'Downstream', type: NOOP_TYPE },
 		),
 		// allowPrivateFileHosts: the simulator's file host is on this machine (127.0.0.1).
@@ -47,7 +55,11 @@ describe('with Accept Unsigned Callbacks on', () => {
 		const sim = await simulator();
 		const receiver = await trigger(sim.baseUrl, { options: { acceptUnsigned: true } });
 		const signedUrl = signCallbackUrl(receiver.callbackUrl({ ref: 'row-1' }), API_KEY);
-		const taskId = await client(sim).create(sim.imageModelId, { prompt: 'a fox' }, { callback_url: signedUrl });
+		const taskId = await client(sim).create(
+			sim.imageModelId,
+			{ prompt: 'a fox' },
+			{ callback_url: signedUrl },
+		);
 		await receiver.waitFor(1);
 		await sim.idle();
 		expect(receiver.deliveries[0].status).toBe(200);
@@ -66,7 +78,11 @@ describe('with Accept Unsigned Callbacks on', () => {
 		const signedUrl = signCallbackUrl(receiver.callbackUrl({ ref: 'row-2' }), API_KEY);
 		// The task's own callback is lost: the unsigned one comes first, then the signed one.
 		sim.faults.add({ endpoint: 'callback', kind: 'drop' });
-		const taskId = await client(sim).create(sim.imageModelId, { prompt: 'a fox' }, { callback_url: signedUrl });
+		const taskId = await client(sim).create(
+			sim.imageModelId,
+			{ prompt: 'a fox' },
+			{ callback_url: signedUrl },
+		);
 		await client(sim).pollToEnd(taskId);
 		expect((await sim.sendCallback(taskId, { url: receiver.callbackUrl() })).status).toBe(200);
 		expect((await sim.sendCallback(taskId, { url: signedUrl })).status).toBe(200);
@@ -75,7 +91,10 @@ describe('with Accept Unsigned Callbacks on', () => {
 		expect(genuine.answer).toEqual({ received: true, task_id: taskId });
 		const executions = await receiver.executions();
 		expect(executions).toHaveLength(2);
-		expect(executions.map((e) => e.outputOf('Downstream')[0].json.signed).sort()).toEqual([false, true]);
+		expect(executions.map((e) => e.outputOf('Downstream')[0].json.signed).sort()).toEqual([
+			false,
+			true,
+		]);
 	});
 });
 
@@ -87,7 +106,12 @@ test("a status answer for another task than the callback's: 409, nothing started
 		res.end(
 			JSON.stringify({
 				code: 200,
-				data: { task_id: other, status: 'finished', progress: 100, files: [{ file_url: 'http://127.0.0.1:9/x.png', file_type: 'image' }] },
+				data: {
+					task_id: other,
+					status: 'finished',
+					progress: 100,
+					files: [{ file_url: 'http://127.0.0.1:9/x.png', file_type: 'image' }],
+				},
 			}),
 		);
 	});
@@ -101,7 +125,9 @@ test("a status answer for another task than the callback's: 409, nothing started
 		body: JSON.stringify({ code: 200, data: { task_id: taskId, status: 'finished' } }),
 	});
 	expect(res.status).toBe(409);
-	expect(((await res.json()) as { error: string }).error).toMatch(/answered with task "task_b+"; nothing was started/);
+	expect(((await res.json()) as { error: string }).error).toMatch(
+		/answered with task "task_b+"; nothing was started/,
+	);
 	await receiver.waitFor(1);
 	expect(await receiver.executions()).toHaveLength(0);
 });

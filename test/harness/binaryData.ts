@@ -23,9 +23,9 @@ import type { Container as ContainerType } from '@n8n/di';
 import { BinaryDataService, FileNotFoundError, isValidNonDefaultMode } from 'n8n-core';
 
 const Container = (
-	require(
-		require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }),
-	) as { Container: typeof ContainerType }
+	require(require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] })) as {
+		Container: typeof ContainerType;
+	}
 ).Container;
 
 export interface SignedFetch {
@@ -59,16 +59,19 @@ function validateBinaryDataId(id: unknown): string {
 	if (typeof id !== 'string' || id === '') throw new BadRequest('Missing binary data ID');
 	const separator = id.indexOf(':');
 	if (separator === -1) throw new BadRequest('Malformed binary data ID');
-	if (!isValidNonDefaultMode(id.slice(0, separator))) throw new BadRequest('Invalid binary data mode');
+	if (!isValidNonDefaultMode(id.slice(0, separator)))
+		throw new BadRequest('Invalid binary data mode');
 	const rest = id.slice(separator + 1);
-	if (rest === '' || rest === '/' || rest === '//') throw new BadRequest('Malformed binary data ID');
+	if (rest === '' || rest === '/' || rest === '//')
+		throw new BadRequest('Malformed binary data ID');
 	if (rest.split(/[/\\]/).includes('..')) throw new BadRequest('Malformed binary data ID');
 	return id;
 }
 
 /** jsonwebtoken's errors (JsonWebTokenError and its subclasses) by name, as n8n answers them 400. */
 const isTokenError = (error: unknown) =>
-	error instanceof Error && ['JsonWebTokenError', 'TokenExpiredError', 'NotBeforeError'].includes(error.name);
+	error instanceof Error &&
+	['JsonWebTokenError', 'TokenExpiredError', 'NotBeforeError'].includes(error.name);
 
 export async function startBinaryDataServer(): Promise<BinaryDataServer> {
 	const fetches: SignedFetch[] = [];
@@ -83,7 +86,12 @@ export async function startBinaryDataServer(): Promise<BinaryDataServer> {
 		},
 	};
 	const server = http.createServer((req, res) => {
-		const fetch: SignedFetch = { method: req.method ?? '', status: 0, bytes: 0, headers: req.headers };
+		const fetch: SignedFetch = {
+			method: req.method ?? '',
+			status: 0,
+			bytes: 0,
+			headers: req.headers,
+		};
 		fetches.push(fetch);
 		const end = (status: number, text = '') => {
 			fetch.status = status;
@@ -91,12 +99,17 @@ export async function startBinaryDataServer(): Promise<BinaryDataServer> {
 			res.end(text);
 		};
 		const url = new URL(req.url ?? '/', 'http://localhost');
-		if (url.pathname !== '/rest/binary-data/signed' || !['GET', 'HEAD'].includes(req.method ?? '')) {
+		if (
+			url.pathname !== '/rest/binary-data/signed' ||
+			!['GET', 'HEAD'].includes(req.method ?? '')
+		) {
 			return end(404);
 		}
 		void (async () => {
 			try {
-				const id = validateBinaryDataId(service.validateSignedToken(url.searchParams.get('token') ?? ''));
+				const id = validateBinaryDataId(
+					service.validateSignedToken(url.searchParams.get('token') ?? ''),
+				);
 				fetch.binaryDataId = id;
 				if (api.deleteBeforeServing) await service.deleteManyByBinaryDataId([id]);
 				const headers: Record<string, string | number> = {};
@@ -122,7 +135,8 @@ export async function startBinaryDataServer(): Promise<BinaryDataServer> {
 			} catch (error) {
 				if (res.headersSent) return res.destroy();
 				if (error instanceof FileNotFoundError) return end(404);
-				if (error instanceof BadRequest || isTokenError(error)) return end(400, (error as Error).message);
+				if (error instanceof BadRequest || isTokenError(error))
+					return end(400, (error as Error).message);
 				end(500, String(error));
 			}
 		})();

@@ -63,7 +63,8 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 			return await authenticate(credentials, requestOptions);
 		}
 		if (authenticate?.type === 'generic') {
-			if (!workflow || !node) throw new Error('Harness: generic authenticate needs workflow and node');
+			if (!workflow || !node)
+				throw new Error('Harness: generic authenticate needs workflow and node');
 			requestOptions.headers ??= {};
 			const resolve = (value: string): string => {
 				if (!isExpression(value)) return value;

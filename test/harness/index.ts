@@ -50,14 +50,16 @@ export { HARNESS_ROOT, BINARY_DATA_PATH };
 // n8n-core's services live in the DI container of n8n-core's own copy of @n8n/di (the
 // top-level copy is another version, with another container).
 const Container = (
-	require(
-		require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] }),
-	) as { Container: typeof ContainerType }
+	require(require.resolve('@n8n/di', { paths: [path.dirname(require.resolve('n8n-core'))] })) as {
+		Container: typeof ContainerType;
+	}
 ).Container;
 export type { CredentialValues };
 
 const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
-const PACKAGE_JSON = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+const PACKAGE_JSON = JSON.parse(
+	fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8'),
+) as {
 	name: string;
 	n8n: { nodes: string[]; credentials: string[] };
 };
@@ -174,7 +176,9 @@ export function knowsNodeType(name: string): boolean {
 
 function unknownTypeMessage(name: string): string {
 	const known = [...nodeTypeMap.keys()].sort().join(', ');
-	const errors = packageLoadErrors.length ? `; package load errors: ${packageLoadErrors.join(' | ')}` : '';
+	const errors = packageLoadErrors.length
+		? `; package load errors: ${packageLoadErrors.join(' | ')}`
+		: '';
 	return `Harness: unknown node type "${name}" (known: ${known})${errors}`;
 }
 
@@ -284,7 +288,9 @@ export interface WorkflowJson {
 
 /** Reads a workflow JSON exported from n8n (or one of the repository's examples). */
 export function loadWorkflowFile(file: string): WorkflowJson {
-	const json = JSON.parse(fs.readFileSync(path.resolve(PACKAGE_ROOT, file), 'utf8')) as WorkflowJson;
+	const json = JSON.parse(
+		fs.readFileSync(path.resolve(PACKAGE_ROOT, file), 'utf8'),
+	) as WorkflowJson;
 	if (!Array.isArray(json.nodes) || typeof json.connections !== 'object') {
 		throw new Error(`Harness: ${file} is not an n8n workflow (nodes and connections expected)`);
 	}
@@ -298,7 +304,19 @@ export interface NodeSpec {
 	typeVersion?: number;
 	credentials?: INode['credentials'];
 	/** n8n node settings: continueOnFail, onError ('continueRegularOutput' | 'continueErrorOutput' | 'stopWorkflow'), retryOnFail... */
-	settings?: Partial<Pick<INode, 'continueOnFail' | 'onError' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'alwaysOutputData' | 'executeOnce' | 'disabled'>>;
+	settings?: Partial<
+		Pick<
+			INode,
+			| 'continueOnFail'
+			| 'onError'
+			| 'retryOnFail'
+			| 'maxTries'
+			| 'waitBetweenTries'
+			| 'alwaysOutputData'
+			| 'executeOnce'
+			| 'disabled'
+		>
+	>;
 }
 
 /**
@@ -324,7 +342,12 @@ export function chain(...specs: NodeSpec[]): WorkflowJson {
 }
 
 /** Adds a main connection from `from`'s output `outputIndex` to `to`'s input 0. */
-export function connect(connections: IConnections, from: string, to: string, outputIndex = 0): IConnections {
+export function connect(
+	connections: IConnections,
+	from: string,
+	to: string,
+	outputIndex = 0,
+): IConnections {
 	const main = ((connections[from] ??= {}).main ??= []);
 	while (main.length <= outputIndex) main.push([]);
 	(main[outputIndex] ??= []).push({ node: to, type: 'main', index: 0 });
@@ -466,7 +489,10 @@ function retryData(failed: IRun): IRun['data'] {
 }
 
 /** Starts a workflow; returns at once with handles to await or cancel it. */
-export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = {}): RunningExecution {
+export function startWorkflow(
+	workflowJson: WorkflowJson,
+	options: RunOptions = {},
+): RunningExecution {
 	const executionId = options.executionId ?? `harness-${randomUUID()}`;
 	const workflowId = options.workflowId ?? workflowJson.id ?? 'harness-workflow';
 	const baseUrl = options.baseUrl ?? 'http://127.0.0.1:5678/';
@@ -533,12 +559,16 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = 
 		const execution = new WorkflowExecute(
 			additionalData,
 			options.mode ?? 'manual',
-			options.resumeToken ? createRunExecutionData({ resumeToken: options.resumeToken }) : undefined,
+			options.resumeToken
+				? createRunExecutionData({ resumeToken: options.resumeToken })
+				: undefined,
 		);
 		const promise = options.retryOf
-			? new WorkflowExecute(additionalData, mode, retryData(options.retryOf)).processRunExecutionData(
-					workflow,
-				)
+			? new WorkflowExecute(
+					additionalData,
+					mode,
+					retryData(options.retryOf),
+				).processRunExecutionData(workflow)
 			: execution.run({
 					workflow,
 					startNode,
@@ -565,7 +595,10 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunOptions = 
 }
 
 /** Runs a workflow to its end (success, error or waiting) and returns what it produced. */
-export async function runWorkflow(workflowJson: WorkflowJson, options: RunOptions = {}): Promise<RunResult> {
+export async function runWorkflow(
+	workflowJson: WorkflowJson,
+	options: RunOptions = {},
+): Promise<RunResult> {
 	return await startWorkflow(workflowJson, options).done;
 }
 
@@ -616,7 +649,9 @@ interface AdditionalDataOptions {
  * The per-execution context n8n's CLI builds (WorkflowExecuteAdditionalData.getBase), with
  * real URLs derived from `baseUrl` the way n8n derives them from WEBHOOK_URL.
  */
-export function createAdditionalData(options: AdditionalDataOptions): IWorkflowExecuteAdditionalData {
+export function createAdditionalData(
+	options: AdditionalDataOptions,
+): IWorkflowExecuteAdditionalData {
 	const base = options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`;
 	const notAvailable = (what: string) => async () => {
 		throw new Error(`Harness: ${what} is not available in the in-process harness`);

@@ -52,9 +52,7 @@ export class HarnessItems implements INodeType {
 		defaults: { name: 'Items' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		properties: [
-			{ displayName: 'Items', name: 'items', type: 'json', default: '[]' },
-		],
+		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -192,11 +190,15 @@ export class HarnessHttpProbe implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const url = this.getNodeParameter('url', 0) as string;
-		const json = (await this.helpers.httpRequestWithAuthentication.call(this, 'mediaGenerationApi', {
-			method: 'GET',
-			url,
-			json: true,
-		})) as IDataObject;
+		const json = (await this.helpers.httpRequestWithAuthentication.call(
+			this,
+			'mediaGenerationApi',
+			{
+				method: 'GET',
+				url,
+				json: true,
+			},
+		)) as IDataObject;
 		return [[{ json, pairedItem: { item: 0 } }]];
 	}
 }

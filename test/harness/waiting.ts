@@ -13,10 +13,23 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { WebhookContext } from 'n8n-core';
-import type { IDataObject, INode, INodeExecutionData, INodeType, IWebhookData, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	IWebhookData,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { createAdditionalData, nodeTypes, type CredentialValues, type RunResult, type WorkflowJson } from './index';
+import {
+	createAdditionalData,
+	nodeTypes,
+	type CredentialValues,
+	type RunResult,
+	type WorkflowJson,
+} from './index';
 import { parseQuery, recordAnswer } from './webhook';
 
 export interface WaitingCall {
@@ -36,12 +49,18 @@ export interface WaitingServer {
 	close(): Promise<void>;
 }
 
-export async function startWaitingServer(options: { credentials: CredentialValues }): Promise<WaitingServer> {
+export async function startWaitingServer(options: {
+	credentials: CredentialValues;
+}): Promise<WaitingServer> {
 	const parked = new Map<string, { result: RunResult; workflow: WorkflowJson; resumed: boolean }>();
 	const calls: WaitingCall[] = [];
 	let baseUrl = '';
 
-	async function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer): Promise<void> {
+	async function handle(
+		req: http.IncomingMessage,
+		res: http.ServerResponse,
+		raw: Buffer,
+	): Promise<void> {
 		const url = new URL(req.url ?? '/', 'http://localhost');
 		const match = /^\/webhook-waiting\/([^/]+)(?:\/[^/]+)?$/.exec(url.pathname);
 		const executionId = match?.[1] ?? '';
@@ -100,7 +119,15 @@ export async function startWaitingServer(options: { credentials: CredentialValue
 		};
 		// n8n hands the saved run data (a copy per call: nothing the node changes is saved).
 		const saved = JSON.parse(JSON.stringify(runData)) as typeof runData;
-		const context = new WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], saved);
+		const context = new WebhookContext(
+			workflow,
+			node,
+			additionalData,
+			'webhook',
+			webhookData,
+			[],
+			saved,
+		);
 		let result: IWebhookResponseData;
 		try {
 			result = await type.webhook!.call(context);
@@ -131,7 +158,8 @@ export async function startWaitingServer(options: { credentials: CredentialValue
 	return {
 		baseUrl,
 		park(result, workflow) {
-			if (result.status !== 'waiting') throw new Error(`Waiting harness: execution is ${result.status}, not waiting`);
+			if (result.status !== 'waiting')
+				throw new Error(`Waiting harness: execution is ${result.status}, not waiting`);
 			parked.set(result.executionId, { result, workflow, resumed: false });
 		},
 		calls,

@@ -123,7 +123,10 @@ export function parseQuery(search: string): IDataObject {
 
 /** As n8n's parseBody: JSON, urlencoded, text; other types leave `body` empty. */
 /** Records the answer as the caller sees it (status, then the JSON or the text) when it ends. */
-export function recordAnswer(res: http.ServerResponse, onEnd: (status: number, answer: unknown) => void): void {
+export function recordAnswer(
+	res: http.ServerResponse,
+	onEnd: (status: number, answer: unknown) => void,
+): void {
 	const chunks: Buffer[] = [];
 	const write = res.write.bind(res);
 	const end = res.end.bind(res);
@@ -228,7 +231,14 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 		const arrived = Date.now();
 		const url = new URL(req.url ?? '/', 'http://localhost');
 		const query = parseQuery(url.search);
-		const delivery: Delivery = { status: 0, answer: undefined, answeredMs: 0, webhookMs: 0, query, done: false };
+		const delivery: Delivery = {
+			status: 0,
+			answer: undefined,
+			answeredMs: 0,
+			webhookMs: 0,
+			query,
+			done: false,
+		};
 		deliveries.push(delivery);
 		track(delivery);
 		recordAnswer(res, (status, answer) => {
@@ -244,7 +254,10 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 		};
 
 		if (req.method !== 'POST' || url.pathname !== `/webhook/${path}`) {
-			respond(404, { code: 404, message: `The requested webhook "${req.method} ${url.pathname}" is not registered.` });
+			respond(404, {
+				code: 404,
+				message: `The requested webhook "${req.method} ${url.pathname}" is not registered.`,
+			});
 			return;
 		}
 		const request = req as http.IncomingMessage & IDataObject;
@@ -331,9 +344,11 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 			},
 		});
 		const execution = (async (): Promise<WebhookExecution> => {
-			const run = await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(
-				workflow,
-			);
+			const run = await new WorkflowExecute(
+				additionalData,
+				mode,
+				runExecutionData,
+			).processRunExecutionData(workflow);
 			const runData = run.data.resultData.runData;
 			return {
 				executionId,
@@ -389,7 +404,9 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 			const settled = () => deliveries.length >= n && deliveries.slice(0, n).every((d) => d.done);
 			while (!settled()) {
 				if (Date.now() > deadline) {
-					throw new Error(`Webhook harness: ${deliveries.length} of ${n} deliveries after ${timeoutMs} ms`);
+					throw new Error(
+						`Webhook harness: ${deliveries.length} of ${n} deliveries after ${timeoutMs} ms`,
+					);
 				}
 				await new Promise<void>((resolve) => {
 					waiters.push(resolve);

@@ -96,7 +96,8 @@ export class N8nProcess {
 			if (this.child === child && !this.stopping) this.crashed = `exited with ${code ?? signal}`;
 		});
 		for (;;) {
-			if (!this.running) throw new Error(`n8n ${this.name} exited during start-up\n${tailOf(this.logFile, 60)}`);
+			if (!this.running)
+				throw new Error(`n8n ${this.name} exited during start-up\n${tailOf(this.logFile, 60)}`);
 			try {
 				const res = await fetch(`${this.baseUrl}/healthz/readiness`);
 				if (res.status === 200) return Date.now() - started;
@@ -104,7 +105,9 @@ export class N8nProcess {
 				// Not listening yet.
 			}
 			if (Date.now() - started > timeoutMs) {
-				throw new Error(`n8n ${this.name} not ready after ${timeoutMs} ms\n${tailOf(this.logFile, 60)}`);
+				throw new Error(
+					`n8n ${this.name} not ready after ${timeoutMs} ms\n${tailOf(this.logFile, 60)}`,
+				);
 			}
 			await sleep(250);
 		}
@@ -205,7 +208,9 @@ class Balancer {
 	async start() {
 		this.port = await freePort();
 		this.server = http.createServer((req, res) => {
-			const webhookPath = /^\/(webhook|webhook-waiting|form|form-waiting)(\/|\?|$)/.test(req.url ?? '');
+			const webhookPath = /^\/(webhook|webhook-waiting|form|form-waiting)(\/|\?|$)/.test(
+				req.url ?? '',
+			);
 			const main = this.main();
 			const live = webhookPath
 				? (this.pinned ?? this.backends()).filter((b) => b.running)
@@ -217,10 +222,22 @@ class Balancer {
 				return;
 			}
 			const backend = live[this.next++ % live.length];
-			const entry: BalancedRequest = { backend: backend.name, method: req.method ?? '', path: req.url ?? '', status: 0, at: Date.now() };
+			const entry: BalancedRequest = {
+				backend: backend.name,
+				method: req.method ?? '',
+				path: req.url ?? '',
+				status: 0,
+				at: Date.now(),
+			};
 			this.log.push(entry);
 			const upstream = http.request(
-				{ host: '127.0.0.1', port: backend.port, method: req.method, path: req.url, headers: req.headers },
+				{
+					host: '127.0.0.1',
+					port: backend.port,
+					method: req.method,
+					path: req.url,
+					headers: req.headers,
+				},
 				(up) => {
 					entry.status = up.statusCode ?? 0;
 					res.writeHead(up.statusCode ?? 502, up.headers);
@@ -261,7 +278,10 @@ const MB = 1024 * 1024;
 /** "worker-1 445 MB (+runner 114), …": peaks of `withMemory` for a log line. */
 export function memoryLine(peaks: Record<string, { self: number; tree: number }>) {
 	return Object.entries(peaks)
-		.map(([name, m]) => `${name} ${Math.round(m.self / MB)} MB${m.tree > m.self + MB ? ` (+runner ${Math.round((m.tree - m.self) / MB)})` : ''}`)
+		.map(
+			([name, m]) =>
+				`${name} ${Math.round(m.self / MB)} MB${m.tree > m.self + MB ? ` (+runner ${Math.round((m.tree - m.self) / MB)})` : ''}`,
+		)
 		.join(', ');
 }
 
@@ -363,7 +383,8 @@ export class QueueCluster {
 		});
 		// n8n's queue-mode default, `database`: no binary-data folder to share (N8nInstance sets
 		// filesystem mode for the single-process layers).
-		if (!this.settings.env?.N8N_DEFAULT_BINARY_DATA_MODE) delete instance.env.N8N_DEFAULT_BINARY_DATA_MODE;
+		if (!this.settings.env?.N8N_DEFAULT_BINARY_DATA_MODE)
+			delete instance.env.N8N_DEFAULT_BINARY_DATA_MODE;
 		delete instance.env.N8N_BINARY_DATA_STORAGE_PATH;
 	}
 
@@ -400,7 +421,10 @@ export class QueueCluster {
 			const n = ++this.seq[role];
 			const instance = await N8nInstance.create(`queue-${role}-${n}-${process.pid}`);
 			this.configure(instance, role);
-			const args = role === 'worker' ? ['worker', `--concurrency=${this.settings.workerConcurrency}`] : ['webhook'];
+			const args =
+				role === 'worker'
+					? ['worker', `--concurrency=${this.settings.workerConcurrency}`]
+					: ['webhook'];
 			const proc = new N8nProcess(`${role}-${n}`, role, instance, args);
 			(role === 'worker' ? this.workers : this.webhooks).push(proc);
 			added.push(proc);
@@ -437,31 +461,52 @@ export class QueueCluster {
 
 	/** The editor's "Retry" of an ended execution (POST /rest/executions/:id/retry, saved workflow of the run). */
 	async retry(executionId: string): Promise<unknown> {
-		return await this.rest(`/executions/${executionId}/retry`, { method: 'POST', body: { loadWorkflow: false } });
+		return await this.rest(`/executions/${executionId}/retry`, {
+			method: 'POST',
+			body: { loadWorkflow: false },
+		});
 	}
 
 	/** n8n's internal REST API on the main, as the editor uses it (owner cookie). */
-	async rest<T = unknown>(route: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+	async rest<T = unknown>(
+		route: string,
+		init: { method?: string; body?: unknown } = {},
+	): Promise<T> {
 		if (!this.cookie && route !== '/owner/setup' && route !== '/login') await this.login();
 		const res = await fetch(`${this.main.baseUrl}/rest${route}`, {
 			method: init.method ?? 'GET',
-			headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID, ...(this.cookie ? { cookie: this.cookie } : {}) },
+			headers: {
+				'content-type': 'application/json',
+				'browser-id': BROWSER_ID,
+				...(this.cookie ? { cookie: this.cookie } : {}),
+			},
 			body: init.body === undefined ? undefined : JSON.stringify(init.body),
 		});
 		const text = await res.text();
-		if (!res.ok) throw new Error(`${init.method ?? 'GET'} /rest${route}: HTTP ${res.status} ${text.slice(0, 500)}`);
-		const cookies = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(';')[0]).filter((c) => c.startsWith('n8n-auth='));
+		if (!res.ok)
+			throw new Error(
+				`${init.method ?? 'GET'} /rest${route}: HTTP ${res.status} ${text.slice(0, 500)}`,
+			);
+		const cookies = (res.headers.getSetCookie?.() ?? [])
+			.map((c) => c.split(';')[0])
+			.filter((c) => c.startsWith('n8n-auth='));
 		if (cookies.length) this.cookie = cookies.join('; ');
 		return (JSON.parse(text) as { data: T }).data;
 	}
 
 	private async login() {
-		await this.rest('/login', { method: 'POST', body: { emailOrLdapLoginId: OWNER.email, password: this.ownerSecret } });
+		await this.rest('/login', {
+			method: 'POST',
+			body: { emailOrLdapLoginId: OWNER.email, password: this.ownerSecret },
+		});
 	}
 
 	/** Owner account and a public-API key (call once, with the main running). */
 	async setUpOwner() {
-		await this.rest('/owner/setup', { method: 'POST', body: { ...OWNER, password: this.ownerSecret } });
+		await this.rest('/owner/setup', {
+			method: 'POST',
+			body: { ...OWNER, password: this.ownerSecret },
+		});
 		const scopes = await this.rest<string[]>('/api-keys/scopes');
 		const created = await this.rest<{ rawApiKey?: string; apiKey?: string }>('/api-keys', {
 			method: 'POST',
@@ -472,20 +517,32 @@ export class QueueCluster {
 	}
 
 	/** n8n's public API on the main. */
-	async api<T = unknown>(route: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+	async api<T = unknown>(
+		route: string,
+		init: { method?: string; body?: unknown } = {},
+	): Promise<T> {
 		const res = await fetch(`${this.main.baseUrl}/api/v1${route}`, {
 			method: init.method ?? 'GET',
 			headers: { 'X-N8N-API-KEY': this.apiKey, 'content-type': 'application/json' },
 			body: init.body === undefined ? undefined : JSON.stringify(init.body),
 		});
 		const text = await res.text();
-		if (!res.ok) throw new Error(`${init.method ?? 'GET'} /api/v1${route}: HTTP ${res.status} ${text.slice(0, 300)}`);
+		if (!res.ok)
+			throw new Error(
+				`${init.method ?? 'GET'} /api/v1${route}: HTTP ${res.status} ${text.slice(0, 300)}`,
+			);
 		return JSON.parse(text) as T;
 	}
 
 	/** A credential through the public API (n8n encrypts it with the shared key); its id. */
-	async createCredential(name: string, type: string, data: Record<string, unknown>): Promise<string> {
-		return (await this.api<{ id: string }>('/credentials', { method: 'POST', body: { name, type, data } })).id;
+	async createCredential(
+		name: string,
+		type: string,
+		data: Record<string, unknown>,
+	): Promise<string> {
+		return (
+			await this.api<{ id: string }>('/credentials', { method: 'POST', body: { name, type, data } })
+		).id;
 	}
 
 	/**
@@ -493,11 +550,19 @@ export class QueueCluster {
 	 * then registered in the database, where the webhook processes look them up); its id.
 	 */
 	async createWorkflow(
-		wf: { name: string; nodes: unknown[]; connections: unknown; settings?: Record<string, unknown> },
+		wf: {
+			name: string;
+			nodes: unknown[];
+			connections: unknown;
+			settings?: Record<string, unknown>;
+		},
 		activate = true,
 	): Promise<string> {
 		const { name, nodes, connections, settings } = wf;
-		const { id } = await this.api<{ id: string }>('/workflows', { method: 'POST', body: { name, nodes, connections, settings: settings ?? {} } });
+		const { id } = await this.api<{ id: string }>('/workflows', {
+			method: 'POST',
+			body: { name, nodes, connections, settings: settings ?? {} },
+		});
 		if (activate) await this.api(`/workflows/${id}/activate`, { method: 'POST' });
 		return id;
 	}
@@ -520,7 +585,12 @@ export class QueueCluster {
 	}
 
 	/** Polls until `count` executions of the workflow have ended (or throws with what it saw). */
-	async endedExecutions(workflowId: string, count: number, timeoutMs = 120_000, includeData = true): Promise<ExecutionSummary[]> {
+	async endedExecutions(
+		workflowId: string,
+		count: number,
+		timeoutMs = 120_000,
+		includeData = true,
+	): Promise<ExecutionSummary[]> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const list = await this.executions(workflowId, false);
@@ -530,7 +600,9 @@ export class QueueCluster {
 				return await Promise.all(ended.map((e) => this.execution(e.id)));
 			}
 			if (Date.now() > deadline) {
-				throw new Error(`${ended.length} of ${count} executions of ${workflowId} ended after ${timeoutMs} ms: ${JSON.stringify(list.map((e) => [e.id, e.status]))}`);
+				throw new Error(
+					`${ended.length} of ${count} executions of ${workflowId} ended after ${timeoutMs} ms: ${JSON.stringify(list.map((e) => [e.id, e.status]))}`,
+				);
 			}
 			await sleep(300);
 		}
@@ -552,7 +624,8 @@ export class QueueCluster {
 		const rows = this.postgres.query(
 			`select "fileId", octet_length(data), encode(sha256(data), 'hex') from binary_data where "fileId" in (${fileIds.map((f) => `'${f}'`).join(',')})`,
 		);
-		for (const [fileId, size, sha256] of rows) out.set(`database:${fileId}`, { size: Number(size), sha256 });
+		for (const [fileId, size, sha256] of rows)
+			out.set(`database:${fileId}`, { size: Number(size), sha256 });
 		return out;
 	}
 
@@ -566,7 +639,10 @@ export class QueueCluster {
 	}
 
 	/** Peak RSS per process (bytes, itself and with its task runner) while `fn` runs, sampled every `everyMs`. */
-	async withMemory<T>(fn: () => Promise<T>, everyMs = 500): Promise<{ result: T; peaks: Record<string, { self: number; tree: number }> }> {
+	async withMemory<T>(
+		fn: () => Promise<T>,
+		everyMs = 500,
+	): Promise<{ result: T; peaks: Record<string, { self: number; tree: number }> }> {
 		const peaks: Record<string, { self: number; tree: number }> = {};
 		const take = () => {
 			for (const [name, m] of Object.entries(this.memory())) {
@@ -601,13 +677,16 @@ export class QueueCluster {
 
 	/** Stops everything this cluster started (even after a failure); removes the folders unless one failed. */
 	async dispose(): Promise<void> {
-		const stops = [...this.webhooks, ...this.workers, this.main].filter(Boolean).map((p) => p.stop(10_000).catch(() => undefined));
+		const stops = [...this.webhooks, ...this.workers, this.main]
+			.filter(Boolean)
+			.map((p) => p.stop(10_000).catch(() => undefined));
 		await Promise.all(stops);
 		await this.balancer.close();
 		await this.redis?.stop();
 		await this.postgres?.stop();
 		if (!this.failed && !process.env.MGEN_KEEP_E2E) {
-			for (const p of this.processes) if (p) fs.rmSync(p.instance.dir, { recursive: true, force: true });
+			for (const p of this.processes)
+				if (p) fs.rmSync(p.instance.dir, { recursive: true, force: true });
 			fs.rmSync(this.root, { recursive: true, force: true });
 		}
 	}

@@ -28,7 +28,13 @@ import { memoryLine, QueueCluster, type ExecutionSummary } from './cluster';
 import { ImportStorage } from './storage';
 import { simFileUrl } from '../e2e/plain-download';
 import { mediaNode, webhookNode } from '../e2e/workflows';
-import { baseNode, bigVideoExample, generateFlow, type ApiWorkflow, type CredentialRef } from './workflows';
+import {
+	baseNode,
+	bigVideoExample,
+	generateFlow,
+	type ApiWorkflow,
+	type CredentialRef,
+} from './workflows';
 
 const MB = 1024 * 1024;
 const TAG = `m${process.pid}`;
@@ -37,7 +43,8 @@ function arg(name: string, fallback: number[]): number[] {
 	const i = process.argv.indexOf(`--${name}`);
 	if (i < 0) return fallback;
 	const list = (process.argv[i + 1] ?? '').split(',').map(Number);
-	if (!list.length || list.some((n) => !Number.isFinite(n) || n <= 0)) throw new Error(`--${name}: sizes in MB, comma-separated`);
+	if (!list.length || list.some((n) => !Number.isFinite(n) || n <= 0))
+		throw new Error(`--${name}: sizes in MB, comma-separated`);
 	return list;
 }
 
@@ -52,7 +59,10 @@ function sha256Of(size: number, kind: Parameters<typeof mediaChunks>[0] = 'video
 
 /** Webhook → Split → Generate (downloads) → Hash (Crypto node, SHA-256 of the stored file). */
 function readBackFlow(name: string, path: string, credential: CredentialRef): ApiWorkflow {
-	const wf = generateFlow(name, path, credential, { respond: 'onReceived', generate: { options: { maxFileSizeMb: 1024 } } });
+	const wf = generateFlow(name, path, credential, {
+		respond: 'onReceived',
+		generate: { options: { maxFileSizeMb: 1024 } },
+	});
 	const hash = baseNode('Hash', 'n8n-nodes-base.crypto', 2, [600, 0], {
 		action: 'hash',
 		binaryData: true,
@@ -61,11 +71,23 @@ function readBackFlow(name: string, path: string, credential: CredentialRef): Ap
 		encoding: 'hex',
 		dataPropertyName: 'sha256',
 	});
-	return { ...wf, nodes: [...wf.nodes, hash], connections: { ...wf.connections, Generate: { main: [[{ node: 'Hash', type: 'main', index: 0 }]] } } };
+	return {
+		...wf,
+		nodes: [...wf.nodes, hash],
+		connections: {
+			...wf.connections,
+			Generate: { main: [[{ node: 'Hash', type: 'main', index: 0 }]] },
+		},
+	};
 }
 
 /** Webhook → one node that downloads the file of a finished task: HTTP Request (File) or the node. */
-function downloadFlow(name: string, path: string, credential: CredentialRef, way: 'httpFile' | 'nodeDownload'): ApiWorkflow {
+function downloadFlow(
+	name: string,
+	path: string,
+	credential: CredentialRef,
+	way: 'httpFile' | 'nodeDownload',
+): ApiWorkflow {
 	const node =
 		way === 'httpFile'
 			? baseNode('Download', 'n8n-nodes-base.httpRequest', 4.2, [200, 0], {
@@ -90,7 +112,9 @@ function downloadFlow(name: string, path: string, credential: CredentialRef, way
 }
 
 async function main() {
-	const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+	const only = process.argv.includes('--only')
+		? process.argv[process.argv.indexOf('--only') + 1]
+		: undefined;
 	const sizes = arg('sizes', [50, 200, 400]);
 	const probes = arg('probe', []);
 	const sim: Simulator = await startSimulator({ apiKey: `big-${process.pid}-secret` });
@@ -103,14 +127,31 @@ async function main() {
 		await cluster.setUpOwner();
 		const credential: CredentialRef = {
 			name: 'Media Generation (simulator)',
-			id: await cluster.createCredential('Media Generation (simulator)', CREDENTIAL_TYPE, { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true }),
+			id: await cluster.createCredential('Media Generation (simulator)', CREDENTIAL_TYPE, {
+				apiKey: sim.apiKey,
+				baseUrl: sim.baseUrl,
+				allowPrivateFileHosts: true,
+			}),
 		};
 		const wf = {
-			store: await cluster.createWorkflow(generateFlow('big store', `${TAG}-store`, credential, { respond: 'onReceived', generate: { options: { maxFileSizeMb: 1024 } } })),
-			readBack: await cluster.createWorkflow(readBackFlow('big read back', `${TAG}-read`, credential)),
-			byUrl: await cluster.createWorkflow(bigVideoExample(`${TAG}-url`, credential, storage.importUrl)),
-			httpFile: await cluster.createWorkflow(downloadFlow('big HTTP Request', `${TAG}-http`, credential, 'httpFile')),
-			nodeDownload: await cluster.createWorkflow(downloadFlow('big Download Files', `${TAG}-dl`, credential, 'nodeDownload')),
+			store: await cluster.createWorkflow(
+				generateFlow('big store', `${TAG}-store`, credential, {
+					respond: 'onReceived',
+					generate: { options: { maxFileSizeMb: 1024 } },
+				}),
+			),
+			readBack: await cluster.createWorkflow(
+				readBackFlow('big read back', `${TAG}-read`, credential),
+			),
+			byUrl: await cluster.createWorkflow(
+				bigVideoExample(`${TAG}-url`, credential, storage.importUrl),
+			),
+			httpFile: await cluster.createWorkflow(
+				downloadFlow('big HTTP Request', `${TAG}-http`, credential, 'httpFile'),
+			),
+			nodeDownload: await cluster.createWorkflow(
+				downloadFlow('big Download Files', `${TAG}-dl`, credential, 'nodeDownload'),
+			),
 		};
 		const paths: Record<keyof typeof wf, string> = {
 			store: 'store',
@@ -151,7 +192,11 @@ async function main() {
 					const mine = (await cluster.executions(wf[kind], false)).filter((e) => !known.has(e.id));
 					const ended = mine.find((e) => !['running', 'new', 'waiting'].includes(e.status));
 					if (ended) return await cluster.execution(ended.id);
-					if (Date.now() > deadline) return { ...(mine[0] ?? {}), status: `still ${mine[0]?.status ?? 'absent'} after 180 s` } as ExecutionSummary;
+					if (Date.now() > deadline)
+						return {
+							...(mine[0] ?? {}),
+							status: `still ${mine[0]?.status ?? 'absent'} after 180 s`,
+						} as ExecutionSummary;
 					await sleep(500);
 				}
 			}, 200);
@@ -160,9 +205,17 @@ async function main() {
 			const runData = execution.data?.resultData.runData ?? {};
 			const last = (node: string) => runData[node]?.[runData[node].length - 1]?.data?.main[0]?.[0];
 			// simFileUrl makes a music task (an MP3); the others are videos.
-			const served = sha256Of(bytes, kind === 'httpFile' || kind === 'nodeDownload' ? 'audio' : 'video');
+			const served = sha256Of(
+				bytes,
+				kind === 'httpFile' || kind === 'nodeDownload' ? 'audio' : 'video',
+			);
 			let bytesOk: boolean | string = 'n/a';
-			if (kind === 'store' || kind === 'readBack' || kind === 'httpFile' || kind === 'nodeDownload') {
+			if (
+				kind === 'store' ||
+				kind === 'readBack' ||
+				kind === 'httpFile' ||
+				kind === 'nodeDownload'
+			) {
 				const node = kind === 'httpFile' || kind === 'nodeDownload' ? 'Download' : 'Generate';
 				const bin = (last(node)?.binary as Record<string, { id?: string }> | undefined)?.data;
 				if (bin?.id) bytesOk = cluster.storedFiles([bin.id]).get(bin.id)?.sha256 === served;
@@ -173,15 +226,21 @@ async function main() {
 				bytesOk = hashed === undefined ? `stored ${bytesOk}, not read back` : hashed === served;
 			}
 			if (kind === 'byUrl') {
-				const imported = storage.imports.find((i) => String(i.body.file_name ?? '').length && i.size === bytes);
+				const imported = storage.imports.find(
+					(i) => String(i.body.file_name ?? '').length && i.size === bytes,
+				);
 				bytesOk = imported?.sha256 === served;
 			}
-			const stringLimit = /Cannot create a string longer than 0x[0-9a-f]+ characters/.exec(worker.logText())?.[0];
+			const stringLimit = /Cannot create a string longer than 0x[0-9a-f]+ characters/.exec(
+				worker.logText(),
+			)?.[0];
 			const error =
 				execution.data?.resultData.error?.message ??
 				(last('Generate')?.json?.error as string | undefined) ??
 				(last('Download')?.json?.error as string | undefined) ??
-				(execution.status.startsWith('still') && stringLimit ? `worker log: ${stringLimit}` : undefined);
+				(execution.status.startsWith('still') && stringLimit
+					? `worker log: ${stringLimit}`
+					: undefined);
 			const peak = peaks[worker.name];
 			const row = {
 				kind,

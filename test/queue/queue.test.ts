@@ -23,7 +23,18 @@ import { CREDENTIAL_TYPE, removeEmptyRunFolder, type BinaryJson, type ItemJson }
 import { memoryLine, QueueCluster, type ExecutionSummary, type N8nProcess } from './cluster';
 import { ImportStorage } from './storage';
 import { referenceChunks } from '../simulator/media';
-import { bigVideoExample, binaryFrameFlow, durableFlow, generateFlow, loopedParkFlow, manualParkFlow, submitFlow, triggerFlow, twoStepFlow, type CredentialRef } from './workflows';
+import {
+	bigVideoExample,
+	binaryFrameFlow,
+	durableFlow,
+	generateFlow,
+	loopedParkFlow,
+	manualParkFlow,
+	submitFlow,
+	triggerFlow,
+	twoStepFlow,
+	type CredentialRef,
+} from './workflows';
 
 jest.setTimeout(600_000);
 
@@ -50,7 +61,22 @@ let sim: Simulator;
 let cluster: QueueCluster;
 let credentialRef: CredentialRef;
 const storage = new ImportStorage();
-const wf: Record<'batch' | 'trigger' | 'submit' | 'retry' | 'onePerCall' | 'twoStep' | 'killOne' | 'timeout' | 'durable' | 'bigVideo' | 'tooLarge' | 'loop' | 'binaryFrame', string> = {
+const wf: Record<
+	| 'batch'
+	| 'trigger'
+	| 'submit'
+	| 'retry'
+	| 'onePerCall'
+	| 'twoStep'
+	| 'killOne'
+	| 'timeout'
+	| 'durable'
+	| 'bigVideo'
+	| 'tooLarge'
+	| 'loop'
+	| 'binaryFrame',
+	string
+> = {
 	batch: '',
 	trigger: '',
 	submit: '',
@@ -82,7 +108,11 @@ function sha256(chunks: Iterable<Buffer>): string {
 
 /** POST JSON through the balancer (i.e. to a webhook process); returns status and parsed body. */
 async function post(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
-	const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
 	const text = await res.text();
 	let parsed: unknown = text;
 	try {
@@ -99,7 +129,8 @@ const triggerPath = `${TRIGGER_WEBHOOK_ID}/media-generation`;
 /** How many tasks the service created per prompt (a prompt is unique per row in these tests). */
 function submissionsByPrompt(prefix: string): Map<string, number> {
 	const counts = new Map<string, number>();
-	for (const t of sim.tasks()) if (t.prompt.startsWith(prefix)) counts.set(t.prompt, (counts.get(t.prompt) ?? 0) + 1);
+	for (const t of sim.tasks())
+		if (t.prompt.startsWith(prefix)) counts.set(t.prompt, (counts.get(t.prompt) ?? 0) + 1);
 	return counts;
 }
 
@@ -121,17 +152,26 @@ function expectFilesAsServed(...items: ItemJson[]) {
 		expect(task).toBeDefined();
 		expect(binaries[n]).toHaveLength(task!.files.length);
 		for (const [i, file] of task!.files.entries()) {
-			expect(stored.get(String(binaries[n][i].id))).toEqual({ size: file.size, sha256: sha256(mediaChunks(file.kind, file.size)) });
+			expect(stored.get(String(binaries[n][i].id))).toEqual({
+				size: file.size,
+				sha256: sha256(mediaChunks(file.kind, file.size)),
+			});
 		}
 	}
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, everyMs = 250): Promise<T> {
+async function waitFor<T>(
+	what: string,
+	fn: () => Promise<T | undefined> | T | undefined,
+	timeoutMs = 60_000,
+	everyMs = 250,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const v = await fn();
 		if (v !== undefined && v !== false) return v;
-		if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+		if (Date.now() > deadline)
+			throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 		await new Promise((r) => setTimeout(r, everyMs));
 	}
 }
@@ -146,42 +186,74 @@ beforeAll(async () => {
 		const credential: CredentialRef = {
 			name: 'Media Generation (simulator)',
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			id: await cluster.createCredential('Media Generation (simulator)', CREDENTIAL_TYPE, { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true }),
+			id: await cluster.createCredential('Media Generation (simulator)', CREDENTIAL_TYPE, {
+				apiKey: sim.apiKey,
+				baseUrl: sim.baseUrl,
+				allowPrivateFileHosts: true,
+			}),
 		};
 		// Published before the webhook processes start; they look the webhooks up in the database.
-		wf.batch = await cluster.createWorkflow(generateFlow('queue batch', PATHS.batch, credential, { generate: { options: {} } }));
-		wf.trigger = await cluster.createWorkflow(triggerFlow('queue trigger', TRIGGER_WEBHOOK_ID, credential));
-		wf.submit = await cluster.createWorkflow(submitFlow('queue submit', PATHS.submit, credential, hook(triggerPath)));
+		wf.batch = await cluster.createWorkflow(
+			generateFlow('queue batch', PATHS.batch, credential, { generate: { options: {} } }),
+		);
+		wf.trigger = await cluster.createWorkflow(
+			triggerFlow('queue trigger', TRIGGER_WEBHOOK_ID, credential),
+		);
+		wf.submit = await cluster.createWorkflow(
+			submitFlow('queue submit', PATHS.submit, credential, hook(triggerPath)),
+		);
 		wf.retry = await cluster.createWorkflow(
 			generateFlow('queue retry', PATHS.retry, credential, {
 				generate: { options: { timeoutMinutes: 0.03 } },
 				node: { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
 			}),
 		);
-		wf.onePerCall = await cluster.createWorkflow(generateFlow('queue one-step', PATHS.onePerCall, credential, { respond: 'onReceived' }));
-		wf.twoStep = await cluster.createWorkflow(twoStepFlow('queue two-step', PATHS.twoStep, credential, true));
+		wf.onePerCall = await cluster.createWorkflow(
+			generateFlow('queue one-step', PATHS.onePerCall, credential, { respond: 'onReceived' }),
+		);
+		wf.twoStep = await cluster.createWorkflow(
+			twoStepFlow('queue two-step', PATHS.twoStep, credential, true),
+		);
 		wf.killOne = await cluster.createWorkflow(
 			generateFlow('queue one-step with callback', PATHS.killOne, credential, {
 				respond: 'onReceived',
-				generate: { options: { callbackUrl: hook(triggerPath), callbackReference: '={{ $json.ref }}' } },
+				generate: {
+					options: { callbackUrl: hook(triggerPath), callbackReference: '={{ $json.ref }}' },
+				},
 			}),
 		);
 		wf.timeout = await cluster.createWorkflow(
-			generateFlow('queue timeout', PATHS.timeout, credential, { respond: 'onReceived', generate: { options: { timeoutMinutes: 0.03 } } }),
+			generateFlow('queue timeout', PATHS.timeout, credential, {
+				respond: 'onReceived',
+				generate: { options: { timeoutMinutes: 0.03 } },
+			}),
 		);
-		wf.durable = await cluster.createWorkflow(durableFlow('queue durable wait', PATHS.durable, credential));
+		wf.durable = await cluster.createWorkflow(
+			durableFlow('queue durable wait', PATHS.durable, credential),
+		);
 		await storage.start();
-		wf.bigVideo = await cluster.createWorkflow(bigVideoExample(PATHS.bigVideo, credential, storage.importUrl));
-		wf.tooLarge = await cluster.createWorkflow(
-			generateFlow('queue file too large', PATHS.tooLarge, credential, { respond: 'onReceived', node: { onError: 'continueRegularOutput' } }),
+		wf.bigVideo = await cluster.createWorkflow(
+			bigVideoExample(PATHS.bigVideo, credential, storage.importUrl),
 		);
-		wf.loop = await cluster.createWorkflow(loopedParkFlow('queue two parks', PATHS.loop, credential, 2));
-		wf.binaryFrame = await cluster.createWorkflow(binaryFrameFlow('queue binary frame', PATHS.binaryFrame, credential));
+		wf.tooLarge = await cluster.createWorkflow(
+			generateFlow('queue file too large', PATHS.tooLarge, credential, {
+				respond: 'onReceived',
+				node: { onError: 'continueRegularOutput' },
+			}),
+		);
+		wf.loop = await cluster.createWorkflow(
+			loopedParkFlow('queue two parks', PATHS.loop, credential, 2),
+		);
+		wf.binaryFrame = await cluster.createWorkflow(
+			binaryFrameFlow('queue binary frame', PATHS.binaryFrame, credential),
+		);
 		credentialRef = credential;
 		await cluster.add(['worker', 'worker', 'webhook', 'webhook']);
 	});
 	figures.startup = { totalMs: Date.now() - started, ...cluster.timings };
-	say(`cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(cluster.timings)} (ms); postgres runs as ${cluster.postgres.runsAs}`);
+	say(
+		`cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(cluster.timings)} (ms); postgres runs as ${cluster.postgres.runsAs}`,
+	);
 });
 
 afterAll(async () => {
@@ -212,7 +284,8 @@ describe('polling through workers', () => {
 			const ranOn = cluster.workersThatRan(execution.id);
 			expect(ranOn).toHaveLength(1);
 			// Neither the main nor a webhook process ran it.
-			for (const p of [cluster.main, ...cluster.webhooks]) expect(p.logText()).not.toContain(`Worker started execution ${execution.id} (job`);
+			for (const p of [cluster.main, ...cluster.webhooks])
+				expect(p.logText()).not.toContain(`Worker started execution ${execution.id} (job`);
 			const items = lastItems(execution, 'Generate');
 			expect(items).toHaveLength(50);
 			expectFilesAsServed(...items);
@@ -220,10 +293,24 @@ describe('polling through workers', () => {
 			const counts = submissionsByPrompt(prefix);
 			expect(counts.size).toBe(50);
 			expect([...counts.values()].every((n) => n === 1)).toBe(true);
-			expect(sim.requests.filter((r) => r.endpoint === 'submit' && String((r.body as { input?: { prompt?: string } })?.input?.prompt ?? '').startsWith(prefix))).toHaveLength(50);
+			expect(
+				sim.requests.filter(
+					(r) =>
+						r.endpoint === 'submit' &&
+						String((r.body as { input?: { prompt?: string } })?.input?.prompt ?? '').startsWith(
+							prefix,
+						),
+				),
+			).toHaveLength(50);
 			const balancer = cluster.balancer.log.filter((r) => r.path.includes(PATHS.batch));
-			figures.batch50 = { wallMs: wall, worker: ranOn[0], webhookProcess: balancer.map((b) => b.backend) };
-			say(`batch of 50: ${wall} ms through ${balancer[0]?.backend}, execution ${execution.id} ran on ${ranOn[0]}`);
+			figures.batch50 = {
+				wallMs: wall,
+				worker: ranOn[0],
+				webhookProcess: balancer.map((b) => b.backend),
+			};
+			say(
+				`batch of 50: ${wall} ms through ${balancer[0]?.backend}, execution ${execution.id} ran on ${ranOn[0]}`,
+			);
 		}));
 });
 
@@ -242,15 +329,26 @@ describe('reference images from binary data in database mode (issue 34)', () => 
 			const [link] = task.input.image_urls as string[];
 			expect(link.startsWith(`${cluster.balancer.url}/rest/binary-data/signed?token=`)).toBe(true);
 			const fetched = sim.fetches.filter((f) => f.taskId === task.id);
-			expect(fetched.map((f) => [f.status, f.contentType, f.sha256])).toEqual([[200, 'image/png', sha256([png])]]);
-			const served = cluster.balancer.log.filter((r) => r.path.startsWith('/rest/binary-data/signed'));
-			expect(served.map((r) => [r.backend, r.method, r.status])).toEqual([[cluster.main.name, 'GET', 200]]);
+			expect(fetched.map((f) => [f.status, f.contentType, f.sha256])).toEqual([
+				[200, 'image/png', sha256([png])],
+			]);
+			const served = cluster.balancer.log.filter((r) =>
+				r.path.startsWith('/rest/binary-data/signed'),
+			);
+			expect(served.map((r) => [r.backend, r.method, r.status])).toEqual([
+				[cluster.main.name, 'GET', 200],
+			]);
 			// The file is n8n's copy in PostgreSQL (database mode), which the main served.
 			const [converted] = lastItems(execution, 'Convert to File');
 			const id = String((converted.binary!.data as BinaryJson).id);
-			expect(cluster.storedFiles([id]).get(id)).toEqual({ size: png.length, sha256: sha256([png]) });
+			expect(cluster.storedFiles([id]).get(id)).toEqual({
+				size: png.length,
+				sha256: sha256([png]),
+			});
 			expect(JSON.stringify(execution)).not.toContain(new URL(link).searchParams.get('token'));
-			say(`binary frame: fetched through the balancer from ${served[0].backend}, ${fetched[0].bytes} B, SHA-256 as converted`);
+			say(
+				`binary frame: fetched through the balancer from ${served[0].backend}, ${fetched[0].bytes} B, SHA-256 as converted`,
+			);
 		}));
 });
 
@@ -260,9 +358,18 @@ describe('big videos: examples/big-video-by-url.json', () => {
 			const prefix = `${TAG} big-video`;
 			const size = 12 * MB;
 			const storedBefore = Number(cluster.postgres.query('select count(*) from binary_data')[0][0]);
-			expect((await post(hook(PATHS.bigVideo), { prompt: `${prefix} [sim:duration=300] [sim:size=${size}]` })).status).toBe(200);
+			expect(
+				(
+					await post(hook(PATHS.bigVideo), {
+						prompt: `${prefix} [sim:duration=300] [sim:size=${size}]`,
+					})
+				).status,
+			).toBe(200);
 			const [execution] = await cluster.endedExecutions(wf.bigVideo, 1);
-			expect({ status: execution.status, error: execution.data?.resultData.error?.message }).toEqual({ status: 'success', error: undefined });
+			expect({
+				status: execution.status,
+				error: execution.data?.resultData.error?.message,
+			}).toEqual({ status: 'success', error: undefined });
 			const [task] = sim.tasks().filter((t) => t.prompt.startsWith(prefix));
 			// Generate's item: the task with its file URL and expiry, no binary.
 			const [generated] = lastItems(execution, 'Generate Video (URLs Only)');
@@ -274,19 +381,36 @@ describe('big videos: examples/big-video-by-url.json', () => {
 			// Storage fetched the signed URL itself: exactly the bytes the service served.
 			expect(storage.imports).toHaveLength(1);
 			const [imported] = storage.imports;
-			expect(imported.body).toMatchObject({ source_url: files[0].url, file_name: `${task.id}.mp4`, expires_at: generated.json.expires_at });
-			expect({ size: imported.size, sha256: imported.sha256 }).toEqual({ size, sha256: sha256(mediaChunks('video', size)) });
+			expect(imported.body).toMatchObject({
+				source_url: files[0].url,
+				file_name: `${task.id}.mp4`,
+				expires_at: generated.json.expires_at,
+			});
+			expect({ size: imported.size, sha256: imported.sha256 }).toEqual({
+				size,
+				sha256: sha256(mediaChunks('video', size)),
+			});
 			const [answer] = lastItems(execution, 'Send URL to Storage');
 			expect(answer.json).toMatchObject({ size, sha256: imported.sha256 });
 			// No n8n process downloaded it: one fetch of the file, by storage; nothing in n8n's store.
-			const fetches = sim.requests.filter((r) => r.origin === 'files' && files.some((f) => f.url.endsWith(r.path)));
+			const fetches = sim.requests.filter(
+				(r) => r.origin === 'files' && files.some((f) => f.url.endsWith(r.path)),
+			);
 			expect(fetches).toHaveLength(1);
-			expect(Number(cluster.postgres.query('select count(*) from binary_data')[0][0])).toBe(storedBefore);
+			expect(Number(cluster.postgres.query('select count(*) from binary_data')[0][0])).toBe(
+				storedBefore,
+			);
 			// The service's API key reached neither storage nor the file host.
 			expect(JSON.stringify(imported.headers)).not.toContain(sim.apiKey);
 			expect(JSON.stringify(fetches[0].headers)).not.toContain(sim.apiKey);
-			figures.bigVideoByUrl = { bytes: size, largestChunkAtStorage: imported.largestChunk, ranOn: cluster.workersThatRan(execution.id) };
-			say(`big video by URL: ${mb(size)} MB from the service to storage, 0 bytes stored by n8n; execution ${execution.id} on ${cluster.workersThatRan(execution.id).join(', ')}`);
+			figures.bigVideoByUrl = {
+				bytes: size,
+				largestChunkAtStorage: imported.largestChunk,
+				ranOn: cluster.workersThatRan(execution.id),
+			};
+			say(
+				`big video by URL: ${mb(size)} MB from the service to storage, 0 bytes stored by n8n; execution ${execution.id} on ${cluster.workersThatRan(execution.id).join(', ')}`,
+			);
 		}));
 });
 
@@ -305,18 +429,29 @@ function workerRuns(executionId: string): Record<string, number> {
  * Lets the simulator's clock reach each task's end, one task after another, and waits until the
  * task's callback was answered before ending the next; returns when the last one was answered.
  */
-async function endOneByOne(tasks: Array<{ id: string; createdAt: number; durationMs: number }>): Promise<number> {
+async function endOneByOne(
+	tasks: Array<{ id: string; createdAt: number; durationMs: number }>,
+): Promise<number> {
 	for (const [i, t] of tasks.entries()) {
 		const due = t.createdAt + t.durationMs - sim.clock.now();
 		if (due > 0) sim.clock.advance(due + 1);
-		await waitFor(`the callback of task ${i}`, () => sim.callbacks.find((c) => c.taskId === t.id && c.status !== 0), 30_000, 50);
+		await waitFor(
+			`the callback of task ${i}`,
+			() => sim.callbacks.find((c) => c.taskId === t.id && c.status !== 0),
+			30_000,
+			50,
+		);
 		await sim.idle();
 	}
 	return Date.now();
 }
 
 /** Polls one execution until it has ended. */
-async function executionEnd(id: string, what: string, timeoutMs: number): Promise<ExecutionSummary> {
+async function executionEnd(
+	id: string,
+	what: string,
+	timeoutMs: number,
+): Promise<ExecutionSummary> {
 	return await waitFor(
 		what,
 		async () => {
@@ -335,15 +470,33 @@ describe('durable wait (Park Until Callbacks) through the webhook processes and 
 			const prefix = `${TAG} durable`;
 			// Ten-minute videos a minute apart: each ends only when the simulator's clock reaches it,
 			// so the callbacks come one by one, after the main's restart.
-			const rows = Array.from({ length: N }, (_, i) => ({ prompt: `${prefix} ${i} [sim:duration=${600_000 + i * 60_000}] [sim:size=${30_000 + i * 1_000}]`, ref: `durable-${i}` }));
+			const rows = Array.from({ length: N }, (_, i) => ({
+				prompt: `${prefix} ${i} [sim:duration=${600_000 + i * 60_000}] [sim:size=${30_000 + i * 1_000}]`,
+				ref: `durable-${i}`,
+			}));
 			expect((await post(hook(PATHS.durable), { rows })).status).toBe(200);
-			const parked = await waitFor('the execution parked (status waiting)', async () => (await cluster.executions(wf.durable, false)).find((e) => e.status === 'waiting'), 90_000, 500);
-			const tasks = sim.tasks().filter((t) => t.prompt.startsWith(prefix)).sort((a, b) => a.durationMs - b.durationMs);
+			const parked = await waitFor(
+				'the execution parked (status waiting)',
+				async () =>
+					(await cluster.executions(wf.durable, false)).find((e) => e.status === 'waiting'),
+				90_000,
+				500,
+			);
+			const tasks = sim
+				.tasks()
+				.filter((t) => t.prompt.startsWith(prefix))
+				.sort((a, b) => a.durationMs - b.durationMs);
 			expect(tasks).toHaveLength(N);
 			const ids = new Set(tasks.map((t) => t.id));
 			// The resume URL was computed on the worker from WEBHOOK_URL: the balancer.
-			for (const t of tasks) expect(t.callbackUrl?.startsWith(`${cluster.balancer.url}/webhook-waiting/${parked.id}?`)).toBe(true);
-			const reads = () => sim.requests.filter((r) => r.endpoint === 'status' && r.taskId !== undefined && ids.has(r.taskId)).length;
+			for (const t of tasks)
+				expect(
+					t.callbackUrl?.startsWith(`${cluster.balancer.url}/webhook-waiting/${parked.id}?`),
+				).toBe(true);
+			const reads = () =>
+				sim.requests.filter(
+					(r) => r.endpoint === 'status' && r.taskId !== undefined && ids.has(r.taskId),
+				).length;
 			const readsAtPark = reads();
 			expect(readsAtPark).toBe(N);
 			const firstRun = workerRuns(parked.id);
@@ -352,8 +505,12 @@ describe('durable wait (Park Until Callbacks) through the webhook processes and 
 			// The main restarted while the execution is parked, and while a worker runs another one
 			// started through a webhook process: neither needs the main.
 			const during = `${TAG} during-restart`;
-			const alongside = post(hook(PATHS.batch), { rows: [{ prompt: `${during} 0 [sim:duration=6000]` }] });
-			await waitFor('the task submitted', () => (submissionsByPrompt(during).size === 1 ? true : undefined));
+			const alongside = post(hook(PATHS.batch), {
+				rows: [{ prompt: `${during} 0 [sim:duration=6000]` }],
+			});
+			await waitFor('the task submitted', () =>
+				submissionsByPrompt(during).size === 1 ? true : undefined,
+			);
 			const restartMs = await cluster.restartMain();
 			expect((await cluster.execution(parked.id)).status).toBe('waiting');
 			// Nothing read while parked, over the restart.
@@ -385,7 +542,9 @@ describe('durable wait (Park Until Callbacks) through the webhook processes and 
 			// Each callback answered 2xx; they went through the balancer to both webhook processes.
 			const callbacks = sim.callbacks.filter((c) => ids.has(c.taskId));
 			expect(callbacks.every((c) => c.status >= 200 && c.status < 300)).toBe(true);
-			const received = cluster.balancer.log.filter((r) => r.path.startsWith(`/webhook-waiting/${parked.id}`));
+			const received = cluster.balancer.log.filter((r) =>
+				r.path.startsWith(`/webhook-waiting/${parked.id}`),
+			);
 			expect(received).toHaveLength(callbacks.length);
 			const perProcess: Record<string, number> = {};
 			for (const r of received) perProcess[r.backend] = (perProcess[r.backend] ?? 0) + 1;
@@ -426,22 +585,44 @@ describe('a file over Max File Size in database mode', () => {
 			// 300 MB: over the 256 MB default of database mode, under n8n's own 512 MiB store limit
 			// (so n8n would store it, and no later node could read it back).
 			const size = 300_000_000;
-			const storedBefore = Number(cluster.postgres.query('select count(*) from binary_data where "fileSize" > 0')[0][0]);
-			expect((await post(hook(PATHS.tooLarge), { rows: [{ prompt: `${prefix} [sim:duration=200] [sim:size=${size}]` }] })).status).toBe(200);
+			const storedBefore = Number(
+				cluster.postgres.query('select count(*) from binary_data where "fileSize" > 0')[0][0],
+			);
+			expect(
+				(
+					await post(hook(PATHS.tooLarge), {
+						rows: [{ prompt: `${prefix} [sim:duration=200] [sim:size=${size}]` }],
+					})
+				).status,
+			).toBe(200);
 			const [execution] = await cluster.endedExecutions(wf.tooLarge, 1);
 			const [task] = sim.tasks().filter((t) => t.prompt.startsWith(prefix));
 			const [item] = lastItems(execution, 'Generate');
 			expect(item.binary).toBeUndefined();
 			const message = String(item.json.error ?? '');
 			expect(message).toContain(`${(size / MB).toFixed(1)} MB (${size} bytes, its Content-Length)`);
-			expect(message).toContain(`the default limit of 256 MB for n8n's "database" binary data mode`);
+			expect(message).toContain(
+				`the default limit of 256 MB for n8n's "database" binary data mode`,
+			);
 			expect(message).toContain('Options → Max File Size (MB) changes the limit');
 			expect(message).toContain(task.id);
-			expect(item.json).toMatchObject({ task_id: task.id, status: 'finished', expires_at: expect.any(String) });
-			expect((item.json.files as Array<{ url: string }>).map((f) => f.url)).toEqual(task.files.map((f) => f.url));
+			expect(item.json).toMatchObject({
+				task_id: task.id,
+				status: 'finished',
+				expires_at: expect.any(String),
+			});
+			expect((item.json.files as Array<{ url: string }>).map((f) => f.url)).toEqual(
+				task.files.map((f) => f.url),
+			);
 			// One request for the file (its headers, then cut), no retry, nothing stored.
-			expect(sim.requests.filter((r) => r.origin === 'files' && r.path.includes(`/files/${task.id}/`))).toHaveLength(1);
-			expect(Number(cluster.postgres.query('select count(*) from binary_data where "fileSize" > 0')[0][0])).toBe(storedBefore);
+			expect(
+				sim.requests.filter((r) => r.origin === 'files' && r.path.includes(`/files/${task.id}/`)),
+			).toHaveLength(1);
+			expect(
+				Number(
+					cluster.postgres.query('select count(*) from binary_data where "fileSize" > 0')[0][0],
+				),
+			).toBe(storedBefore);
 			say(`file over Max File Size: ${message.slice(0, 240)}…`);
 		}));
 });
@@ -450,38 +631,68 @@ describe('Park Until Callbacks: two parks in one execution, and callbacks split 
 	test('a loop parks twice; every callback goes to one webhook process (sticky routing): each round resumes on its own callbacks', () =>
 		cluster.explain(async () => {
 			const prefix = `${TAG} loop`;
-			const rows = Array.from({ length: 4 }, (_, i) => ({ prompt: `${prefix} ${i} [sim:duration=${600_000 + i * 60_000}]`, ref: `loop-${i}` }));
+			const rows = Array.from({ length: 4 }, (_, i) => ({
+				prompt: `${prefix} ${i} [sim:duration=${600_000 + i * 60_000}]`,
+				ref: `loop-${i}`,
+			}));
 			const [sticky] = cluster.webhooks;
 			cluster.balancer.only(sticky);
 			try {
 				expect((await post(hook(PATHS.loop), { rows })).status).toBe(200);
 				let executionId = '';
 				for (const round of [1, 2]) {
-					const parked = await waitFor(`round ${round} parked`, async () => {
-						const [e] = (await cluster.executions(wf.loop, false)).filter((x) => x.status === 'waiting');
-						return e && sim.tasks().filter((t) => t.prompt.startsWith(prefix)).length === 2 * round ? e : undefined;
-					}, 60_000, 250);
+					const parked = await waitFor(
+						`round ${round} parked`,
+						async () => {
+							const [e] = (await cluster.executions(wf.loop, false)).filter(
+								(x) => x.status === 'waiting',
+							);
+							return e &&
+								sim.tasks().filter((t) => t.prompt.startsWith(prefix)).length === 2 * round
+								? e
+								: undefined;
+						},
+						60_000,
+						250,
+					);
 					executionId = parked.id;
-					const tasks = sim.tasks().filter((t) => t.prompt.startsWith(prefix)).sort((a, b) => a.durationMs - b.durationMs).slice(2 * (round - 1));
+					const tasks = sim
+						.tasks()
+						.filter((t) => t.prompt.startsWith(prefix))
+						.sort((a, b) => a.durationMs - b.durationMs)
+						.slice(2 * (round - 1));
 					await endOneByOne(tasks);
 				}
 				// Before the fix, the process that resumed round 1 answered round 2's callbacks
 				// "resumed already": the execution then waited for its 30-minute Timeout.
-				const done = await executionEnd(executionId, "the execution to end after round 2's callbacks", 60_000);
+				const done = await executionEnd(
+					executionId,
+					"the execution to end after round 2's callbacks",
+					60_000,
+				);
 				expect(done.status).toBe('success');
 				const items = lastItems(done, 'Done');
-				const tasks = sim.tasks().filter((t) => t.prompt.startsWith(prefix)).sort((a, b) => a.durationMs - b.durationMs);
+				const tasks = sim
+					.tasks()
+					.filter((t) => t.prompt.startsWith(prefix))
+					.sort((a, b) => a.durationMs - b.durationMs);
 				expect(items.map((i) => i.json.task_id)).toEqual(tasks.map((t) => t.id));
 				expect(items.map((i) => i.json.status)).toEqual(Array(4).fill('finished'));
 				expectFilesAsServed(...items);
 				expect([...submissionsByPrompt(prefix).values()]).toEqual([1, 1, 1, 1]);
 				const callbacks = sim.callbacks.filter((c) => tasks.some((t) => t.id === c.taskId));
-				expect(callbacks.map((c) => c.status >= 200 && c.status < 300)).toEqual(Array(4).fill(true));
-				const received = cluster.balancer.log.filter((r) => r.path.startsWith(`/webhook-waiting/${executionId}`));
+				expect(callbacks.map((c) => c.status >= 200 && c.status < 300)).toEqual(
+					Array(4).fill(true),
+				);
+				const received = cluster.balancer.log.filter((r) =>
+					r.path.startsWith(`/webhook-waiting/${executionId}`),
+				);
 				expect(received.map((r) => r.backend)).toEqual(Array(4).fill(sticky.name));
 				// Parked twice, resumed twice, on workers.
 				expect(Object.values(workerRuns(executionId)).reduce((a, b) => a + b, 0)).toBe(3);
-				say(`two parks in execution ${executionId}: both rounds resumed through ${sticky.name}; worker runs ${JSON.stringify(workerRuns(executionId))}`);
+				say(
+					`two parks in execution ${executionId}: both rounds resumed through ${sticky.name}; worker runs ${JSON.stringify(workerRuns(executionId))}`,
+				);
 			} finally {
 				cluster.balancer.restore();
 			}
@@ -490,33 +701,59 @@ describe('Park Until Callbacks: two parks in one execution, and callbacks split 
 	test('a manual run parks on the main; its callbacks split between a webhook process and the main: the last one, on the main, resumes it', () =>
 		cluster.explain(async () => {
 			const prefix = `${TAG} manual`;
-			const rows = Array.from({ length: 2 }, (_, i) => ({ prompt: `${prefix} ${i} [sim:duration=${600_000 + i * 60_000}]`, ref: `manual-${i}` }));
-			const workflowId = await cluster.createWorkflow(manualParkFlow('queue manual park', credentialRef, rows), false);
+			const rows = Array.from({ length: 2 }, (_, i) => ({
+				prompt: `${prefix} ${i} [sim:duration=${600_000 + i * 60_000}]`,
+				ref: `manual-${i}`,
+			}));
+			const workflowId = await cluster.createWorkflow(
+				manualParkFlow('queue manual park', credentialRef, rows),
+				false,
+			);
 			const [other] = cluster.webhooks;
 			// The first callback to the webhook process, the second to the main (which parked it).
 			cluster.balancer.only(other, cluster.main);
 			try {
-				const started = await cluster.rest<{ executionId?: string }>(`/workflows/${workflowId}/run`, { method: 'POST', body: { triggerToStartFrom: { name: 'Start' } } });
+				const started = await cluster.rest<{ executionId?: string }>(
+					`/workflows/${workflowId}/run`,
+					{ method: 'POST', body: { triggerToStartFrom: { name: 'Start' } } },
+				);
 				const executionId = String(started.executionId ?? '');
 				expect(executionId).not.toBe('');
-				await waitFor('the manual run parked', async () => ((await cluster.execution(executionId)).status === 'waiting' ? true : undefined), 60_000, 250);
+				await waitFor(
+					'the manual run parked',
+					async () =>
+						(await cluster.execution(executionId)).status === 'waiting' ? true : undefined,
+					60_000,
+					250,
+				);
 				// The main ran it, no worker.
 				expect(workerRuns(executionId)).toEqual({});
-				const tasks = sim.tasks().filter((t) => t.prompt.startsWith(prefix)).sort((a, b) => a.durationMs - b.durationMs);
+				const tasks = sim
+					.tasks()
+					.filter((t) => t.prompt.startsWith(prefix))
+					.sort((a, b) => a.durationMs - b.durationMs);
 				expect(tasks).toHaveLength(2);
 				await endOneByOne(tasks);
-				const received = cluster.balancer.log.filter((r) => r.path.startsWith(`/webhook-waiting/${executionId}`));
+				const received = cluster.balancer.log.filter((r) =>
+					r.path.startsWith(`/webhook-waiting/${executionId}`),
+				);
 				expect(received.map((r) => r.backend)).toEqual([other.name, cluster.main.name]);
 				// Before the fix, the main (the parking process) took itself for the only receiver: it
 				// never learnt the task confirmed elsewhere, and the execution stayed parked.
-				const done = await executionEnd(executionId, 'the manual run to end after the last callback', 60_000);
+				const done = await executionEnd(
+					executionId,
+					'the manual run to end after the last callback',
+					60_000,
+				);
 				expect(done.status).toBe('success');
 				const items = lastItems(done, 'Finish');
 				expect(items.map((i) => i.json.task_id)).toEqual(tasks.map((t) => t.id));
 				expect(items.map((i) => i.json.status)).toEqual(['finished', 'finished']);
 				expectFilesAsServed(...items);
 				expect([...submissionsByPrompt(prefix).values()]).toEqual([1, 1]);
-				say(`manual run ${executionId} parked on the main; callbacks via ${received.map((r) => r.backend).join(', ')}: resumed`);
+				say(
+					`manual run ${executionId} parked on the main; callbacks via ${received.map((r) => r.backend).join(', ')}: resumed`,
+				);
 			} finally {
 				cluster.balancer.restore();
 			}
@@ -531,12 +768,17 @@ const endedTriggerRuns = new Map<string, ExecutionSummary>();
  * task id, and how many of the trigger's executions have not ended yet. Lists without data and
  * fetches each ended execution's data once (the layer's later tests list well over 100).
  */
-async function triggerRuns(taskIds: string[]): Promise<{ byTask: Map<string, ExecutionSummary[]>; unfinished: number; total: number }> {
+async function triggerRuns(
+	taskIds: string[],
+): Promise<{ byTask: Map<string, ExecutionSummary[]>; unfinished: number; total: number }> {
 	const wanted = new Set(taskIds);
 	const listed = await cluster.executions(wf.trigger, false);
-	const fresh = listed.filter((e) => !['running', 'new', 'waiting'].includes(e.status) && !endedTriggerRuns.has(e.id));
+	const fresh = listed.filter(
+		(e) => !['running', 'new', 'waiting'].includes(e.status) && !endedTriggerRuns.has(e.id),
+	);
 	for (let i = 0; i < fresh.length; i += 10) {
-		for (const e of await Promise.all(fresh.slice(i, i + 10).map((x) => cluster.execution(x.id)))) endedTriggerRuns.set(e.id, e);
+		for (const e of await Promise.all(fresh.slice(i, i + 10).map((x) => cluster.execution(x.id))))
+			endedTriggerRuns.set(e.id, e);
 	}
 	const byTask = new Map<string, ExecutionSummary[]>();
 	let unfinished = 0;
@@ -557,11 +799,20 @@ async function triggerRuns(taskIds: string[]): Promise<{ byTask: Map<string, Exe
  * Trigger executions per task id (of the given tasks): waits for at least `atLeast` ended
  * executions, then until no new one appears for 3 s (duplicates that start late are counted too).
  */
-async function triggerRunsByTask(taskIds: string[], atLeast: number, timeoutMs = 60_000): Promise<Map<string, ExecutionSummary[]>> {
-	let last = await waitFor(`${atLeast} trigger executions`, async () => {
-		const c = await triggerRuns(taskIds);
-		return c.total >= atLeast && c.unfinished === 0 ? c : undefined;
-	}, timeoutMs, 500);
+async function triggerRunsByTask(
+	taskIds: string[],
+	atLeast: number,
+	timeoutMs = 60_000,
+): Promise<Map<string, ExecutionSummary[]>> {
+	let last = await waitFor(
+		`${atLeast} trigger executions`,
+		async () => {
+			const c = await triggerRuns(taskIds);
+			return c.total >= atLeast && c.unfinished === 0 ? c : undefined;
+		},
+		timeoutMs,
+		500,
+	);
 	for (;;) {
 		await new Promise((r) => setTimeout(r, 3000));
 		const again = await triggerRuns(taskIds);
@@ -574,7 +825,13 @@ async function triggerRunsByTask(taskIds: string[], atLeast: number, timeoutMs =
 async function finishedTasks(prefix: string, n: number): Promise<string[]> {
 	const api = client(sim);
 	const ids = await Promise.all(
-		Array.from({ length: n }, (_, i) => api.create(sim.videoModelId, { prompt: `${prefix} ${i} [sim:duration=50]`, aspect_ratio: '16:9', duration: 4 })),
+		Array.from({ length: n }, (_, i) =>
+			api.create(sim.videoModelId, {
+				prompt: `${prefix} ${i} [sim:duration=50]`,
+				aspect_ratio: '16:9',
+				duration: 4,
+			}),
+		),
 	);
 	await Promise.all(ids.map((id) => api.pollToEnd(id)));
 	return ids;
@@ -587,7 +844,16 @@ async function finishedTasks(prefix: string, n: number): Promise<string[]> {
  */
 function deliver(to: N8nProcess, taskId: string) {
 	// One URL per task (its nonce with it), at whichever process's address.
-	if (!deliveredQuery.has(taskId)) deliveredQuery.set(taskId, new URL(signCallbackUrl(`${to.baseUrl}/webhook/${triggerPath}?ref=${encodeURIComponent(`redelivered-${taskId}`)}`, sim.apiKey)).search);
+	if (!deliveredQuery.has(taskId))
+		deliveredQuery.set(
+			taskId,
+			new URL(
+				signCallbackUrl(
+					`${to.baseUrl}/webhook/${triggerPath}?ref=${encodeURIComponent(`redelivered-${taskId}`)}`,
+					sim.apiKey,
+				),
+			).search,
+		);
 	const url = `${to.baseUrl}/webhook/${triggerPath}${deliveredQuery.get(taskId)}`;
 	return post(url, { code: 200, msg: 'success', data: sim.view(taskId) });
 }
@@ -636,7 +902,8 @@ async function sendOnce(taskId: string, sentAt: number): Promise<SentCallback> {
 /** 200, 202 "confirming" (the trigger took the callback on and confirms it), 503, 429, other, none. */
 function answerKind(a: SentCallback): string {
 	if (a.status === 0) return 'no answer within 10 s';
-	if (a.status === 202 && (a.body as { confirming?: unknown } | undefined)?.confirming === true) return '202 confirming';
+	if (a.status === 202 && (a.body as { confirming?: unknown } | undefined)?.confirming === true)
+		return '202 confirming';
 	return [200, 429, 503].includes(a.status) ? String(a.status) : `other (${a.status})`;
 }
 
@@ -650,7 +917,10 @@ describe('callbacks through the webhook processes', () => {
 	test('one trigger execution per task; callbacks spread over both webhook processes; files stored byte for byte', () =>
 		cluster.explain(async () => {
 			const prefix = `${TAG} callback`;
-			const rows = Array.from({ length: 10 }, (_, i) => ({ ref: `cb-${i}`, prompt: `${prefix} ${i} [sim:duration=${400 + i * 120}]` }));
+			const rows = Array.from({ length: 10 }, (_, i) => ({
+				ref: `cb-${i}`,
+				prompt: `${prefix} ${i} [sim:duration=${400 + i * 120}]`,
+			}));
 			const res = await post(hook(PATHS.submit), { rows });
 			expect(res.status).toBe(200);
 			const taskIds = (res.body as Array<{ task_id: string }>).map((i) => String(i.task_id));
@@ -689,13 +959,16 @@ describe('callbacks through the webhook processes', () => {
 			const bothProcesses = await finishedTasks(`${TAG} dup-both`, 5);
 			const answers: Record<string, Array<{ status: number; body: unknown }>> = {};
 			// One task at a time, its two copies at the same moment.
-			for (const id of sameProcess) answers[id] = await Promise.all([deliver(a, id), deliver(a, id)]);
-			for (const id of bothProcesses) answers[id] = await Promise.all([deliver(a, id), deliver(b, id)]);
+			for (const id of sameProcess)
+				answers[id] = await Promise.all([deliver(a, id), deliver(a, id)]);
+			for (const id of bothProcesses)
+				answers[id] = await Promise.all([deliver(a, id), deliver(b, id)]);
 			for (const list of Object.values(answers)) for (const r of list) expect(r.status).toBe(200);
 			const byTask = await triggerRunsByTask([...sameProcess, ...bothProcesses], 10);
 			const count = (ids: string[]) => ids.map((id) => (byTask.get(id) ?? []).length);
 			// No callback is lost: every task started at least once.
-			for (const n of count([...sameProcess, ...bothProcesses])) expect(n).toBeGreaterThanOrEqual(1);
+			for (const n of count([...sameProcess, ...bothProcesses]))
+				expect(n).toBeGreaterThanOrEqual(1);
 			// Within one process the second copy is dropped (the process remembers what it handles).
 			expect(count(sameProcess)).toEqual([1, 1, 1, 1, 1]);
 			// Across processes: at most one execution per process. What the current code does is measured.
@@ -710,7 +983,8 @@ describe('callbacks through the webhook processes', () => {
 			for (const r of first) expect(r.status).toBe(200);
 			const firstRuns = await triggerRunsByTask(burst, 10);
 			for (const id of burst) expect((firstRuns.get(id) ?? []).length).toBe(1);
-			for (const [i, id] of burst.entries()) expect((await deliver(i % 2 ? a : b, id)).status).toBe(200);
+			for (const [i, id] of burst.entries())
+				expect((await deliver(i % 2 ? a : b, id)).status).toBe(200);
 			const burstRuns = await triggerRunsByTask(burst, 10);
 			const restarted = [...burstRuns.values()].reduce((s, l) => s + l.length, 0) - 10;
 			// A duplicate writes back everything its process knows, repairing what the other
@@ -739,7 +1013,10 @@ describe('callbacks through the webhook processes', () => {
 	test(`a burst of ${BURST} callbacks of finished tasks at one moment through the balancer, each sent once with a 10 s timeout: none runs twice, every one answered 200 or 202 "confirming" runs once`, () =>
 		cluster.explain(async () => {
 			const prefix = `${TAG} burst`;
-			const rows = Array.from({ length: BURST }, (_, i) => ({ ref: `burst-${i}`, prompt: `${prefix} ${i} [sim:duration=50]` }));
+			const rows = Array.from({ length: BURST }, (_, i) => ({
+				ref: `burst-${i}`,
+				prompt: `${prefix} ${i} [sim:duration=50]`,
+			}));
 			// Submitted through the node (Callback URL: the trigger's Production URL behind the
 			// balancer, signed by the node). The tasks' own callbacks are dropped (the simulator's
 			// sender retries); the burst below sends each one once, as a service that never retries.
@@ -750,14 +1027,26 @@ describe('callbacks through the webhook processes', () => {
 				expect(res.status).toBe(200);
 				ids = (res.body as Array<{ task_id: string }>).map((i) => String(i.task_id));
 				expect(ids).toHaveLength(BURST);
-				await waitFor('every task finished, its own callback dropped', () => (ids.every((id) => sim.callbacks.some((c) => c.taskId === id && !c.forged)) ? true : undefined), 60_000, 200);
+				await waitFor(
+					'every task finished, its own callback dropped',
+					() =>
+						ids.every((id) => sim.callbacks.some((c) => c.taskId === id && !c.forged))
+							? true
+							: undefined,
+					60_000,
+					200,
+				);
 			} finally {
 				sim.faults.remove(held);
 			}
-			for (const id of ids) expect(sim.task(id)?.callbackUrl?.startsWith(`${cluster.balancer.url}/webhook/${triggerPath}?`)).toBe(true);
+			for (const id of ids)
+				expect(
+					sim.task(id)?.callbackUrl?.startsWith(`${cluster.balancer.url}/webhook/${triggerPath}?`),
+				).toBe(true);
 			const reference = new Map(ids.map((id, i) => [id, rows[i].ref]));
 
-			const logged = (re: RegExp) => cluster.webhooks.reduce((n, w) => n + (w.logText().match(re) ?? []).length, 0);
+			const logged = (re: RegExp) =>
+				cluster.webhooks.reduce((n, w) => n + (w.logText().match(re) ?? []).length, 0);
 			const UNCONFIRMED = /could not be confirmed after the callback was answered/g;
 			const DB_PING = /Database ping failed/g;
 			// n8n reads a webhook's body only once it reaches the node (webhook-helpers.js, parseBody);
@@ -780,7 +1069,10 @@ describe('callbacks through the webhook processes', () => {
 				// for (with a margin for the download and the worker) only while a task has none.
 				const deadline = sentAt + CONFIRM_WINDOW_MS + 30_000;
 				runs = await triggerRuns(ids);
-				while (!(runs.unfinished === 0 && ids.every((id) => runs.byTask.has(id))) && Date.now() < deadline) {
+				while (
+					!(runs.unfinished === 0 && ids.every((id) => runs.byTask.has(id))) &&
+					Date.now() < deadline
+				) {
 					await new Promise((r) => setTimeout(r, 1000));
 					runs = await triggerRuns(ids);
 				}
@@ -798,15 +1090,27 @@ describe('callbacks through the webhook processes', () => {
 
 			const runCount = (id: string) => (runs.byTask.get(id) ?? []).length;
 			const answerCounts = tally(answers.map(answerKind));
-			const times = answers.filter((a) => a.status !== 0).map((a) => a.ms).sort((x, y) => x - y);
-			const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
+			const times = answers
+				.filter((a) => a.status !== 0)
+				.map((a) => a.ms)
+				.sort((x, y) => x - y);
+			const pct = (sorted: number[], p: number) =>
+				sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 			const at = (p: number) => pct(times, p);
 			// When each task's status read reached the service: the trigger's first request, sent
 			// once n8n routed the call, read its body and the credential. Later than the answer: the
 			// trigger answered "confirming" before its read left the loaded process.
 			const burstIds = new Set(ids);
 			const firstRead = new Map<string, number>();
-			for (const r of sim.requests) if (r.endpoint === 'status' && r.taskId && burstIds.has(r.taskId) && r.at >= sentAt && !firstRead.has(r.taskId)) firstRead.set(r.taskId, r.at - sentAt);
+			for (const r of sim.requests)
+				if (
+					r.endpoint === 'status' &&
+					r.taskId &&
+					burstIds.has(r.taskId) &&
+					r.at >= sentAt &&
+					!firstRead.has(r.taskId)
+				)
+					firstRead.set(r.taskId, r.at - sentAt);
 			const reached = [...firstRead.values()].sort((x, y) => x - y);
 			const runsPerTask = tally(ids.map((id) => (runCount(id) > 1 ? '2+' : String(runCount(id)))));
 			// What each webhook process answered, as the balancer saw it (also after the sender gave up).
@@ -814,7 +1118,8 @@ describe('callbacks through the webhook processes', () => {
 			for (const r of cluster.balancer.log.slice(balancerFrom)) {
 				if (!r.path.includes(TRIGGER_WEBHOOK_ID)) continue;
 				const p = (perProcess[r.backend] ??= {});
-				const k = r.status !== 0 ? String(r.status) : r.callerGone ? 'caller gone first' : 'unanswered';
+				const k =
+					r.status !== 0 ? String(r.status) : r.callerGone ? 'caller gone first' : 'unanswered';
 				p[k] = (p[k] ?? 0) + 1;
 			}
 			const without = ids.filter((id) => runCount(id) === 0);
@@ -827,7 +1132,11 @@ describe('callbacks through the webhook processes', () => {
 				callbacks: BURST,
 				answers: answerCounts,
 				answerMs: { p50: at(50), p90: at(90), max: times[times.length - 1] ?? 0 },
-				reachedTriggerMs: { p50: pct(reached, 50), p90: pct(reached, 90), max: reached[reached.length - 1] ?? 0 },
+				reachedTriggerMs: {
+					p50: pct(reached, 50),
+					p90: pct(reached, 90),
+					max: reached[reached.length - 1] ?? 0,
+				},
 				runsPerTask,
 				tasksWithoutRun: without.length,
 				tasksRunTwice: twice.length,
@@ -853,16 +1162,26 @@ describe('callbacks through the webhook processes', () => {
 			expect(twice).toEqual([]);
 			for (const a of answers) {
 				const kind = answerKind(a);
-				if (kind === '200' || kind === '202 confirming') expect({ task: a.taskId, answer: kind, runs: runCount(a.taskId) }).toEqual({ task: a.taskId, answer: kind, runs: 1 });
+				if (kind === '200' || kind === '202 confirming')
+					expect({ task: a.taskId, answer: kind, runs: runCount(a.taskId) }).toEqual({
+						task: a.taskId,
+						answer: kind,
+						runs: 1,
+					});
 			}
 			// Each run is the task's: its reference, a success, its files byte for byte.
-			const items = ids.filter((id) => runCount(id) === 1).map((id) => {
-				const [run] = runs.byTask.get(id)!;
-				expect(run.status).toBe('success');
-				const [item] = lastItems(run, 'Media Generation Trigger');
-				expect({ task: item.json.task_id, reference: item.json.reference }).toEqual({ task: id, reference: reference.get(id) });
-				return item;
-			});
+			const items = ids
+				.filter((id) => runCount(id) === 1)
+				.map((id) => {
+					const [run] = runs.byTask.get(id)!;
+					expect(run.status).toBe('success');
+					const [item] = lastItems(run, 'Media Generation Trigger');
+					expect({ task: item.json.task_id, reference: item.json.reference }).toEqual({
+						task: id,
+						reference: reference.get(id),
+					});
+					return item;
+				});
 			expectFilesAsServed(...items);
 			expect(Object.keys(perProcess).sort()).toEqual(cluster.webhooks.map((w) => w.name).sort());
 		}));
@@ -873,7 +1192,9 @@ describe('Retry On Fail on a worker', () => {
 		cluster.explain(async () => {
 			// 4 s of work, 1.8 s of patience per try, 3 tries: the third try succeeds only by resuming.
 			const prefix = `${TAG} retry`;
-			const rows = Array.from({ length: 3 }, (_, i) => ({ prompt: `${prefix} ${i} [sim:duration=4000]` }));
+			const rows = Array.from({ length: 3 }, (_, i) => ({
+				prompt: `${prefix} ${i} [sim:duration=4000]`,
+			}));
 			const res = await post(hook(PATHS.retry), { rows });
 			expect(res.status).toBe(200);
 			const [execution] = await cluster.endedExecutions(wf.retry, 1);
@@ -883,10 +1204,14 @@ describe('Retry On Fail on a worker', () => {
 			expectFilesAsServed(...items);
 			expect([...submissionsByPrompt(prefix).values()]).toEqual([1, 1, 1]);
 			// Several tries (status reads span the three tries), one worker, one job.
-			const reads = sim.requests.filter((r) => r.endpoint === 'status' && items.some((i) => r.taskId === i.json.task_id));
+			const reads = sim.requests.filter(
+				(r) => r.endpoint === 'status' && items.some((i) => r.taskId === i.json.task_id),
+			);
 			expect(reads.length).toBeGreaterThan(3);
 			expect(cluster.workersThatRan(execution.id)).toHaveLength(1);
-			say(`Retry On Fail: execution ${execution.id} on ${cluster.workersThatRan(execution.id)[0]}, 3 tasks, 3 submissions, ${reads.length} status reads`);
+			say(
+				`Retry On Fail: execution ${execution.id} on ${cluster.workersThatRan(execution.id)[0]}, 3 tasks, 3 submissions, ${reads.length} status reads`,
+			);
 		}));
 });
 
@@ -901,7 +1226,9 @@ async function measureThroughput(label: string) {
 		const answers = await Promise.all(
 			Array.from({ length: FIGURE.executions }, (_, e) =>
 				post(hook(PATHS.onePerCall), {
-					rows: Array.from({ length: FIGURE.perExecution }, (_, i) => ({ prompt: `${prefix} e${e} i${i} [sim:duration=${FIGURE.taskMs}]` })),
+					rows: Array.from({ length: FIGURE.perExecution }, (_, i) => ({
+						prompt: `${prefix} e${e} i${i} [sim:duration=${FIGURE.taskMs}]`,
+					})),
 				}),
 			),
 		);
@@ -909,7 +1236,9 @@ async function measureThroughput(label: string) {
 		return await waitFor(
 			`${FIGURE.executions} executions of ${label}`,
 			async () => {
-				const ended = (await cluster.executions(wf.onePerCall, false)).filter((e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status));
+				const ended = (await cluster.executions(wf.onePerCall, false)).filter(
+					(e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status),
+				);
 				return ended.length >= FIGURE.executions ? ended : undefined;
 			},
 			240_000,
@@ -922,9 +1251,19 @@ async function measureThroughput(label: string) {
 	expect(counts.size).toBe(FIGURE.executions * FIGURE.perExecution);
 	expect([...counts.values()].every((n) => n === 1)).toBe(true);
 	const perWorker: Record<string, number> = {};
-	for (const e of executions) for (const w of cluster.workersThatRan(e.id)) perWorker[w] = (perWorker[w] ?? 0) + 1;
-	const figure = { wallMs, ratioToT: +(wallMs / FIGURE.taskMs).toFixed(2), executionsPerWorker: perWorker, peakRssMB: Object.fromEntries(Object.entries(peaks).map(([k, v]) => [k, { self: mb(v.self), withRunner: mb(v.tree) }])) };
-	say(`200 tasks × ${FIGURE.taskMs / 1000} s, ${label}: ${(wallMs / 1000).toFixed(1)} s (${figure.ratioToT} × T); executions per worker ${JSON.stringify(perWorker)}; peak RSS: ${memoryLine(peaks)}`);
+	for (const e of executions)
+		for (const w of cluster.workersThatRan(e.id)) perWorker[w] = (perWorker[w] ?? 0) + 1;
+	const figure = {
+		wallMs,
+		ratioToT: +(wallMs / FIGURE.taskMs).toFixed(2),
+		executionsPerWorker: perWorker,
+		peakRssMB: Object.fromEntries(
+			Object.entries(peaks).map(([k, v]) => [k, { self: mb(v.self), withRunner: mb(v.tree) }]),
+		),
+	};
+	say(
+		`200 tasks × ${FIGURE.taskMs / 1000} s, ${label}: ${(wallMs / 1000).toFixed(1)} s (${figure.ratioToT} × T); executions per worker ${JSON.stringify(perWorker)}; peak RSS: ${memoryLine(peaks)}`,
+	);
 	return figure;
 }
 
@@ -933,16 +1272,23 @@ describe("the editor's Retry of a failed execution", () => {
 		cluster.explain(async () => {
 			// 4 s of work, 1.8 s of patience, no Retry On Fail: the execution fails with the task id.
 			const prefix = `${TAG} timeout`;
-			expect((await post(hook(PATHS.timeout), { rows: [{ prompt: `${prefix} 0 [sim:duration=4000]` }] })).status).toBe(200);
+			expect(
+				(await post(hook(PATHS.timeout), { rows: [{ prompt: `${prefix} 0 [sim:duration=4000]` }] }))
+					.status,
+			).toBe(200);
 			const [failed] = await cluster.endedExecutions(wf.timeout, 1);
 			expect(failed.status).toBe('error');
 			const [task] = sim.tasks().filter((t) => t.prompt.startsWith(prefix));
 			expect(JSON.stringify(failed.data?.resultData.error ?? {})).toContain(task.id);
 			// Retried once the task has finished: the retry only has to fetch it.
-			await waitFor('the task to finish', async () => (sim.task(task.id)?.endedAt !== undefined ? true : undefined));
+			await waitFor('the task to finish', async () =>
+				sim.task(task.id)?.endedAt !== undefined ? true : undefined,
+			);
 			await cluster.retry(failed.id);
 			const retried = await waitFor('the retry', async () => {
-				const r = (await cluster.executions(wf.timeout, false)).find((e) => String(e.retryOf ?? '') === failed.id && !['running', 'new'].includes(e.status));
+				const r = (await cluster.executions(wf.timeout, false)).find(
+					(e) => String(e.retryOf ?? '') === failed.id && !['running', 'new'].includes(e.status),
+				);
 				return r ? await cluster.execution(r.id) : undefined;
 			});
 			// The task ledger travels in the failed execution's own data (the node's execution
@@ -952,8 +1298,15 @@ describe("the editor's Retry of a failed execution", () => {
 			expect(lastItems(retried, 'Generate')[0]?.json.task_id).toBe(task.id);
 			const ranFailed = cluster.workersThatRan(failed.id);
 			const ranRetry = cluster.workersThatRan(retried.id);
-			figures.editorRetryOfFailedNode = { submissionsPerRow: 1, retryStatus: retried.status, failedOn: ranFailed, ranOn: ranRetry };
-			say(`editor Retry of a failed Generate: failed on ${ranFailed.join(', ')}, retried as ${retried.id} (${retried.status}) on ${ranRetry.join(', ')}: 1 submission, the task picked up`);
+			figures.editorRetryOfFailedNode = {
+				submissionsPerRow: 1,
+				retryStatus: retried.status,
+				failedOn: ranFailed,
+				ranOn: ranRetry,
+			};
+			say(
+				`editor Retry of a failed Generate: failed on ${ranFailed.join(', ')}, retried as ${retried.id} (${retried.status}) on ${ranRetry.join(', ')}: 1 submission, the task picked up`,
+			);
 		}));
 });
 
@@ -983,7 +1336,10 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			const twoStep = `${TAG} kill-two`;
 			const safe = `${TAG} kill-safe`;
 			const rows = (prefix: string, n = 5) =>
-				Array.from({ length: n }, (_, i) => ({ ref: `${prefix.split(' ')[1]}-${i}`, prompt: `${prefix} ${i} [sim:duration=15000]` }));
+				Array.from({ length: n }, (_, i) => ({
+					ref: `${prefix.split(' ')[1]}-${i}`,
+					prompt: `${prefix} ${i} [sim:duration=15000]`,
+				}));
 			// Generate (waits) with the trigger's URL as Callback URL; and the two-step pattern with
 			// "Save execution progress" (the crash-safe layout), queued by one webhook process.
 			cluster.balancer.only(queuedBy);
@@ -991,7 +1347,9 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			expect((await post(hook(PATHS.twoStep), { rows: rows(twoStep) })).status).toBe(200);
 
 			const running = async (workflowId: string, not?: string) =>
-				(await cluster.executions(workflowId, false)).find((e) => e.status === 'running' && e.id !== not);
+				(await cluster.executions(workflowId, false)).find(
+					(e) => e.status === 'running' && e.id !== not,
+				);
 			const x = await waitFor('the one-step execution running', () => running(wf.killOne));
 			const y = await waitFor('the two-step execution running', () => running(wf.twoStep));
 			// The crash-safe layout again, 6 rows, queued by the other webhook process, which dies
@@ -999,11 +1357,19 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			cluster.balancer.only(diesToo);
 			expect((await post(hook(PATHS.twoStep), { rows: rows(safe, 6) })).status).toBe(200);
 			cluster.balancer.restore();
-			const z = await waitFor('the second two-step execution running', () => running(wf.twoStep, y.id));
+			const z = await waitFor('the second two-step execution running', () =>
+				running(wf.twoStep, y.id),
+			);
 			const prefixes = [oneStep, twoStep, safe];
 			await waitFor('status reads of all 16 tasks', () => {
-				const ids = sim.tasks().filter((t) => prefixes.some((p) => t.prompt.startsWith(p))).map((t) => t.id);
-				return ids.length === 16 && ids.every((id) => sim.requests.some((r) => r.endpoint === 'status' && r.taskId === id));
+				const ids = sim
+					.tasks()
+					.filter((t) => prefixes.some((p) => t.prompt.startsWith(p)))
+					.map((t) => t.id);
+				return (
+					ids.length === 16 &&
+					ids.every((id) => sim.requests.some((r) => r.endpoint === 'status' && r.taskId === id))
+				);
 			});
 			// While it runs, the two-step execution shows its task ids (saved after Submit).
 			const savedSubmit = await waitFor('the two-step task ids saved', async () => {
@@ -1025,12 +1391,22 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			const replacement = await cluster.addWorker();
 			// Bull notices the dead worker's jobs once their lock expires and fails them: n8n sets
 			// maxStalledCount 0, so a stalled job never runs a second time.
-			await waitFor("the dead worker's jobs to leave Bull's active list", async () => ((await Promise.all(jobs.map((j) => cluster.jobActive(j)))).some(Boolean) ? undefined : true), 90_000, 500);
+			await waitFor(
+				"the dead worker's jobs to leave Bull's active list",
+				async () =>
+					(await Promise.all(jobs.map((j) => cluster.jobActive(j)))).some(Boolean)
+						? undefined
+						: true,
+				90_000,
+				500,
+			);
 			const stalledAfterMs = Date.now() - killedAt;
 
 			// The process that queued them (a webhook process here) gives the job 30 s of grace,
 			// then stores the execution as failed, with no node data.
-			const [endX, endY] = await Promise.all([x.id, y.id].map((id) => executionEnd(id, `execution ${id} to end`, 120_000)));
+			const [endX, endY] = await Promise.all(
+				[x.id, y.id].map((id) => executionEnd(id, `execution ${id} to end`, 120_000)),
+			);
 			const endedAfterMs = Date.now() - killedAt;
 			for (const e of [endX, endY]) {
 				expect(e.status).toBe('error');
@@ -1046,7 +1422,10 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			// The recovery: the tasks kept running at the service, and the one-step rows, which
 			// carried the trigger's URL as Callback URL, each arrive in the trigger's workflow with
 			// their reference and files.
-			const oneStepIds = sim.tasks().filter((t) => t.prompt.startsWith(oneStep)).map((t) => t.id);
+			const oneStepIds = sim
+				.tasks()
+				.filter((t) => t.prompt.startsWith(oneStep))
+				.map((t) => t.id);
 			const byTask = await triggerRunsByTask(oneStepIds, 5, 90_000);
 			for (const id of oneStepIds) {
 				const [run] = byTask.get(id) ?? [];
@@ -1066,12 +1445,19 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			const crashed = await executionEnd(z.id, `execution ${z.id} marked crashed`, 60_000);
 			expect(crashed.status).toBe('crashed');
 			expect(lastItems(crashed, 'Submit').map((i) => i.json.task_id)).toEqual(safeIds);
-			await waitFor('the crash-safe tasks to finish', () => safeIds.every((id) => sim.view(String(id))?.status === 'finished') || undefined, 60_000, 500);
+			await waitFor(
+				'the crash-safe tasks to finish',
+				() => safeIds.every((id) => sim.view(String(id))?.status === 'finished') || undefined,
+				60_000,
+				500,
+			);
 			// Its Retry runs only Task → Wait for Completion, on the saved task_ids.
 			const retryStarted = Date.now();
 			await cluster.retry(z.id);
 			const safeRetry = await waitFor('the crash-safe Retry to end', async () =>
-				(await cluster.executions(wf.twoStep)).find((e) => String(e.retryOf ?? '') === z.id && !['running', 'new'].includes(e.status)),
+				(await cluster.executions(wf.twoStep)).find(
+					(e) => String(e.retryOf ?? '') === z.id && !['running', 'new'].includes(e.status),
+				),
 			);
 			const safeRetryMs = Date.now() - retryStarted;
 			expect(safeRetry.status).toBe('success');
@@ -1085,14 +1471,21 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			// empty data n8n stored: it ends in error at once and submits nothing.
 			await cluster.retry(x.id);
 			await cluster.retry(y.id);
-			for (const [workflowId, of] of [[wf.killOne, x.id], [wf.twoStep, y.id]]) {
-				const retried = (await cluster.executions(workflowId, false)).find((e) => String(e.retryOf ?? '') === of);
+			for (const [workflowId, of] of [
+				[wf.killOne, x.id],
+				[wf.twoStep, y.id],
+			]) {
+				const retried = (await cluster.executions(workflowId, false)).find(
+					(e) => String(e.retryOf ?? '') === of,
+				);
 				expect(retried?.status).toBe('error');
 			}
 			expect([...submissionsByPrompt(oneStep).values()]).toEqual([1, 1, 1, 1, 1]);
 			expect([...submissionsByPrompt(twoStep).values()]).toEqual([1, 1, 1, 1, 1]);
 			// The two-step task ids (lost in n8n) are still readable at the service by id.
-			expect(savedSubmit.map((i) => sim.view(String(i.json.task_id))?.status)).toEqual(Array(5).fill('finished'));
+			expect(savedSubmit.map((i) => sim.view(String(i.json.task_id))?.status)).toEqual(
+				Array(5).fill('finished'),
+			);
 
 			figures.workerKilled = {
 				lockMs: Number(cluster.main.instance.env.QUEUE_WORKER_LOCK_DURATION),

@@ -34,8 +34,12 @@ export class ImportStorage {
 			req.on('data', (c: Buffer) => parts.push(c));
 			req.on('end', () => {
 				void this.handle(req, Buffer.concat(parts).toString('utf8')).then(
-					(answer) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)),
-					(error: unknown) => res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(error) })),
+					(answer) =>
+						res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)),
+					(error: unknown) =>
+						res
+							.writeHead(502, { 'content-type': 'application/json' })
+							.end(JSON.stringify({ error: String(error) })),
 				);
 			});
 		});
@@ -43,7 +47,8 @@ export class ImportStorage {
 	}
 
 	private async handle(req: http.IncomingMessage, text: string) {
-		if (req.method !== 'POST' || req.url !== '/v1/import-from-url') throw new Error(`no such endpoint: ${req.method} ${req.url}`);
+		if (req.method !== 'POST' || req.url !== '/v1/import-from-url')
+			throw new Error(`no such endpoint: ${req.method} ${req.url}`);
 		const body = JSON.parse(text) as Record<string, unknown>;
 		const res = await fetch(String(body.source_url));
 		if (!res.ok || !res.body) throw new Error(`source answered ${res.status}`);
@@ -55,7 +60,13 @@ export class ImportStorage {
 			size += chunk.byteLength;
 			largestChunk = Math.max(largestChunk, chunk.byteLength);
 		}
-		const stored: StoredImport = { body, headers: req.headers, size, sha256: hash.digest('hex'), largestChunk };
+		const stored: StoredImport = {
+			body,
+			headers: req.headers,
+			size,
+			sha256: hash.digest('hex'),
+			largestChunk,
+		};
 		this.imports.push(stored);
 		return { stored: body.file_name, size, sha256: stored.sha256 };
 	}

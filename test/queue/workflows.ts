@@ -4,7 +4,15 @@
 import { randomUUID } from 'node:crypto';
 
 import { TRIGGER_TYPE } from '../e2e/n8n';
-import { exampleWorkflow, mediaNode, noOp, splitRows, webhookNode, type Connections, type WorkflowNode } from '../e2e/workflows';
+import {
+	exampleWorkflow,
+	mediaNode,
+	noOp,
+	splitRows,
+	webhookNode,
+	type Connections,
+	type WorkflowNode,
+} from '../e2e/workflows';
 
 export interface ApiWorkflow {
 	name: string;
@@ -20,7 +28,9 @@ export interface CredentialRef {
 }
 
 function withCredential(nodes: WorkflowNode[], credential: CredentialRef): WorkflowNode[] {
-	return nodes.map((n) => (n.credentials ? { ...n, credentials: { mediaGenerationApi: credential } } : n));
+	return nodes.map((n) =>
+		n.credentials ? { ...n, credentials: { mediaGenerationApi: credential } } : n,
+	);
 }
 
 const split = splitRows();
@@ -54,10 +64,16 @@ export function generateFlow(
 		settings?: Record<string, unknown>;
 	} = {},
 ): ApiWorkflow {
-	const generate = { ...mediaNode('Generate', videoParams(options.generate)), ...options.node } as WorkflowNode;
+	const generate = {
+		...mediaNode('Generate', videoParams(options.generate)),
+		...options.node,
+	} as WorkflowNode;
 	return {
 		name,
-		nodes: withCredential([webhookNode(path, options.respond ?? 'lastNode'), split, generate], credential),
+		nodes: withCredential(
+			[webhookNode(path, options.respond ?? 'lastNode'), split, generate],
+			credential,
+		),
 		connections: {
 			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
 			Split: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] },
@@ -71,9 +87,18 @@ export function generateFlow(
  * for Completion). With "Save execution progress" the task ids are in the database before the
  * polling starts.
  */
-export function twoStepFlow(name: string, path: string, credential: CredentialRef, saveProgress: boolean): ApiWorkflow {
+export function twoStepFlow(
+	name: string,
+	path: string,
+	credential: CredentialRef,
+	saveProgress: boolean,
+): ApiWorkflow {
 	const submit = mediaNode('Submit', videoParams({ waitForCompletion: false }));
-	const wait = mediaNode('Wait', { resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}' });
+	const wait = mediaNode('Wait', {
+		resource: 'task',
+		operation: 'waitForCompletion',
+		taskId: '={{ $json.task_id }}',
+	});
 	wait.position = [600, 0];
 	return {
 		name,
@@ -88,7 +113,11 @@ export function twoStepFlow(name: string, path: string, credential: CredentialRe
 }
 
 /** Media Generation Trigger → Received. */
-export function triggerFlow(name: string, webhookId: string, credential: CredentialRef): ApiWorkflow {
+export function triggerFlow(
+	name: string,
+	webhookId: string,
+	credential: CredentialRef,
+): ApiWorkflow {
 	return {
 		name,
 		nodes: withCredential(
@@ -108,16 +137,26 @@ export function triggerFlow(name: string, webhookId: string, credential: Credent
 			],
 			credential,
 		),
-		connections: { 'Media Generation Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+		connections: {
+			'Media Generation Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] },
+		},
 		settings: { executionOrder: 'v1' },
 	};
 }
 
 /** Webhook → Split → Submit (no waiting) with the trigger's URL as callback and a reference per row. */
-export function submitFlow(name: string, path: string, credential: CredentialRef, callbackUrl: string): ApiWorkflow {
+export function submitFlow(
+	name: string,
+	path: string,
+	credential: CredentialRef,
+	callbackUrl: string,
+): ApiWorkflow {
 	const submit = mediaNode(
 		'Submit',
-		videoParams({ waitForCompletion: false, options: { callbackUrl, callbackReference: '={{ $json.ref }}' } }),
+		videoParams({
+			waitForCompletion: false,
+			options: { callbackUrl, callbackReference: '={{ $json.ref }}' },
+		}),
 	);
 	return {
 		name,
@@ -131,14 +170,28 @@ export function submitFlow(name: string, path: string, credential: CredentialRef
 }
 
 /** One of n8n's own nodes, with no credential. */
-export function baseNode(name: string, type: string, typeVersion: number, position: [number, number], parameters: Record<string, unknown>): WorkflowNode {
+export function baseNode(
+	name: string,
+	type: string,
+	typeVersion: number,
+	position: [number, number],
+	parameters: Record<string, unknown>,
+): WorkflowNode {
 	return { id: `n-${name.replace(/\W+/g, '-')}`, name, type, typeVersion, position, parameters };
 }
 
 /** Generate (Wait Mode: Park Until Callbacks, Timeout 30 minutes) and Finish (Task → Wait for Completion: downloads the files). */
 function parkAndFinish(): [WorkflowNode, WorkflowNode] {
-	const generate = mediaNode('Generate', videoParams({ options: { waitMode: 'park', callbackReference: '={{ $json.ref }}' } }));
-	const finish = mediaNode('Finish', { resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}', options: { maxPollIntervalSeconds: 2 } });
+	const generate = mediaNode(
+		'Generate',
+		videoParams({ options: { waitMode: 'park', callbackReference: '={{ $json.ref }}' } }),
+	);
+	const finish = mediaNode('Finish', {
+		resource: 'task',
+		operation: 'waitForCompletion',
+		taskId: '={{ $json.task_id }}',
+		options: { maxPollIntervalSeconds: 2 },
+	});
 	finish.position = [600, 0];
 	return [generate, finish];
 }
@@ -165,11 +218,17 @@ export function durableFlow(name: string, path: string, credential: CredentialRe
  * examples/big-video-by-url.json as a user imports it: our credential in the Generate node, the
  * Webhook on `path`, and "Send URL to Storage" pointed at `importUrl` (the user's storage).
  */
-export function bigVideoExample(path: string, credential: CredentialRef, importUrl: string): ApiWorkflow {
+export function bigVideoExample(
+	path: string,
+	credential: CredentialRef,
+	importUrl: string,
+): ApiWorkflow {
 	const wf = exampleWorkflow('big-video-by-url.json', 'unused') as unknown as ApiWorkflow;
 	const nodes = withCredential(wf.nodes, credential).map((n) => {
-		if (n.type === 'n8n-nodes-base.webhook') return { ...n, webhookId: randomUUID(), parameters: { ...n.parameters, path } };
-		if (n.type === 'n8n-nodes-base.httpRequest') return { ...n, parameters: { ...n.parameters, url: importUrl } };
+		if (n.type === 'n8n-nodes-base.webhook')
+			return { ...n, webhookId: randomUUID(), parameters: { ...n.parameters, path } };
+		if (n.type === 'n8n-nodes-base.httpRequest')
+			return { ...n, parameters: { ...n.parameters, url: importUrl } };
 		return n;
 	});
 	return { name: wf.name, nodes, connections: wf.connections, settings: wf.settings };
@@ -180,19 +239,35 @@ export function bigVideoExample(path: string, credential: CredentialRef, importU
  * Generate (Park Until Callbacks) → Finish (Task → Wait for Completion) → back to the loop;
  * when every batch is done → Done.
  */
-export function loopedParkFlow(name: string, path: string, credential: CredentialRef, batchSize: number): ApiWorkflow {
-	const loop = baseNode('Loop', 'n8n-nodes-base.splitInBatches', 3, [300, 0], { batchSize, options: {} });
+export function loopedParkFlow(
+	name: string,
+	path: string,
+	credential: CredentialRef,
+	batchSize: number,
+): ApiWorkflow {
+	const loop = baseNode('Loop', 'n8n-nodes-base.splitInBatches', 3, [300, 0], {
+		batchSize,
+		options: {},
+	});
 	const [generate, finish] = parkAndFinish();
 	finish.position = [700, 0];
 	const done = noOp('Done');
 	done.position = [500, -200];
 	return {
 		name,
-		nodes: withCredential([webhookNode(path, 'onReceived'), split, loop, generate, finish, done], credential),
+		nodes: withCredential(
+			[webhookNode(path, 'onReceived'), split, loop, generate, finish, done],
+			credential,
+		),
 		connections: {
 			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
 			Split: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
-			Loop: { main: [[{ node: 'Done', type: 'main', index: 0 }], [{ node: 'Generate', type: 'main', index: 0 }]] },
+			Loop: {
+				main: [
+					[{ node: 'Done', type: 'main', index: 0 }],
+					[{ node: 'Generate', type: 'main', index: 0 }],
+				],
+			},
 			Generate: { main: [[{ node: 'Finish', type: 'main', index: 0 }]] },
 			Finish: { main: [[{ node: 'Loop', type: 'main', index: 0 }]] },
 		},
@@ -205,9 +280,17 @@ export function loopedParkFlow(name: string, path: string, credential: Credentia
  * → Generate (Park Until Callbacks) → Finish. In queue mode n8n runs manual executions on the
  * main (unless OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS=true), so the main parks it.
  */
-export function manualParkFlow(name: string, credential: CredentialRef, rows: Array<Record<string, unknown>>): ApiWorkflow {
+export function manualParkFlow(
+	name: string,
+	credential: CredentialRef,
+	rows: Array<Record<string, unknown>>,
+): ApiWorkflow {
 	const trigger = baseNode('Start', 'n8n-nodes-base.manualTrigger', 1, [0, 0], {});
-	const set = baseNode('Rows', 'n8n-nodes-base.set', 3.4, [100, 0], { mode: 'raw', jsonOutput: JSON.stringify({ body: { rows } }), options: {} });
+	const set = baseNode('Rows', 'n8n-nodes-base.set', 3.4, [100, 0], {
+		mode: 'raw',
+		jsonOutput: JSON.stringify({ body: { rows } }),
+		options: {},
+	});
 	const [generate, finish] = parkAndFinish();
 	return {
 		name,
@@ -229,7 +312,11 @@ export function manualParkFlow(name: string, credential: CredentialRef, rows: Ar
  * PostgreSQL, `database` mode); the service fetches it through the balancer, which sends `/rest`
  * to the main process.
  */
-export function binaryFrameFlow(name: string, path: string, credential: CredentialRef): ApiWorkflow {
+export function binaryFrameFlow(
+	name: string,
+	path: string,
+	credential: CredentialRef,
+): ApiWorkflow {
 	const convert: WorkflowNode = {
 		id: 'n-convert',
 		name: 'Convert to File',

@@ -29,7 +29,9 @@ export class Registry {
 	/** Starts Verdaccio in `dir` and creates the publishing user (PUT /-/user/org.couchdb.user:<name>). */
 	static async start(dir: string): Promise<Registry> {
 		const { bin } = ensureVerdaccio({ log: () => undefined, env: process.env });
-		const upstream = spawnSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).stdout.trim();
+		const upstream = spawnSync('npm', ['config', 'get', 'registry'], {
+			encoding: 'utf8',
+		}).stdout.trim();
 		const port = await freePort();
 		fs.mkdirSync(dir, { recursive: true });
 		const config = path.join(dir, 'config.yaml');
@@ -50,21 +52,31 @@ export class Registry {
 			}),
 		);
 		const log = fs.openSync(path.join(dir, 'verdaccio.out'), 'a');
-		const child = spawn(process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], {
-			cwd: dir,
-			stdio: ['ignore', log, log],
-		});
+		const child = spawn(
+			process.execPath,
+			[bin, '--config', config, '--listen', `127.0.0.1:${port}`],
+			{
+				cwd: dir,
+				stdio: ['ignore', log, log],
+			},
+		);
 		fs.closeSync(log);
 		const url = `http://127.0.0.1:${port}/`;
 		const deadline = Date.now() + 60_000;
 		for (;;) {
-			if (child.exitCode !== null) throw new Error(`verdaccio exited with ${child.exitCode}\n${tailOf(path.join(dir, 'verdaccio.out'))}`);
+			if (child.exitCode !== null)
+				throw new Error(
+					`verdaccio exited with ${child.exitCode}\n${tailOf(path.join(dir, 'verdaccio.out'))}`,
+				);
 			try {
 				if ((await fetch(`${url}-/ping`)).ok) break;
 			} catch {
 				// Not listening yet.
 			}
-			if (Date.now() > deadline) throw new Error(`verdaccio not answering after 60 s\n${tailOf(path.join(dir, 'verdaccio.out'))}`);
+			if (Date.now() > deadline)
+				throw new Error(
+					`verdaccio not answering after 60 s\n${tailOf(path.join(dir, 'verdaccio.out'))}`,
+				);
 			await new Promise((r) => setTimeout(r, 250));
 		}
 		const name = `rehearsal-${randomBytes(4).toString('hex')}`;
@@ -74,9 +86,12 @@ export class Registry {
 			body: JSON.stringify({ name, password: randomBytes(12).toString('base64url') }),
 		});
 		const body = (await res.json()) as { token?: string };
-		if (!res.ok || !body.token) throw new Error(`creating the registry user: HTTP ${res.status} ${JSON.stringify(body)}`);
+		if (!res.ok || !body.token)
+			throw new Error(`creating the registry user: HTTP ${res.status} ${JSON.stringify(body)}`);
 		const npmrc = path.join(dir, 'npmrc');
-		fs.writeFileSync(npmrc, `registry=${url}\n//127.0.0.1:${port}/:_authToken=${body.token}\n`, { mode: 0o600 });
+		fs.writeFileSync(npmrc, `registry=${url}\n//127.0.0.1:${port}/:_authToken=${body.token}\n`, {
+			mode: 0o600,
+		});
 		return new Registry(dir, url, child, npmrc);
 	}
 
@@ -87,7 +102,13 @@ export class Registry {
 		for (const key of Object.keys(childEnv)) if (/^npm_config_/i.test(key)) delete childEnv[key];
 		// In publish.yml's job the tests run where GitHub could mint an OIDC token for npm: the
 		// rehearsal never gets to use it, nor any npm token.
-		for (const key of ['ACTIONS_ID_TOKEN_REQUEST_URL', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'NODE_AUTH_TOKEN', 'NPM_TOKEN']) delete childEnv[key];
+		for (const key of [
+			'ACTIONS_ID_TOKEN_REQUEST_URL',
+			'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+			'NODE_AUTH_TOKEN',
+			'NPM_TOKEN',
+		])
+			delete childEnv[key];
 		Object.assign(childEnv, {
 			npm_config_userconfig: this.npmrc,
 			npm_config_registry: this.url,
@@ -105,9 +126,17 @@ export class Registry {
 			child.stderr!.on('data', (c: Buffer) => err.push(c));
 			child.on('error', reject);
 			child.on('close', (code) => {
-				const result = { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+				const result = {
+					stdout: Buffer.concat(out).toString('utf8'),
+					stderr: Buffer.concat(err).toString('utf8'),
+				};
 				if (code === 0) resolve(result);
-				else reject(new Error(`npm ${args.join(' ')} in ${cwd} exited with ${code}\n${result.stderr.slice(-3000)}`));
+				else
+					reject(
+						new Error(
+							`npm ${args.join(' ')} in ${cwd} exited with ${code}\n${result.stderr.slice(-3000)}`,
+						),
+					);
 			});
 		});
 	}
@@ -116,7 +145,10 @@ export class Registry {
 	async versions(name: string): Promise<{ versions: string[]; latest?: string }> {
 		const res = await fetch(`${this.url}${name}`);
 		if (!res.ok) throw new Error(`GET ${this.url}${name}: HTTP ${res.status}`);
-		const doc = (await res.json()) as { versions: Record<string, unknown>; 'dist-tags': { latest?: string } };
+		const doc = (await res.json()) as {
+			versions: Record<string, unknown>;
+			'dist-tags': { latest?: string };
+		};
 		return { versions: Object.keys(doc.versions), latest: doc['dist-tags'].latest };
 	}
 

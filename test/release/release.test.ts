@@ -49,7 +49,10 @@ jest.setTimeout(600_000);
 const RUN = ['generate-image.json', 'generate-video.json', 'generate-music.json'];
 const PARK = 'durable-wait-batch.json';
 const PARK_PATH = 'media-generation-batch';
-const EXAMPLES = fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json')).sort();
+const EXAMPLES = fs
+	.readdirSync(path.join(ROOT, 'examples'))
+	.filter((f) => f.endsWith('.json'))
+	.sort();
 const idOf = (file: string) => `mgenRelease${String(EXAMPLES.indexOf(file) + 1).padStart(4, '0')}`;
 const NEXT_MARK = 'Release rehearsal: version N+1.';
 
@@ -64,7 +67,10 @@ let versionNext: string;
 /** What each example looked like when saved on version N. */
 const saved = new Map<string, WorkflowJson>();
 let parked: ExecutionSummary;
-const parkRows = [0, 1].map((i) => ({ prompt: `rehearsal ${i} [sim:duration=${600_000 + i * 1000}]`, ref: `rehearsal-${i}` }));
+const parkRows = [0, 1].map((i) => ({
+	prompt: `rehearsal ${i} [sim:duration=${600_000 + i * 1000}]`,
+	ref: `rehearsal-${i}`,
+}));
 
 interface WorkflowJson {
 	id: string;
@@ -83,9 +89,17 @@ interface NodeTypeJson {
 
 const nodesDir = () => path.join(n8n.userFolder, '.n8n', 'nodes');
 const installedVersion = () =>
-	(JSON.parse(fs.readFileSync(path.join(nodesDir(), 'node_modules', PACKAGE_NAME, 'package.json'), 'utf8')) as { version: string }).version;
+	(
+		JSON.parse(
+			fs.readFileSync(path.join(nodesDir(), 'node_modules', PACKAGE_NAME, 'package.json'), 'utf8'),
+		) as { version: string }
+	).version;
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+async function waitFor<T>(
+	what: string,
+	fn: () => Promise<T | undefined>,
+	timeoutMs = 90_000,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	let failure = '';
 	for (;;) {
@@ -95,16 +109,21 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeou
 			return undefined;
 		});
 		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`not reached after ${timeoutMs} ms: ${what}${failure}`);
+		if (Date.now() > deadline)
+			throw new Error(`not reached after ${timeoutMs} ms: ${what}${failure}`);
 		await new Promise((r) => setTimeout(r, 500));
 	}
 }
 
 /** Our node types as n8n serves them to its editor (/types/nodes.json). */
 async function ourNodeTypes(): Promise<NodeTypeJson[]> {
-	const res = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: { cookie: session.cookie } });
+	const res = await fetch(`${n8n.baseUrl}/types/nodes.json`, {
+		headers: { cookie: session.cookie },
+	});
 	if (!res.ok) throw new Error(`GET /types/nodes.json: HTTP ${res.status}`);
-	return ((await res.json()) as NodeTypeJson[]).filter((t) => t.name.startsWith(`${PACKAGE_NAME}.`));
+	return ((await res.json()) as NodeTypeJson[]).filter((t) =>
+		t.name.startsWith(`${PACKAGE_NAME}.`),
+	);
 }
 
 /** Every item's file is on disk byte for byte what the service served for its task. */
@@ -115,14 +134,18 @@ function expectServedFiles(items: ItemJson[]) {
 		expect(task).toBeDefined();
 		const [binary] = Object.values(item.binary ?? {}) as BinaryJson[];
 		const file = task!.files[0];
-		expect(fs.readFileSync(n8n.binaryFile(binary)).equals(mediaBuffer(file.kind, file.size))).toBe(true);
+		expect(fs.readFileSync(n8n.binaryFile(binary)).equals(mediaBuffer(file.kind, file.size))).toBe(
+			true,
+		);
 	}
 }
 
 /** Runs an example in the started n8n as the editor's Execute Workflow does (POST /rest/workflows/:id/run). */
 async function runInEditor(file: string): Promise<ExecutionSummary> {
 	const id = idOf(file);
-	const trigger = exampleWorkflow(file, id).nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger')!;
+	const trigger = exampleWorkflow(file, id).nodes.find(
+		(n) => n.type === 'n8n-nodes-base.manualTrigger',
+	)!;
 	const { executionId } = (
 		await rest<{ executionId: string }>(n8n, `/workflows/${id}/run`, {
 			method: 'POST',
@@ -139,7 +162,11 @@ async function runInEditor(file: string): Promise<ExecutionSummary> {
 /** An example runs in the editor and its Media Generation node outputs the served files. */
 async function runExample(file: string) {
 	const execution = await runInEditor(file);
-	expect([file, execution.status, execution.data?.resultData.error?.message]).toEqual([file, 'success', undefined]);
+	expect([file, execution.status, execution.data?.resultData.error?.message]).toEqual([
+		file,
+		'success',
+		undefined,
+	]);
 	const node = exampleWorkflow(file, idOf(file)).nodes.find((n) => n.type === NODE_TYPE)!;
 	expectServedFiles(outputItems({ data: execution.data! }, node.name));
 }
@@ -157,15 +184,19 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
 
 async function startBatch(body: unknown) {
 	// Right after start-up n8n may not have registered the published webhook yet (404).
-	await waitFor('the published webhook of the parking example', async () => {
-		const res = await fetch(`${n8n.baseUrl}/webhook/${PARK_PATH}`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(body),
-		});
-		await res.text();
-		return res.status === 200 ? true : undefined;
-	}, 30_000);
+	await waitFor(
+		'the published webhook of the parking example',
+		async () => {
+			const res = await fetch(`${n8n.baseUrl}/webhook/${PARK_PATH}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+			await res.text();
+			return res.status === 200 ? true : undefined;
+		},
+		30_000,
+	);
 }
 
 const parkExecutions = () => listExecutions(n8n, apiKey, idOf(PARK), undefined, false);
@@ -187,48 +218,72 @@ afterAll(async () => {
 
 test('version N: published through the release path, installed with npm from the registry, the examples run, are saved, and one execution parks', () =>
 	n8n.explain(async () => {
-		versionN = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+		versionN = (
+			JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }
+		).version;
 		await timed('publish N', () => registry.npm(['publish'], ROOT, releasePublishEnv()));
-		expect(await registry.versions(PACKAGE_NAME)).toEqual({ versions: [versionN], latest: versionN });
+		expect(await registry.versions(PACKAGE_NAME)).toEqual({
+			versions: [versionN],
+			latest: versionN,
+		});
 
 		fs.mkdirSync(nodesDir(), { recursive: true });
-		await timed('npm install N in .n8n/nodes', () => registry.npm(['install', PACKAGE_NAME], nodesDir()));
+		await timed('npm install N in .n8n/nodes', () =>
+			registry.npm(['install', PACKAGE_NAME], nodesDir()),
+		);
 		expect(installedVersion()).toBe(versionN);
 
 		await timed('n8n start (N)', () => n8n.start());
 		session = await setupOwner(n8n);
 		const scopes = (await rest<string[]>(n8n, '/api-keys/scopes', { session })).data;
-		const key = (await rest<{ rawApiKey?: string; apiKey?: string }>(n8n, '/api-keys', {
-			method: 'POST',
-			session,
-			body: { label: 'release', scopes, expiresAt: null },
-		})).data;
+		const key = (
+			await rest<{ rawApiKey?: string; apiKey?: string }>(n8n, '/api-keys', {
+				method: 'POST',
+				session,
+				body: { label: 'release', scopes, expiresAt: null },
+			})
+		).data;
 		apiKey = key.rawApiKey ?? key.apiKey ?? '';
 		// The node, its AI-tool variant (usableAsTool) and the trigger.
-		expect((await ourNodeTypes()).map((t) => t.name).sort()).toEqual([NODE_TYPE, `${NODE_TYPE}Tool`, `${NODE_TYPE}Trigger`]);
+		expect((await ourNodeTypes()).map((t) => t.name).sort()).toEqual([
+			NODE_TYPE,
+			`${NODE_TYPE}Tool`,
+			`${NODE_TYPE}Trigger`,
+		]);
 
 		// Created in the editor: the credential, then every example (imported as a user pastes
 		// it, our credential picked), then the parking one published.
 		await timed('create the credential and the examples, publish the parking one', async () => {
-			const credential = (await rest<{ id: string }>(n8n, '/credentials', {
-				method: 'POST',
-				session,
-				body: {
-					name: CREDENTIAL.name,
-					type: CREDENTIAL_TYPE,
-					data: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
-				},
-			})).data;
+			const credential = (
+				await rest<{ id: string }>(n8n, '/credentials', {
+					method: 'POST',
+					session,
+					body: {
+						name: CREDENTIAL.name,
+						type: CREDENTIAL_TYPE,
+						data: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+					},
+				})
+			).data;
 			for (const file of EXAMPLES) {
 				const wf = exampleWorkflow(file, idOf(file));
 				for (const node of wf.nodes) {
-					if (node.credentials?.[CREDENTIAL_TYPE]) node.credentials[CREDENTIAL_TYPE] = { id: credential.id, name: CREDENTIAL.name };
+					if (node.credentials?.[CREDENTIAL_TYPE])
+						node.credentials[CREDENTIAL_TYPE] = { id: credential.id, name: CREDENTIAL.name };
 				}
 				const { id, name, nodes, connections, settings } = wf as unknown as WorkflowJson;
-				await rest(n8n, '/workflows', { method: 'POST', session, body: { id, name, nodes, connections, settings } });
+				await rest(n8n, '/workflows', {
+					method: 'POST',
+					session,
+					body: { id, name, nodes, connections, settings },
+				});
 			}
 			const park = (await rest<WorkflowJson>(n8n, `/workflows/${idOf(PARK)}`, { session })).data;
-			await rest(n8n, `/workflows/${idOf(PARK)}/activate`, { method: 'POST', session, body: { versionId: park.versionId } });
+			await rest(n8n, `/workflows/${idOf(PARK)}/activate`, {
+				method: 'POST',
+				session,
+				body: { versionId: park.versionId },
+			});
 		});
 
 		await timed('run the examples (N)', async () => {
@@ -239,11 +294,13 @@ test('version N: published through the release path, installed with npm from the
 		for (const file of EXAMPLES) {
 			const opened = (await rest<WorkflowJson>(n8n, `/workflows/${idOf(file)}`, { session })).data;
 			const { versionId, name, nodes, connections, settings } = opened;
-			const after = (await rest<WorkflowJson>(n8n, `/workflows/${idOf(file)}`, {
-				method: 'PATCH',
-				session,
-				body: { versionId, name, nodes, connections, settings },
-			})).data;
+			const after = (
+				await rest<WorkflowJson>(n8n, `/workflows/${idOf(file)}`, {
+					method: 'PATCH',
+					session,
+					body: { versionId, name, nodes, connections, settings },
+				})
+			).data;
 			saved.set(file, after);
 		}
 
@@ -252,7 +309,9 @@ test('version N: published through the release path, installed with npm from the
 		parked = await waitFor('the example execution parked (waiting)', async () =>
 			(await parkExecutions()).find((e) => !known.has(e.id) && e.status === 'waiting'),
 		);
-		expect(sim.tasks().filter((t) => t.prompt.startsWith('rehearsal '))).toHaveLength(parkRows.length);
+		expect(sim.tasks().filter((t) => t.prompt.startsWith('rehearsal '))).toHaveLength(
+			parkRows.length,
+		);
 	}));
 
 test('version N+1 installed in place and n8n restarted: the parked execution completes on it, every saved workflow opens unchanged and runs, n8n serves N+1', () =>
@@ -265,7 +324,11 @@ test('version N+1 installed in place and n8n restarted: the parked execution com
 		fs.mkdirSync(next, { recursive: true });
 		const { stdout } = await registry.npm(['pack', '--json', '--pack-destination', stage], ROOT);
 		const [{ filename }] = JSON.parse(stdout) as Array<{ filename: string }>;
-		const untar = spawnSync('tar', ['-xzf', path.join(stage, filename), '-C', next, '--strip-components=1'], { encoding: 'utf8' });
+		const untar = spawnSync(
+			'tar',
+			['-xzf', path.join(stage, filename), '-C', next, '--strip-components=1'],
+			{ encoding: 'utf8' },
+		);
 		expect(untar.stderr).toBe('');
 		fs.copyFileSync(path.join(ROOT, '.npmrc'), path.join(next, '.npmrc'));
 		const pkgFile = path.join(next, 'package.json');
@@ -277,11 +340,19 @@ test('version N+1 installed in place and n8n restarted: the parked execution com
 		const js = fs.readFileSync(nodeFile, 'utf8');
 		const described = /description: '([^']+)',/.exec(js);
 		expect(described).not.toBeNull();
-		fs.writeFileSync(nodeFile, js.replace(described![0], `description: '${NEXT_MARK} ${described![1]}',`));
+		fs.writeFileSync(
+			nodeFile,
+			js.replace(described![0], `description: '${NEXT_MARK} ${described![1]}',`),
+		);
 
 		await timed('publish N+1', () => registry.npm(['publish'], next, releasePublishEnv()));
-		expect(await registry.versions(PACKAGE_NAME)).toEqual({ versions: [versionN, versionNext], latest: versionNext });
-		await timed('npm install N+1 in place', () => registry.npm(['install', `${PACKAGE_NAME}@latest`], nodesDir()));
+		expect(await registry.versions(PACKAGE_NAME)).toEqual({
+			versions: [versionN, versionNext],
+			latest: versionNext,
+		});
+		await timed('npm install N+1 in place', () =>
+			registry.npm(['install', `${PACKAGE_NAME}@latest`], nodesDir()),
+		);
 		expect(installedVersion()).toBe(versionNext);
 
 		await timed('n8n start (N+1)', () => n8n.start());
@@ -291,7 +362,9 @@ test('version N+1 installed in place and n8n restarted: the parked execution com
 		expect(node.description).not.toBe(NEXT_MARK);
 		// Installed by hand, the package has no row in n8n's database: Settings → Community Nodes
 		// does not list it (docs/installing.md says so).
-		const listed = (await rest<Array<{ packageName: string }>>(n8n, '/community-packages', { session })).data;
+		const listed = (
+			await rest<Array<{ packageName: string }>>(n8n, '/community-packages', { session })
+		).data;
 		expect(listed.map((p) => p.packageName)).not.toContain(PACKAGE_NAME);
 
 		// The parked execution is still waiting, and completes on N+1 when its tasks end.
@@ -299,7 +372,9 @@ test('version N+1 installed in place and n8n restarted: the parked execution com
 		sim.clock.advance(610_000);
 		const done = await waitFor('the parked execution finished', async () => {
 			const e = (await listExecutions(n8n, apiKey, idOf(PARK))).find((x) => x.id === parked.id);
-			return e && e.status !== 'waiting' && e.status !== 'running' && e.status !== 'new' ? e : undefined;
+			return e && e.status !== 'waiting' && e.status !== 'running' && e.status !== 'new'
+				? e
+				: undefined;
 		});
 		expect(done.status).toBe('success');
 		const collected = outputItems({ data: done.data! }, 'Collect Results');
@@ -314,7 +389,9 @@ test('version N+1 installed in place and n8n restarted: the parked execution com
 				before.nodes.map((n) => [n.name, n.type, n.typeVersion, n.parameters]),
 			);
 			for (const n of opened.nodes.filter((x) => x.type.startsWith(`${PACKAGE_NAME}.`))) {
-				const type = types.find((t) => t.name === n.type && [t.version].flat().includes(n.typeVersion));
+				const type = types.find(
+					(t) => t.name === n.type && [t.version].flat().includes(n.typeVersion),
+				);
 				expect(type).toBeDefined();
 				const known = new Set(type!.properties.map((p) => p.name));
 				expect(Object.keys(n.parameters).filter((k) => !known.has(k))).toEqual([]);

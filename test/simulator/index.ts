@@ -20,12 +20,28 @@ import {
 	type ReferenceFormat,
 } from './media';
 import { ValidationError, validateSubmission, type ValidationConfig } from './validation';
-import { ENCODING_FAULTS, sendEncoded, sendGzipCut, sendStalled, type EncodingFault } from './encodings';
-import { DEFAULT_FETCH, fetchImage, type ImageFetchLogEntry, type ImageFetchOptions } from './imageFetch';
+import {
+	ENCODING_FAULTS,
+	sendEncoded,
+	sendGzipCut,
+	sendStalled,
+	type EncodingFault,
+} from './encodings';
+import {
+	DEFAULT_FETCH,
+	fetchImage,
+	type ImageFetchLogEntry,
+	type ImageFetchOptions,
+} from './imageFetch';
 
 export * from './media';
 export * from './validation';
-export { FETCH_HEADERS, sniffImage, type ImageFetchLogEntry, type ImageFetchOptions } from './imageFetch';
+export {
+	FETCH_HEADERS,
+	sniffImage,
+	type ImageFetchLogEntry,
+	type ImageFetchOptions,
+} from './imageFetch';
 
 /** `reference`: reference images served for workflows to point the service at (see referenceUrl). */
 export type Endpoint = 'submit' | 'status' | 'file' | 'reference' | 'other';
@@ -225,7 +241,18 @@ const MAX_BODY = 5 * 1024 * 1024;
 export const FAULT_KINDS: Record<FaultRule['endpoint'], FaultKind[]> = {
 	submit: ['429', '500', '502', '503', 'drop', 'slow', 'malformed', 'code'],
 	status: ['429', '500', '502', '503', 'drop', 'slow', 'malformed', 'code', 'unknownTask'],
-	file: ['429', '500', '502', '503', 'drop', 'slow', 'truncate', ...ENCODING_FAULTS, 'gzipCut', 'stall'],
+	file: [
+		'429',
+		'500',
+		'502',
+		'503',
+		'drop',
+		'slow',
+		'truncate',
+		...ENCODING_FAULTS,
+		'gzipCut',
+		'stall',
+	],
 	callback: ['drop', 'slow', 'malformed'],
 };
 

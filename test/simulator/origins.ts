@@ -58,7 +58,8 @@ function forward(
 			answer.on('end', () => {
 				let payload = Buffer.concat(parts);
 				const type = String(answer.headers['content-type'] ?? '');
-				if (rewrite && /json|text/.test(type)) payload = Buffer.from(rewrite(payload.toString('utf8')));
+				if (rewrite && /json|text/.test(type))
+					payload = Buffer.from(rewrite(payload.toString('utf8')));
 				const copied = { ...answer.headers, 'content-length': String(payload.length) };
 				delete copied['transfer-encoding'];
 				res.writeHead(answer.statusCode ?? 502, copied);

@@ -16,14 +16,17 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-const submit = (prompt: string) => api.submit({ model: FAST, input: { prompt, image_urls: [IMG] } });
+const submit = (prompt: string) =>
+	api.submit({ model: FAST, input: { prompt, image_urls: [IMG] } });
 
 describe('prompt length in code points', () => {
 	it('20,000 emoji (40,000 UTF-16 units) are accepted; 20,001 are refused', async () => {
 		expect((await submit('😀'.repeat(20_000))).status).toBe(200);
 		const refused = await submit('😀'.repeat(20_001));
 		expect(refused.status).toBe(400);
-		expect(refused.data.msg).toMatch(/input\.prompt: 20001 characters is too long; allowed at most 20000/);
+		expect(refused.data.msg).toMatch(
+			/input\.prompt: 20001 characters is too long; allowed at most 20000/,
+		);
 	});
 
 	it('a joined emoji counts as its code points: 4,001 families (20,005) are refused', async () => {

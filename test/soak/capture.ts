@@ -13,7 +13,8 @@ import { inspect } from 'node:util';
 // Registering ours there also keeps n8n's Logger from being built, which would re-point
 // LoggerProxy at itself.
 const coreDir = path.dirname(require.resolve('n8n-core'));
-const fromCore = async <T>(name: string) => (await import(require.resolve(name, { paths: [coreDir] }))) as T;
+const fromCore = async <T>(name: string) =>
+	(await import(require.resolve(name, { paths: [coreDir] }))) as T;
 
 export interface Capture {
 	/** Every line logged or written, at any level, as text. */
@@ -26,7 +27,9 @@ export async function captureOutput(): Promise<Capture> {
 	const { Logger } = await fromCore<{ Logger: typeof LoggerType }>('@n8n/backend-common');
 	const lines: string[] = [];
 	const record = (level: string) => (message: unknown, metadata?: unknown) => {
-		lines.push(`${level} ${inspect(message, { depth: 8 })} ${inspect(metadata ?? '', { depth: 8 })}`);
+		lines.push(
+			`${level} ${inspect(message, { depth: 8 })} ${inspect(metadata ?? '', { depth: 8 })}`,
+		);
 	};
 	// Records every level, debug included, whatever n8n's configured log level is.
 	const logger = {
@@ -49,7 +52,7 @@ export async function captureOutput(): Promise<Capture> {
 		(name: string, original: (...args: never[]) => boolean) =>
 		(chunk: unknown, ...rest: unknown[]) => {
 			lines.push(`${name} ${String(chunk)}`);
-			return original(...(([chunk, ...rest] as unknown) as never[]));
+			return original(...([chunk, ...rest] as unknown as never[]));
 		};
 	process.stdout.write = tap('stdout', originals.stdout) as typeof process.stdout.write;
 	process.stderr.write = tap('stderr', originals.stderr) as typeof process.stderr.write;

@@ -74,7 +74,9 @@ describe('soak: 200 tasks under injected faults', () => {
 		try {
 			result = await runWorkflow(generationWorkflow({ onError: 'continueErrorOutput' }), {
 				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-				credentials: { mediaGenerationApi: { apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true } },
+				credentials: {
+					mediaGenerationApi: { apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+				},
 				items,
 			});
 		} finally {
@@ -101,7 +103,8 @@ describe('soak: 200 tasks under injected faults', () => {
 			'dropped connection': (r) => r.fault === 'drop',
 			'malformed body': (r) => r.fault === 'malformed' || r.fault === 'code',
 			'truncated download': (r) => r.fault === 'truncate',
-			'submit answer lost after acceptance': (r) => r.endpoint === 'submit' && r.taskId !== undefined && r.fault !== undefined,
+			'submit answer lost after acceptance': (r) =>
+				r.endpoint === 'submit' && r.taskId !== undefined && r.fault !== undefined,
 		};
 		const counts = Object.fromEntries(
 			Object.entries(kinds).map(([name, test]) => [name, sim.requests.filter(test).length]),
@@ -121,7 +124,10 @@ describe('soak: 200 tasks under injected faults', () => {
 	it('accounts for every input item exactly once', () => {
 		const { ok, failed } = outputs();
 		const seen = new Map<number, Array<{ kind: 'ok' | 'error'; item: INodeExecutionData }>>();
-		for (const [kind, list] of [['ok', ok], ['error', failed]] as const) {
+		for (const [kind, list] of [
+			['ok', ok],
+			['error', failed],
+		] as const) {
 			for (const item of list) {
 				const index = pairedIndex(item);
 				expect(index).toEqual(expect.any(Number));
@@ -137,7 +143,9 @@ describe('soak: 200 tasks under injected faults', () => {
 
 	it('never submits a prompt again once the service may have accepted it', () => {
 		for (let i = 0; i < ITEMS; i++) {
-			const submits = sim.requests.filter((r) => r.endpoint === 'submit' && promptOf(r).includes(marker(i)));
+			const submits = sim.requests.filter(
+				(r) => r.endpoint === 'submit' && promptOf(r).includes(marker(i)),
+			);
 			// Every submission but the last was refused with a 429 before a task existed.
 			for (const earlier of submits.slice(0, -1)) {
 				expect({ item: i, fault: earlier.fault, taskId: earlier.taskId }).toEqual({
@@ -169,15 +177,27 @@ describe('soak: 200 tasks under injected faults', () => {
 			const text = JSON.stringify({ json: out.item.json, error: out.item.error });
 			const headline = String(out.item.json.error ?? out.item.json.message ?? '');
 			const task = sim.tasks().find((t) => t.prompt.includes(marker(i)));
-			const submits = sim.requests.filter((r) => r.endpoint === 'submit' && promptOf(r).includes(marker(i)));
+			const submits = sim.requests.filter(
+				(r) => r.endpoint === 'submit' && promptOf(r).includes(marker(i)),
+			);
 			const last = submits[submits.length - 1];
 
 			if (out.kind === 'ok') {
 				tally.results++;
-				check(i, task !== undefined && out.item.json.task_id === task.id, `result carries its task_id ${task?.id}`, text);
+				check(
+					i,
+					task !== undefined && out.item.json.task_id === task.id,
+					`result carries its task_id ${task?.id}`,
+					text,
+				);
 				check(i, !failing.has(i), 'a task that failed on the service is not a result', text);
 				const onDisk = out.item.binary?.data ? result.binaryPath(out.item, 'data') : undefined;
-				check(i, !!onDisk && fs.statSync(onDisk).size === FILE_SIZE, `result has its ${FILE_SIZE}-byte file`, JSON.stringify(out.item.binary ?? {}));
+				check(
+					i,
+					!!onDisk && fs.statSync(onDisk).size === FILE_SIZE,
+					`result has its ${FILE_SIZE}-byte file`,
+					JSON.stringify(out.item.binary ?? {}),
+				);
 			} else if (last?.fault === '429') {
 				// Still rate-limited after the node's retries: rejected, nothing was created.
 				tally.rateLimited++;
@@ -187,8 +207,18 @@ describe('soak: 200 tasks under injected faults', () => {
 				// No task_id reached the node: it must say the task may exist, and that it did not
 				// send it again (a generic "retry" headline would invite a double-billed repeat).
 				tally.lostAnswers++;
-				check(i, /may have been accepted/i.test(headline), 'the headline says the submission may have been accepted', headline);
-				check(i, /not (been )?(sent|submitted) again|not re-?submitted/i.test(text), 'the error says it was not sent again', text);
+				check(
+					i,
+					/may have been accepted/i.test(headline),
+					'the headline says the submission may have been accepted',
+					headline,
+				);
+				check(
+					i,
+					/not (been )?(sent|submitted) again|not re-?submitted/i.test(text),
+					'the error says it was not sent again',
+					text,
+				);
 			} else if (!task) {
 				problems.push(`item ${i}: submit answered 200 but the simulator has no task`);
 			} else {
@@ -196,7 +226,12 @@ describe('soak: 200 tasks under injected faults', () => {
 				check(i, text.includes(task.id), `the error carries task_id ${task.id}`, text);
 				if (failing.has(i)) {
 					tally.failedTasks++;
-					check(i, text.includes(`soak failure ${i}`), "the error carries the service's error_message", text);
+					check(
+						i,
+						text.includes(`soak failure ${i}`),
+						"the error carries the service's error_message",
+						text,
+					);
 				} else {
 					tally.otherErrors++;
 				}

@@ -13,15 +13,33 @@ const nodeTypes = {
 } as unknown as INodeTypes;
 
 function subtitle(parameters: Record<string, unknown>): unknown {
-	const node: INode = { id: '1', name: 'M', type: 'x', typeVersion: 1, position: [0, 0], parameters: parameters as INode['parameters'] };
+	const node: INode = {
+		id: '1',
+		name: 'M',
+		type: 'x',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: parameters as INode['parameters'],
+	};
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	return workflow.expression.getSimpleParameterValue(node, description.subtitle as string, 'internal', {});
+	return workflow.expression.getSimpleParameterValue(
+		node,
+		description.subtitle as string,
+		'internal',
+		{},
+	);
 }
 
 describe('canvas subtitle', () => {
 	it.each([
-		[{ resource: 'video', operation: 'generate', model: 'vidmodel-1.5-pro' }, 'Generate Video: Vidmodel 1.5 Pro'],
-		[{ resource: 'video', operation: 'generate', model: 'video-by-id', modelId: 'my-video-model' }, 'Generate Video: my-video-model'],
+		[
+			{ resource: 'video', operation: 'generate', model: 'vidmodel-1.5-pro' },
+			'Generate Video: Vidmodel 1.5 Pro',
+		],
+		[
+			{ resource: 'video', operation: 'generate', model: 'video-by-id', modelId: 'my-video-model' },
+			'Generate Video: my-video-model',
+		],
 		[{ resource: 'image', operation: 'generate', modelId: ' image-1 ' }, 'Generate Image: image-1'],
 		[{ resource: 'music', operation: 'generate' }, 'Generate Music'],
 		[{ resource: 'task', operation: 'getStatus' }, 'Task: Get Status'],

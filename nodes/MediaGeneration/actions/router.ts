@@ -31,7 +31,11 @@ export async function runBatch<Prepared extends object, Batch>(
 		try {
 			return operation.prepare(ctx, i, item);
 		} catch (error) {
-			return { ok: false, error: asItemError(ctx, i, error), json: operation.refused?.(ctx, i) ?? {} };
+			return {
+				ok: false,
+				error: asItemError(ctx, i, error),
+				json: operation.refused?.(ctx, i) ?? {},
+			};
 		}
 	});
 	const started = operation.begin

@@ -79,7 +79,10 @@ function referenceOf(options: IDataObject): string | undefined {
  * The item's Callback Reference, for an item refused before its options were read; undefined
  * when it has none or its options cannot be read (an expression that fails).
  */
-export function readCallbackReference(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
+export function readCallbackReference(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): string | undefined {
 	try {
 		return referenceOf(ctx.getNodeParameter('options', itemIndex, {}) as IDataObject);
 	} catch {

@@ -33,19 +33,20 @@ export const TOOL_DESCRIPTIONS: Record<string, Record<string, string>> = {
 };
 
 /** One Description field per operation, shown only in the tool (n8n reads it as the tool's description). */
-export const toolDescriptionProperties: INodeProperties[] = Object.entries(TOOL_DESCRIPTIONS).flatMap(
-	([resource, operations]) =>
-		Object.entries(operations).map(
-			([operation, text]): INodeProperties => ({
-				displayName: 'Description',
-				name: 'toolDescription',
-				type: 'string',
-				typeOptions: { rows: 4 },
-				required: true,
-				default: text,
-				description:
-					'What the AI model reads about this tool: what it does, what a call costs and what it returns. The default fits this operation.',
-				displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
-			}),
-		),
+export const toolDescriptionProperties: INodeProperties[] = Object.entries(
+	TOOL_DESCRIPTIONS,
+).flatMap(([resource, operations]) =>
+	Object.entries(operations).map(
+		([operation, text]): INodeProperties => ({
+			displayName: 'Description',
+			name: 'toolDescription',
+			type: 'string',
+			typeOptions: { rows: 4 },
+			required: true,
+			default: text,
+			description:
+				'What the AI model reads about this tool: what it does, what a call costs and what it returns. The default fits this operation.',
+			displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
+		}),
+	),
 );

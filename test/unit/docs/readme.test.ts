@@ -51,22 +51,34 @@ describe('README.md for an n8n user', () => {
 	});
 
 	it('uses no developer terms, code or settings names before Installation', () => {
-		const found = DEVELOPER_TERMS.filter((term) => new RegExp(`\\b${term.replace('.', '\\.')}\\b`, 'i').test(before));
+		const found = DEVELOPER_TERMS.filter((term) =>
+			new RegExp(`\\b${term.replace('.', '\\.')}\\b`, 'i').test(before),
+		);
 		expect(found).toEqual([]);
 		// No code, no setting names in capitals (N8N_…), no commands.
 		expect(before).not.toMatch(/`|```|\b[A-Z0-9]+_[A-Z0-9_]+\b/);
 	});
 
 	it('keeps the order the user needs: Installation, the three jobs, Operations, Credentials, then trying it without n8n', () => {
-		const order = ['## Installation', '## Three jobs, step by step', '## Operations', '## Credentials', '## Try it without n8n'];
+		const order = [
+			'## Installation',
+			'## Three jobs, step by step',
+			'## Operations',
+			'## Credentials',
+			'## Try it without n8n',
+		];
 		const at = order.map((h) => lines.indexOf(h));
 		expect(at.every((i) => i > 0)).toBe(true);
 		expect([...at].sort((a, b) => a - b)).toEqual(at);
 	});
 
 	it('keeps the two commands a clone runs (the demo and every test), at most 300 lines', () => {
-		const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Try it without n8n')))?.[1] ?? '';
-		const commands = block.split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean);
+		const block =
+			/```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Try it without n8n')))?.[1] ?? '';
+		const commands = block
+			.split('\n')
+			.map((l) => l.replace(/#.*/, '').trim())
+			.filter(Boolean);
 		expect(commands).toEqual(['npm run demo', 'npm test']);
 		expect(lines.length - (lines[lines.length - 1] === '' ? 1 : 0)).toBeLessThanOrEqual(300);
 	});
@@ -101,17 +113,27 @@ describe('one answer everywhere: the panel, README.md and docs/ say the same', (
 	});
 
 	it('Max Tasks in Flight: the others wait for a free slot, and a batch takes about (items ÷ Max Tasks in Flight) × one task', () => {
-		expect(panel('maxConcurrentTasks')).toMatch(/wait for a free slot.*\(items ÷ this\) × one task/);
+		expect(panel('maxConcurrentTasks')).toMatch(
+			/wait for a free slot.*\(items ÷ this\) × one task/,
+		);
 		expect(readme).toMatch(/\(items ÷ Max\s+Tasks in Flight\) × one task's time/);
 		expect(waiting).toMatch(/\(N ÷ Max Tasks in Flight\) × one task's time/);
 		// Nowhere a batch of any size "in the time of one".
 		for (const file of ['README.md', 'docs/waiting.md', 'docs/editor.md', 'docs/performance.md']) {
-			expect(read(file)).not.toMatch(/N tasks take about as long as the slowest|in the time of one/i);
+			expect(read(file)).not.toMatch(
+				/N tasks take about as long as the slowest|in the time of one/i,
+			);
 		}
 	});
 
 	it('Retry On Fail: safe to turn on, never "leave it off"', () => {
-		for (const file of ['README.md', 'docs/editor.md', 'docs/reliability.md', 'docs/waiting.md', 'docs/spreadsheet-to-videos.md']) {
+		for (const file of [
+			'README.md',
+			'docs/editor.md',
+			'docs/reliability.md',
+			'docs/waiting.md',
+			'docs/spreadsheet-to-videos.md',
+		]) {
 			expect(read(file)).not.toMatch(/leave[^.]*retry on fail[^.]*off/i);
 		}
 		expect(readme).toMatch(/Retry On Fail\*\* \(safe to turn on\)/);

@@ -12,7 +12,11 @@ import { accepted, rejected } from './helpers';
 
 const FAST = 'vidmodel-2.0-fast/image-to-video';
 const PRO = 'vidmodel-1.5-pro';
-const fast = (more: Record<string, unknown> = {}) => ({ prompt: 'p', frameSource: 'binary', ...more });
+const fast = (more: Record<string, unknown> = {}) => ({
+	prompt: 'p',
+	frameSource: 'binary',
+	...more,
+});
 const pro = (fields: unknown, more: Record<string, unknown> = {}) => ({
 	prompt: 'p',
 	aspectRatio: '1:1',
@@ -35,7 +39,10 @@ describe('Vidmodel 2.0 Fast: Frames From → Binary Files', () => {
 		expect(
 			binaryImagesOf(
 				FAST,
-				fast({ startFrameBinaryField: ' first ', vidmodel20FastOptions: { endFrameBinaryField: 'last' } }),
+				fast({
+					startFrameBinaryField: ' first ',
+					vidmodel20FastOptions: { endFrameBinaryField: 'last' },
+				}),
 			).refs,
 		).toEqual([
 			{ property: 'first', label: 'Start Frame Binary Field' },
@@ -46,7 +53,10 @@ describe('Vidmodel 2.0 Fast: Frames From → Binary Files', () => {
 	it('ignores the URL fields a user filled before switching to Binary Files', () => {
 		const { refs, imageUrls } = binaryImagesOf(
 			FAST,
-			fast({ startFrameUrl: 'https://f.example.com/a.png', vidmodel20FastOptions: { endFrameUrl: 'https://f.example.com/b.png' } }),
+			fast({
+				startFrameUrl: 'https://f.example.com/a.png',
+				vidmodel20FastOptions: { endFrameUrl: 'https://f.example.com/b.png' },
+			}),
 		);
 		expect(refs).toHaveLength(1);
 		expect(imageUrls).toEqual([pendingImageUrl(0)]);
@@ -56,7 +66,12 @@ describe('Vidmodel 2.0 Fast: Frames From → Binary Files', () => {
 		expect(rejected(FAST, fast({ startFrameBinaryField: '' }))).toEqual([
 			`"startFrameBinaryField" (Start Frame Binary Field) is empty for model ${FAST}; allowed: the name of a binary field of the input item, such as "data"`,
 		]);
-		expect(rejected(FAST, fast({ additionalInputFields: '{"image_urls": ["https://f.example.com/a.png"]}' }))).toEqual([
+		expect(
+			rejected(
+				FAST,
+				fast({ additionalInputFields: '{"image_urls": ["https://f.example.com/a.png"]}' }),
+			),
+		).toEqual([
 			`"image_urls" is set in "Additional Input Fields" while the images come from "Start Frame Binary Field and End Frame Binary Field" for model ${FAST}; allowed: one of them`,
 		]);
 	});
@@ -109,9 +124,14 @@ describe('the AI Agent tool stays URL-only', () => {
 			description,
 		)!;
 		const visit = (props: INodeProperties[]): INodeProperties[] =>
-			props.flatMap((p) => (p.type === 'collection' ? [p, ...visit(p.options as INodeProperties[])] : [p]));
+			props.flatMap((p) =>
+				p.type === 'collection' ? [p, ...visit(p.options as INodeProperties[])] : [p],
+			);
 		const property = visit(description.properties).find(
-			(p) => p.name === name && (p.displayOptions?.show?.model === undefined || (p.displayOptions.show.model as string[]).includes(model)),
+			(p) =>
+				p.name === name &&
+				(p.displayOptions?.show?.model === undefined ||
+					(p.displayOptions.show.model as string[]).includes(model)),
 		)!;
 		return NodeHelpers.displayParameter(values, property, { typeVersion: 1 }, description);
 	};
@@ -128,7 +148,9 @@ describe('the AI Agent tool stays URL-only', () => {
 describe('the link token in texts', () => {
 	it('is masked wherever a text quotes the link, plain or inside another URL', () => {
 		// A JWT's three parts: header, claims ({"id":"filesystem-v2:x"}), signature.
-		const jwt = ['eyJhbGciOiJIUzI1NiJ9', 'eyJpZCI6ImZpbGVzeXN0ZW0tdjI6eCJ9', 'c2lnbmF0dXJl'].join('.');
+		const jwt = ['eyJhbGciOiJIUzI1NiJ9', 'eyJpZCI6ImZpbGVzeXN0ZW0tdjI6eCJ9', 'c2lnbmF0dXJl'].join(
+			'.',
+		);
 		const link = `https://n8n.example.com/rest/binary-data/signed?token=${jwt}`;
 		const texts = [
 			`image_urls[0] could not be fetched from ${link}: HTTP 404`,

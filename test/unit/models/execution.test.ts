@@ -305,7 +305,11 @@ describe('checkReferenceImages against a real file host', () => {
 			items: [{ prompt: 'p', ratio: '16:9', duration: 8, urls }],
 			credentials: {
 				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-				mediaGenerationApi: { apiKey: 'sk-never-to-file-hosts', baseUrl: 'http://127.0.0.1:1', allowPrivateFileHosts: true },
+				mediaGenerationApi: {
+					apiKey: 'sk-never-to-file-hosts',
+					baseUrl: 'http://127.0.0.1:1',
+					allowPrivateFileHosts: true,
+				},
 			},
 		});
 		return result.outputOf('Probe')[0].json as {

@@ -3,7 +3,8 @@ import { parkCallbackUrl } from '../../../nodes/MediaGeneration/actions/durableW
 import { maskCallbackUrl } from '../../../nodes/shared/callbackUrl';
 import { scrubSecret } from '../../../nodes/shared/transport/faults';
 
-const RESUME = 'https://n8n.example.com/webhook-waiting/42?signature=0123456789abcdef0123456789abcdef';
+const RESUME =
+	'https://n8n.example.com/webhook-waiting/42?signature=0123456789abcdef0123456789abcdef';
 
 test('the callback URL of an item is the resume URL with the item index', () => {
 	const url = new URL(parkCallbackUrl(RESUME, 7));
@@ -13,9 +14,21 @@ test('the callback URL of an item is the resume URL with the item index', () => 
 });
 
 test.each([
-	['plain', `POST ${RESUME}&mgi=3 failed`, 'POST https://n8n.example.com/webhook-waiting/42?signature=***&mgi=3 failed'],
-	['url-encoded', 'callback_url=https%3A%2F%2Fx%2Fw%3Fsignature%3Dabc123def%26mgi%3D1', 'callback_url=https%3A%2F%2Fx%2Fw%3Fsignature%3D***%26mgi%3D1'],
-	['in JSON', '{"callback_url":"http://x/w?signature=abc123"}', '{"callback_url":"http://x/w?signature=***"}'],
+	[
+		'plain',
+		`POST ${RESUME}&mgi=3 failed`,
+		'POST https://n8n.example.com/webhook-waiting/42?signature=***&mgi=3 failed',
+	],
+	[
+		'url-encoded',
+		'callback_url=https%3A%2F%2Fx%2Fw%3Fsignature%3Dabc123def%26mgi%3D1',
+		'callback_url=https%3A%2F%2Fx%2Fw%3Fsignature%3D***%26mgi%3D1',
+	],
+	[
+		'in JSON',
+		'{"callback_url":"http://x/w?signature=abc123"}',
+		'{"callback_url":"http://x/w?signature=***"}',
+	],
 	['last parameter', `${RESUME}`, 'https://n8n.example.com/webhook-waiting/42?signature=***'],
 ])('scrubSecret: %s', (_label, text, expected) => {
 	expect(scrubSecret(text)).toBe(expected);

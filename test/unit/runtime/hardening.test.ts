@@ -47,7 +47,8 @@ describe('the plausible task_id rule', () => {
 });
 
 describe('scrubSecret masks secrets in any quoted URL', () => {
-	const callback = 'https://n8n.example.com/webhook/abc/media?ref=row-7&secret=s3cr3t-VALUE&sig=c0ffee99';
+	const callback =
+		'https://n8n.example.com/webhook/abc/media?ref=row-7&secret=s3cr3t-VALUE&sig=c0ffee99';
 
 	it('the trigger secret and the reference signature, keeping the rest readable', () => {
 		const text = `invalid callback_url "${callback}": host not allowed`;
@@ -64,7 +65,8 @@ describe('scrubSecret masks secrets in any quoted URL', () => {
 		const text =
 			'POST http://h/webhook-waiting/12?signature=abc123def&x=1 failed; see https://h/x?TOKEN=tt99&access_token=aa88;api_key=kk77';
 		const scrubbed = scrubSecret(text);
-		for (const value of ['abc123def', 'tt99', 'aa88', 'kk77']) expect(scrubbed).not.toContain(value);
+		for (const value of ['abc123def', 'tt99', 'aa88', 'kk77'])
+			expect(scrubbed).not.toContain(value);
 		expect(scrubbed).toContain('x=1');
 	});
 
@@ -106,14 +108,17 @@ describe('expires_at: never later than the service times support', () => {
 	it('a service clock running ahead is capped by the moment the finish was seen', () => {
 		const seen = created - hours(1);
 		expect(
-			expiresAt({ status: 'finished', created_time: new Date(created).toISOString() }, { finishedAt: seen }),
+			expiresAt(
+				{ status: 'finished', created_time: new Date(created).toISOString() },
+				{ finishedAt: seen },
+			),
 		).toBe(new Date(seen + FILE_VALIDITY_MS).toISOString());
 	});
 
 	it('without created_time: the submission time + 24 h; with neither: null', () => {
-		expect(expiresAt({ status: 'finished' }, { submittedAt: created, finishedAt: created + 5000 })).toBe(
-			new Date(created + FILE_VALIDITY_MS).toISOString(),
-		);
+		expect(
+			expiresAt({ status: 'finished' }, { submittedAt: created, finishedAt: created + 5000 }),
+		).toBe(new Date(created + FILE_VALIDITY_MS).toISOString());
 		expect(expiresAt({ status: 'finished' }, { finishedAt: created })).toBeNull();
 		expect(expiresAt({ status: 'finished', created_time: 'not a date' }, {})).toBeNull();
 	});

@@ -36,7 +36,11 @@ describe('sudoWorks asks `sudo -n true` and never waits for a password', () => {
 		fs.rmSync(dir, { recursive: true, force: true });
 	});
 	const fakeSudo = (exitCode: number) => {
-		fs.writeFileSync(path.join(dir, 'sudo'), `#!/bin/sh\nprintf "%s\\n" "$*" >> "${log}"\nexit ${exitCode}\n`, { mode: 0o755 });
+		fs.writeFileSync(
+			path.join(dir, 'sudo'),
+			`#!/bin/sh\nprintf "%s\\n" "$*" >> "${log}"\nexit ${exitCode}\n`,
+			{ mode: 0o755 },
+		);
 		process.env.PATH = `${dir}${path.delimiter}${oldPath}`;
 	};
 

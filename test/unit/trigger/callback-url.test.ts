@@ -92,7 +92,7 @@ describe('callback URL contract: the node signs, the trigger checks', () => {
 		expect(queryOf(url.toString()).nonce).toBe(nonces[0]);
 	});
 
-	it("URLs signed before nonces existed (sig over the reference) stay valid, and a nonce cannot be added to them", () => {
+	it('URLs signed before nonces existed (sig over the reference) stay valid, and a nonce cannot be added to them', () => {
 		for (const ref of ['row-1', undefined]) {
 			const legacy = new URL(ref === undefined ? BASE : withReference(BASE, ref));
 			legacy.searchParams.append('sig', referenceSignature(KEY, ref));

@@ -1,9 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import {
-	deliveryKey,
-	eventWanted,
-	rememberDelivery,
-} from '../../../nodes/shared/callbackBody';
+import { deliveryKey, eventWanted, rememberDelivery } from '../../../nodes/shared/callbackBody';
 import { queryValue, secretMatches } from '../../../nodes/shared/callbackUrl';
 
 describe('secret from the callback URL', () => {

@@ -54,8 +54,7 @@ export const operation: ItemOperation<Entry> = {
 					`Item ${i}: task ${task.task_id} is not finished yet (status "${task.status}"${progress}): there are no files to download`,
 					{
 						itemIndex: i,
-						description:
-							'Use Task → Wait for Completion to wait for it and download its files.',
+						description: 'Use Task → Wait for Completion to wait for it and download its files.',
 					},
 				),
 				json: taskOutputJson(task, {}),
