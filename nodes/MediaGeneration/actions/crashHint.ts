@@ -1,4 +1,6 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { pollingFinisherFollows } from './durableWait';
 
 // Issue 39: what survives when n8n stops while a Generate's tasks run. n8n saves a node's
 // context (the task ledger) and output only when the node ends (with "Save execution progress",
@@ -23,22 +25,6 @@ export function progressHint(setting: 'off' | 'default'): string {
 			? ' (not needed if this n8n sets EXECUTIONS_DATA_SAVE_ON_PROGRESS=true)'
 			: '';
 	return `A Retry can resume these tasks after n8n stops during the Task → Wait for Completion node only if the workflow saves its progress: turn on the workflow setting "Save execution progress"${unless}. Otherwise a Retry submits them again.`;
-}
-
-/** A Task → Wait for Completion node that polls (Wait Mode: Poll) directly after this node. */
-function pollingFinisherFollows(ctx: IExecuteFunctions): boolean {
-	const children = ctx.getChildNodes(ctx.getNode().name, { includeNodeParameters: true });
-	return children.some((child) => {
-		const params = (child as unknown as { parameters?: IDataObject }).parameters ?? {};
-		const options = (params.options ?? {}) as IDataObject;
-		return (
-			/mediaGeneration$/.test(child.type) &&
-			!child.disabled &&
-			params.resource === 'task' &&
-			(params.operation === undefined || params.operation === 'waitForCompletion') &&
-			(options.waitMode ?? 'poll') === 'poll'
-		);
-	});
 }
 
 /**

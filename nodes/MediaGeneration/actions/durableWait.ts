@@ -99,6 +99,25 @@ function resumeUrlOf(ctx: IExecuteFunctions | IWebhookFunctions): string {
 }
 
 /**
+ * A Task → Wait for Completion node that polls (Wait Mode: Poll in This Execution) directly
+ * after this node: the finisher a parked Generate needs, and what a crash-safe layout has.
+ */
+export function pollingFinisherFollows(ctx: IExecuteFunctions): boolean {
+	const children = ctx.getChildNodes(ctx.getNode().name, { includeNodeParameters: true });
+	return children.some((child) => {
+		const params = (child as unknown as { parameters?: IDataObject }).parameters ?? {};
+		const options = (params.options ?? {}) as IDataObject;
+		return (
+			/mediaGeneration$/.test(child.type) &&
+			!child.disabled &&
+			params.resource === 'task' &&
+			(params.operation === undefined || params.operation === 'waitForCompletion') &&
+			(options.waitMode ?? WAIT_MODE_POLL) === WAIT_MODE_POLL
+		);
+	});
+}
+
+/**
  * Checks made before anything is sent: a finishing node exists, the service can reach n8n's
  * webhook URL, and the user's own Callback URL does not compete with the resume URL.
  * Returns the resume URL.
@@ -118,18 +137,7 @@ export async function checkParkable(
 			},
 		);
 	}
-	const children = ctx.getChildNodes(node.name, { includeNodeParameters: true });
-	const finisher = children.find((child) => {
-		const params = (child as unknown as { parameters?: IDataObject }).parameters ?? {};
-		const options = (params.options ?? {}) as IDataObject;
-		return (
-			/mediaGeneration$/.test(child.type) &&
-			!child.disabled &&
-			params.resource === 'task' &&
-			(params.operation === undefined || params.operation === 'waitForCompletion') &&
-			(options.waitMode ?? WAIT_MODE_POLL) === WAIT_MODE_POLL
-		);
-	});
+	const finisher = pollingFinisherFollows(ctx);
 	if (!finisher) {
 		throw new NodeOperationError(
 			node,
