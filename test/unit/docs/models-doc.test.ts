@@ -74,13 +74,26 @@ function documentedFields(kind: string, displayName: string): string[] | undefin
 	const rest = doc.slice(start + heading.length);
 	const end = rest.search(/\n#{2,3} /);
 	const section = end < 0 ? rest : rest.slice(0, end);
-	return section
-		.split('\n')
-		.filter(
-			(line) =>
-				line.startsWith('| ') && !line.startsWith('| Panel field') && !line.startsWith('|---'),
-		)
-		.map((line) => line.split('|')[1].trim());
+	return tableBodyRows(section).map((cells) => cells[1]);
+}
+
+/**
+ * Cells of the first Markdown table in `text`, without its header row and its separator row:
+ * the rows however wide the formatter pads them (`|---|` or `| ----- |`).
+ */
+function tableBodyRows(text: string): string[][] {
+	const lines = text.split('\n');
+	const first = lines.findIndex((line) => line.startsWith('|'));
+	if (first < 0) return [];
+	const table: string[] = [];
+	for (const line of lines.slice(first)) {
+		if (!line.startsWith('|')) break;
+		table.push(line);
+	}
+	return table
+		.slice(1)
+		.filter((line) => !/^\|[\s:|-]+\|$/.test(line))
+		.map((line) => line.split('|').map((cell) => cell.trim()));
 }
 
 const KIND_HEADING: Record<string, string> = { image: 'Image', video: 'Video', music: 'Music' };
@@ -98,11 +111,7 @@ describe('docs/models.md', () => {
 	it("lists every model's typical duration as the registry declares it, with its source", () => {
 		const start = doc.indexOf('## How long each model typically takes');
 		expect(start).toBeGreaterThan(0);
-		const rows = doc
-			.slice(start)
-			.split('\n')
-			.filter((line) => line.startsWith('| ') && !line.startsWith('| Model |'))
-			.map((line) => line.split('|').map((cell) => cell.trim()));
+		const rows = tableBodyRows(doc.slice(start));
 		const documented = Object.fromEntries(rows.map((cells) => [cells[1], cells[2]]));
 		const expected = Object.fromEntries(
 			MODELS.map((m) => [
