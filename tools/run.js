@@ -222,11 +222,12 @@ function queueLayer(node) {
 }
 
 /**
- * jest runs one file at a time on 2 cores (its default is cores - 1 workers). The engine layer's
- * files spend most of their time waiting on simulated tasks (each has its own simulator on a
- * random port and its own temporary n8n folder), so two at once take about half the time.
+ * jest runs one file at a time on 2 cores (its default is cores - 1 workers). The engine and e2e
+ * layers' files spend most of their time waiting on simulated tasks (each has its own simulator
+ * on a random port and its own temporary n8n folder; an e2e file its own n8n on free ports), so
+ * two at once take far less time.
  */
-const LAYER_JEST_ARGS = { engine: ['--maxWorkers=2'] };
+const LAYER_JEST_ARGS = { engine: ['--maxWorkers=2'], e2e: ['--maxWorkers=2'] };
 
 /** n8n in the cache: the tested version, or another (the compat layer's oldest supported). */
 function n8n(node, version) {
