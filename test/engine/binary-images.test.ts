@@ -289,6 +289,20 @@ describe('refused before any request, naming the item, the field and the file', 
 		expect(n8n.fetches).toHaveLength(0);
 	});
 
+	test('an item refused for its file keeps its Callback Reference (Continue On Fail)', async () => {
+		const result = await runWith(
+			workflow(
+				[file('Start Frame', Buffer.from('not an image at all'), 'image/png', 'fake.png')],
+				fast({}, { callbackReference: 'P-7' }),
+				{ continueOnFail: true },
+			),
+		);
+		const [item] = result.outputOf(NODE);
+		expect(String(item.json.error)).toMatch(/first bytes are not a JPEG, PNG or WebP image/);
+		expect(item.json.reference).toBe('P-7');
+		expect(sim().count('submit')).toBe(0);
+	});
+
 	test('in-memory binary data: names N8N_DEFAULT_BINARY_DATA_MODE', async () => {
 		const result = await runWith(
 			workflow([file('Start Frame', PNG, 'image/png', 'start.png')], fast()),

@@ -104,10 +104,7 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 			return { ...submission, run, imageLinkMs };
 		},
 
-		// A refused item keeps its Callback Reference, so that the row it came from can be found.
-		refused(ctx, itemIndex) {
-			return { reference: readCallbackReference(ctx, itemIndex) ?? null };
-		},
+		refused: refusedJson,
 
 		async begin(ctx, prepared) {
 			// First, before anything can fail: a run that ends in any way leaves its ledger.
@@ -206,9 +203,21 @@ async function checkImageFiles(
 				input: { ...entry.input, image_urls: images.map(contentReference) },
 			};
 		} catch (error) {
-			prepared[itemIndex] = { ok: false, error: asItemError(ctx, itemIndex, error), json: {} };
+			prepared[itemIndex] = {
+				ok: false,
+				error: asItemError(ctx, itemIndex, error),
+				json: refusedJson(ctx, itemIndex),
+			};
 		}
 	});
+}
+
+/**
+ * What an item refused before anything was sent keeps besides its error: its Callback
+ * Reference, so that the row it came from can be found (refused by prepare or by the file checks).
+ */
+function refusedJson(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	return { reference: readCallbackReference(ctx, itemIndex) ?? null };
 }
 
 /**

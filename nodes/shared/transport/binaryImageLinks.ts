@@ -3,7 +3,7 @@ import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, UnexpectedError } from 'n8n-workflow';
 
 import { scrubSecret } from './faults';
-import { hostRule } from './fileHosts';
+import { hostRule, refusedAddress } from './fileHosts';
 import { megabytes, sniffImageType, SNIFF_BYTES, type ImageLimits } from './referenceImageProbe';
 
 // Reference images taken from binary fields of the input item: the one module that reads them,
@@ -219,8 +219,7 @@ export async function linkBaseProblem(
 	const rule = await hostRule(ctx, host);
 	let problem: string | undefined;
 	if ('refused' in rule) {
-		const { address, kind, resolved } = rule.refused;
-		problem = resolved ? `${host} resolves to ${address}, ${kind}` : `${host} is ${kind}`;
+		problem = refusedAddress(host, rule.refused);
 	} else if ('unresolved' in rule) {
 		problem = `its name ${host} could not be resolved, so its address could not be checked`;
 	} else if ('blocked' in rule) {

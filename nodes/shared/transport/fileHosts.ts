@@ -208,8 +208,19 @@ async function resolveAll(lookup: LookupFunction, host: string): Promise<string[
 	});
 }
 
-function refusal(host: string, address: string, kind: string, resolved: boolean): Fault {
-	const where = resolved ? `${host} resolves to ${address}, ${kind}` : `${host} is ${kind}`;
+/** What the address rule found wrong with a host, as a clause ("x resolves to 10.0.0.1, …"). */
+export function refusedAddress(
+	host: string,
+	{ address, kind, resolved }: { address: string; kind: string; resolved: boolean },
+): string {
+	return resolved ? `${host} resolves to ${address}, ${kind}` : `${host} is ${kind}`;
+}
+
+function refusal(
+	host: string,
+	refused: { address: string; kind: string; resolved: boolean },
+): Fault {
+	const where = refusedAddress(host, refused);
 	return {
 		kind: 'config',
 		code: 'ERR_PRIVATE_ADDRESS',
@@ -298,10 +309,7 @@ export async function checkFileHost(
 	if (allowPrivate) return { target: asIs(url) };
 	const host = url.hostname.replace(/^\[|\]$/g, '');
 	const rule = await hostRule(ctx, host);
-	if ('refused' in rule) {
-		const { address, kind, resolved } = rule.refused;
-		return { refused: refusal(host, address, kind, resolved) };
-	}
+	if ('refused' in rule) return { refused: refusal(host, rule.refused) };
 	if ('unresolved' in rule) return { refused: unresolved(host, rule.unresolved) };
 	if ('blocked' in rule) {
 		const hint = `; a file host on your own network also needs "${ALLOW_PRIVATE_FIELD}" in the Media Generation credential`;
@@ -366,7 +374,7 @@ function checkConnection(host: string, body: unknown): Fault | undefined {
 		};
 	}
 	const kind = privateAddressKind(address);
-	return kind ? refusal(host, address, kind, true) : undefined;
+	return kind ? refusal(host, { address, kind, resolved: true }) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
