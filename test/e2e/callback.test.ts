@@ -31,6 +31,7 @@ import {
 	rest,
 } from './executions-api';
 import {
+	chain,
 	credentialImport,
 	exampleWorkflow,
 	mediaNode,
@@ -142,11 +143,7 @@ function parkRetryWorkflow() {
 				options: { maxPollIntervalSeconds: 1 },
 			}),
 		],
-		{
-			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
-			Split: { main: [[{ node: 'Generate', type: 'main', index: 0 }]] },
-			Generate: { main: [[{ node: 'Finish', type: 'main', index: 0 }]] },
-		},
+		chain('Webhook', 'Split', 'Generate', 'Finish'),
 	);
 }
 
@@ -168,11 +165,7 @@ function crashSafeWorkflow() {
 				options: { maxPollIntervalSeconds: 1 },
 			}),
 		],
-		{
-			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
-			Split: { main: [[{ node: 'Submit', type: 'main', index: 0 }]] },
-			Submit: { main: [[{ node: 'Finish', type: 'main', index: 0 }]] },
-		},
+		chain('Webhook', 'Split', 'Submit', 'Finish'),
 	);
 	return { ...wf, settings: { ...wf.settings, saveExecutionProgress: true } };
 }

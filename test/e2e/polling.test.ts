@@ -17,11 +17,13 @@ import {
 	type ItemJson,
 } from './n8n';
 import {
+	chain,
 	credentialImport,
 	exampleWorkflow,
 	manualTrigger,
 	mediaNode,
 	noOp,
+	pngToFile,
 	workflow,
 	type WorkflowNode,
 } from './workflows';
@@ -67,18 +69,7 @@ function binaryFrameWorkflow() {
 				position: [200, 0],
 				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ png }) },
 			},
-			{
-				id: 'n-convert',
-				name: 'Convert to File',
-				type: 'n8n-nodes-base.convertToFile',
-				typeVersion: 1.1,
-				position: [300, 0],
-				parameters: {
-					operation: 'toBinary',
-					sourceProperty: 'png',
-					options: { fileName: 'frame.png', mimeType: 'image/png' },
-				},
-			},
+			pngToFile(300),
 			mediaNode(
 				'Animate',
 				{
@@ -91,11 +82,7 @@ function binaryFrameWorkflow() {
 				{ onError: 'continueRegularOutput' },
 			),
 		],
-		{
-			Start: { main: [[{ node: 'Frame as Base64', type: 'main', index: 0 }]] },
-			'Frame as Base64': { main: [[{ node: 'Convert to File', type: 'main', index: 0 }]] },
-			'Convert to File': { main: [[{ node: 'Animate', type: 'main', index: 0 }]] },
-		},
+		chain('Start', 'Frame as Base64', 'Convert to File', 'Animate'),
 	);
 }
 

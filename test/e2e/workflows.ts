@@ -128,6 +128,25 @@ export function splitRows(): WorkflowNode {
 	};
 }
 
+/**
+ * Convert to File: the item's base64 PNG in JSON field `png` as binary field `data`
+ * (frame.png), the picture the binary reference image tests animate (issue 34).
+ */
+export function pngToFile(x: number): WorkflowNode {
+	return {
+		id: 'n-convert',
+		name: 'Convert to File',
+		type: 'n8n-nodes-base.convertToFile',
+		typeVersion: 1.1,
+		position: [x, 0],
+		parameters: {
+			operation: 'toBinary',
+			sourceProperty: 'png',
+			options: { fileName: 'frame.png', mimeType: 'image/png' },
+		},
+	};
+}
+
 export function noOp(name: string): WorkflowNode {
 	return {
 		id: `n-${name}`,

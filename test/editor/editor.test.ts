@@ -65,6 +65,31 @@ async function createWorkflow(
 	return wf.id;
 }
 
+/**
+ * An example of examples/ as a user imports it: its credentials pointed at this n8n's (the
+ * Media Generation one, and those given), created and opened on the canvas.
+ */
+async function openExample(
+	file: string,
+	name: string,
+	credentials: Record<string, { id: string; name: string }> = {},
+): Promise<void> {
+	const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
+		nodes: Array<{ credentials?: Record<string, { id: string; name: string }> }>;
+		connections: Record<string, unknown>;
+	};
+	const ours: Record<string, { id: string; name: string }> = {
+		mediaGenerationApi: { id: credentialId, name: CREDENTIAL_NAME },
+		...credentials,
+	};
+	for (const node of example.nodes) {
+		for (const type of Object.keys(node.credentials ?? {})) {
+			if (ours[type]) node.credentials![type] = ours[type];
+		}
+	}
+	await openWorkflow(await createWorkflow(name, example.nodes, example.connections));
+}
+
 beforeAll(async () => {
 	sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 1500 });
 	n8n = await EditorN8n.start('editor');
@@ -554,24 +579,9 @@ describe('AI Agent', () => {
 				type: 'openAiApi',
 				data: { apiKey: 'sk-editor-test', url: 'http://127.0.0.1:9/v1', header: false },
 			});
-			const example = JSON.parse(
-				fs.readFileSync(path.join(ROOT, 'examples', 'agent-media-generation.json'), 'utf8'),
-			) as {
-				nodes: Array<{ type: string; credentials?: Record<string, { id: string; name: string }> }>;
-				connections: Record<string, unknown>;
-			};
-			for (const node of example.nodes) {
-				if (node.credentials?.mediaGenerationApi)
-					node.credentials.mediaGenerationApi = { id: credentialId, name: CREDENTIAL_NAME };
-				if (node.credentials?.openAiApi)
-					node.credentials.openAiApi = { id: openAi.id, name: openAi.name };
-			}
-			const id = await createWorkflow(
-				'AI Agent that makes videos',
-				example.nodes,
-				example.connections,
-			);
-			await openWorkflow(id);
+			await openExample('agent-media-generation.json', 'AI Agent that makes videos', {
+				openAiApi: { id: openAi.id, name: openAi.name },
+			});
 			await page.waitForTimeout(1500);
 			await bothThemes('agent-workflow', () =>
 				page.locator('#canvas, [data-test-id=canvas]').first(),
@@ -600,22 +610,7 @@ describe('AI Agent', () => {
 describe('the guides', () => {
 	test('examples/spreadsheet-rows-to-videos.json (docs/spreadsheet-to-videos.md): the workflow, and Generate Videos with its key, batch size and per-item Timeout in Options', () =>
 		explain(async () => {
-			const example = JSON.parse(
-				fs.readFileSync(path.join(ROOT, 'examples', 'spreadsheet-rows-to-videos.json'), 'utf8'),
-			) as {
-				nodes: Array<{ credentials?: Record<string, { id: string; name: string }> }>;
-				connections: Record<string, unknown>;
-			};
-			for (const node of example.nodes) {
-				if (node.credentials?.mediaGenerationApi)
-					node.credentials.mediaGenerationApi = { id: credentialId, name: CREDENTIAL_NAME };
-			}
-			const id = await createWorkflow(
-				'Spreadsheet rows to videos',
-				example.nodes,
-				example.connections,
-			);
-			await openWorkflow(id);
+			await openExample('spreadsheet-rows-to-videos.json', 'Spreadsheet rows to videos');
 			await page.waitForTimeout(1500);
 			await bothThemes('sheet-workflow', () =>
 				page.locator('#canvas, [data-test-id=canvas]').first(),
@@ -633,22 +628,7 @@ describe('the guides', () => {
 
 	test("examples/form-photo-to-video.json (docs/form-photos-to-videos.md): Animate Photo takes its start frame from the form's Photo field", () =>
 		explain(async () => {
-			const example = JSON.parse(
-				fs.readFileSync(path.join(ROOT, 'examples', 'form-photo-to-video.json'), 'utf8'),
-			) as {
-				nodes: Array<{ credentials?: Record<string, { id: string; name: string }> }>;
-				connections: Record<string, unknown>;
-			};
-			for (const node of example.nodes) {
-				if (node.credentials?.mediaGenerationApi)
-					node.credentials.mediaGenerationApi = { id: credentialId, name: CREDENTIAL_NAME };
-			}
-			const id = await createWorkflow(
-				'Photos from a form to videos',
-				example.nodes,
-				example.connections,
-			);
-			await openWorkflow(id);
+			await openExample('form-photo-to-video.json', 'Photos from a form to videos');
 			await openNode('Animate Photo');
 			expect(await panelLabels()).toEqual(
 				expect.arrayContaining(['Prompt', 'Frames From', 'Start Frame Binary Field']),

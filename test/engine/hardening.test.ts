@@ -25,6 +25,14 @@ jest.setTimeout(90_000);
 
 const HOUR = 60 * 60 * 1000;
 
+/**
+ * The test's credential with another Base URL (a front, a stand-in service). allowPrivateFileHosts:
+ * the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+ */
+const credentialsFor = (baseUrl: string) => ({
+	mediaGenerationApi: { apiKey: sim().apiKey, baseUrl, allowPrivateFileHosts: true },
+});
+
 const errorText = (result: { error?: unknown }) => {
 	const e = result.error as { message?: string; description?: string } | undefined;
 	return `${e?.message ?? ''}\n${e?.description ?? ''}`;
@@ -81,14 +89,7 @@ describe('redirects never carry the API key to another origin', () => {
 			const collector = await origin(startKeyCollector());
 			const front = await origin(startRedirector(collector.url, status));
 			const result = await run(sim(), mediaWorkflow(imageParams(sim(), 'redirected')), {
-				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-				credentials: {
-					mediaGenerationApi: {
-						apiKey: sim().apiKey,
-						baseUrl: front.url,
-						allowPrivateFileHosts: true,
-					},
-				},
+				credentials: credentialsFor(front.url),
 			});
 			expect(result.status).toBe('error');
 			expect(errorText(result)).toMatch(new RegExp(`HTTP ${status}`));
@@ -106,14 +107,7 @@ describe('redirects never carry the API key to another origin', () => {
 			const collector = await origin(startKeyCollector());
 			const front = await origin(startRedirector(collector.url, status));
 			const result = await run(sim(), mediaWorkflow(taskParams('getStatus', 'task_0123')), {
-				// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-				credentials: {
-					mediaGenerationApi: {
-						apiKey: sim().apiKey,
-						baseUrl: front.url,
-						allowPrivateFileHosts: true,
-					},
-				},
+				credentials: credentialsFor(front.url),
 			});
 			expect(result.status).toBe('error');
 			expect(errorText(result)).toMatch(/redirects are not followed/);
@@ -139,14 +133,7 @@ describe('redirects never carry the API key to another origin', () => {
 			),
 		);
 		const result = await run(sim(), mediaWorkflow(taskParams('downloadFiles', id)), {
-			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			credentials: {
-				mediaGenerationApi: {
-					apiKey: sim().apiKey,
-					baseUrl: front.url,
-					allowPrivateFileHosts: true,
-				},
-			},
+			credentials: credentialsFor(front.url),
 		});
 		expect(result.error).toBeUndefined();
 		const [item] = result.outputOf(NODE);
@@ -436,16 +423,7 @@ describe('secrets quoted by the service are masked', () => {
 				}),
 				{ continueOnFail: true },
 			),
-			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			{
-				credentials: {
-					mediaGenerationApi: {
-						apiKey: sim().apiKey,
-						baseUrl: service.url,
-						allowPrivateFileHosts: true,
-					},
-				},
-			},
+			{ credentials: credentialsFor(service.url) },
 		);
 		const dump = result.dump();
 		expect(dump).toContain('is not reachable from the service');

@@ -24,6 +24,15 @@ jest.setTimeout(90_000);
 const rows = (...prompts: string[]) => prompts.map((prompt) => ({ prompt }));
 const params = (options: IDataObject = {}) =>
 	imageGenerateParams(sim(), '={{ $json.prompt }}', options);
+/** The service refuses (429, retry in an hour) every submission whose prompt says "refused". */
+const refuseRowsNamedRefused = () =>
+	sim().faults.add({
+		endpoint: 'submit',
+		kind: '429',
+		when: 'before',
+		match: 'refused',
+		retryAfter: 3600,
+	});
 const errorText = (result: { error?: unknown }) => {
 	const e = result.error as { message?: string; description?: string } | undefined;
 	return `${e?.message ?? ''}\n${e?.description ?? ''}`;
@@ -158,13 +167,7 @@ describe('Retry of a Generate in Wait Mode: Park Until Callbacks', () => {
 		async (label, duration) => {
 			// The second row's submission is refused (not accepted: no task), so the node fails
 			// after the first row's task was accepted.
-			const fault = sim().faults.add({
-				endpoint: 'submit',
-				kind: '429',
-				when: 'before',
-				match: 'refused',
-				retryAfter: 3600,
-			});
+			const fault = refuseRowsNamedRefused();
 			const workflow = parkedWorkflow();
 			const items = rows(`kept [sim:duration=${duration}]`, 'refused [sim:duration=0]');
 			const failed = await run(sim(), workflow, { items, mode: 'webhook' });
@@ -292,13 +295,7 @@ function crashedWhileRunning(failed: IRun): IRun {
 describe('Retry of an execution n8n lost while the node ran (process killed or crashed)', () => {
 	it('sends nothing again: every item says its submission may have been accepted and what to do; a second Retry neither', async () => {
 		const workflow = mediaWorkflow(params());
-		sim().faults.add({
-			endpoint: 'submit',
-			kind: '429',
-			when: 'before',
-			match: 'refused',
-			retryAfter: 3600,
-		});
+		refuseRowsNamedRefused();
 		const failed = await run(sim(), workflow, {
 			items: rows('lost a', 'lost b', 'refused'),
 			mode: 'webhook',
@@ -343,13 +340,7 @@ describe('Retry with another credential (issue 35, point 5)', () => {
 
 	it("submits anew on the new account, which does not know the old account's tasks", async () => {
 		const workflow = mediaWorkflow(params());
-		sim().faults.add({
-			endpoint: 'submit',
-			kind: '429',
-			when: 'before',
-			match: 'refused',
-			retryAfter: 3600,
-		});
+		refuseRowsNamedRefused();
 		const failed = await run(sim(), workflow, {
 			items: rows('acct a', 'refused', 'acct c'),
 			mode: 'webhook',
@@ -371,13 +362,7 @@ describe('Retry with another credential (issue 35, point 5)', () => {
 describe('a stored ledger of 20,000 entries (issue 35, point 5)', () => {
 	it('is read back in one pass: the entries are enumerated a bounded number of times, not once per entry', async () => {
 		const workflow = mediaWorkflow(params());
-		sim().faults.add({
-			endpoint: 'submit',
-			kind: '429',
-			when: 'before',
-			match: 'refused',
-			retryAfter: 3600,
-		});
+		refuseRowsNamedRefused();
 		const failed = await run(sim(), workflow, { items: rows('refused'), mode: 'webhook' });
 		const data = JSON.parse(JSON.stringify(failed.run)) as IRun;
 		const context = data.data.executionData!.contextData[`node:${NODE}`] as IDataObject;

@@ -5,8 +5,10 @@ import { randomUUID } from 'node:crypto';
 
 import { TRIGGER_TYPE } from '../e2e/n8n';
 import {
+	chain,
 	exampleWorkflow,
 	mediaNode,
+	pngToFile,
 	noOp,
 	splitRows,
 	webhookNode,
@@ -317,18 +319,7 @@ export function binaryFrameFlow(
 	path: string,
 	credential: CredentialRef,
 ): ApiWorkflow {
-	const convert: WorkflowNode = {
-		id: 'n-convert',
-		name: 'Convert to File',
-		type: 'n8n-nodes-base.convertToFile',
-		typeVersion: 1.1,
-		position: [400, 0],
-		parameters: {
-			operation: 'toBinary',
-			sourceProperty: 'png',
-			options: { fileName: 'frame.png', mimeType: 'image/png' },
-		},
-	};
+	const convert = pngToFile(400);
 	const animate = mediaNode('Animate', {
 		resource: 'video',
 		operation: 'generate',
@@ -342,11 +333,7 @@ export function binaryFrameFlow(
 	return {
 		name,
 		nodes: withCredential([webhookNode(path, 'onReceived'), split, convert, animate], credential),
-		connections: {
-			Webhook: { main: [[{ node: 'Split', type: 'main', index: 0 }]] },
-			Split: { main: [[{ node: 'Convert to File', type: 'main', index: 0 }]] },
-			'Convert to File': { main: [[{ node: 'Animate', type: 'main', index: 0 }]] },
-		},
+		connections: chain('Webhook', 'Split', 'Convert to File', 'Animate'),
 		settings: { executionOrder: 'v1' },
 	};
 }
