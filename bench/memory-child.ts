@@ -12,6 +12,12 @@
 //   BENCH_MODE=n8n-helpers  the least a node can do through n8n: a test node calling n8n's
 //                     httpRequest (encoding: stream) and prepareBinaryData, nothing else
 //                     (test/fixtures/DownloadProbe.node.js)
+//   BENCH_MODE=node-finished  the node's Task → Download Files of a task that has finished: the
+//                     node's download path with no wait before it, as n8n-helpers has none
+//   BENCH_MODE=n8n-helpers-after-wait  n8n-helpers, each download after the process idled
+//                     BENCH_WAIT_MS, as the node idles waiting for its task before it downloads
+//                     (an idle process's heap is shrunk by V8, which makes the next download's
+//                     garbage collections more frequent, whoever downloads)
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -27,8 +33,10 @@ const kb = (field: string) =>
 interface Sim {
 	baseUrl: string;
 	apiKey: string;
-	/** plain mode: file URLs of tasks of 1 MB, 4 MB and SIZE, made by the parent. */
+	/** Modes other than node: file URLs of tasks of 1 MB, 4 MB and SIZE, made by the parent. */
 	urls?: string[];
+	/** The same tasks' ids (node-finished downloads them with Task → Download Files). */
+	taskIds?: string[];
 }
 const sim = JSON.parse(process.env.BENCH_SIM!) as Sim;
 
@@ -50,13 +58,55 @@ async function nodeDownload(size: number) {
 		},
 	);
 	const endedAt = Date.now();
-	const item = result.outputOf(GENERATION_NODE)[0];
+	const taskId = String(result.outputOf(GENERATION_NODE)[0]?.json.task_id);
+	return { ...storedFile(result, GENERATION_NODE), endedAt, taskId };
+}
+
+/** Task → Download Files of a finished task: the node's download, no wait before it. */
+async function finishedTaskDownload(taskId: string, size: number) {
+	const harness = await import('../test/harness');
+	const { GENERATION_NODE, maxFileSizeMbFor } = await import('./lib/workflow');
+	const result = await harness.runWorkflow(
+		harness.chain(
+			{ name: 'Start', type: harness.MANUAL_TRIGGER_TYPE },
+			{
+				name: GENERATION_NODE,
+				type: harness.MEDIA_GENERATION_TYPE,
+				parameters: {
+					resource: 'task',
+					operation: 'downloadFiles',
+					taskId,
+					options: { maxFileSizeMb: maxFileSizeMbFor(size) },
+				},
+				credentials: harness.mediaCredentials(),
+			},
+		),
+		{
+			credentials: {
+				mediaGenerationApi: {
+					apiKey: sim.apiKey,
+					baseUrl: sim.baseUrl,
+					allowPrivateFileHosts: true,
+				},
+			},
+		},
+	);
+	const endedAt = Date.now();
+	return { ...storedFile(result, GENERATION_NODE), endedAt, taskId };
+}
+
+/** The size of the file a run stored in n8n's binary store (deleted after). */
+function storedFile(
+	result: Awaited<ReturnType<typeof import('../test/harness').runWorkflow>>,
+	node: string,
+) {
+	const item = result.outputOf(node)[0];
 	const file = item && result.binaryPath(item, 'data');
 	if (!file) throw new Error(`no file downloaded: ${result.dump().slice(0, 2000)}`);
 	const written = fs.statSync(file).size;
 	fs.rmSync(file, { force: true });
 	fs.rmSync(`${file}.metadata`, { force: true });
-	return { written, endedAt, taskId: String(item.json.task_id) };
+	return { written };
 }
 
 let probeRegistered = false;
@@ -79,13 +129,7 @@ async function helpersDownload(url: string) {
 		{},
 	);
 	const endedAt = Date.now();
-	const item = result.outputOf('Probe')[0];
-	const file = item && result.binaryPath(item, 'data');
-	if (!file) throw new Error(`no file downloaded: ${result.dump().slice(0, 2000)}`);
-	const written = fs.statSync(file).size;
-	fs.rmSync(file, { force: true });
-	fs.rmSync(`${file}.metadata`, { force: true });
-	return { written, endedAt, taskId: '' };
+	return { ...storedFile(result, 'Probe'), endedAt, taskId: '' };
 }
 
 /** Kept alive for the whole process: the heap every garbage collection has to walk. */
@@ -130,12 +174,17 @@ async function main() {
 	if (mode === 'plain-in-n8n') await nodeDownload(4 * 1024 * 1024);
 	if (mode === 'plain-big-heap') holdHeap(Number(process.env.BENCH_HEAP_BYTES));
 	const sizes = [1024 * 1024, 4 * 1024 * 1024, size];
-	const download = (n: number) =>
-		mode === 'node'
-			? nodeDownload(sizes[n])
-			: mode === 'n8n-helpers'
-				? helpersDownload(sim.urls![n])
-				: plainDownload(sim.urls![n]);
+	const waitMs = Number(process.env.BENCH_WAIT_MS ?? 0);
+	const download = async (n: number) => {
+		if (mode === 'node') return await nodeDownload(sizes[n]);
+		if (mode === 'node-finished') return await finishedTaskDownload(sim.taskIds![n], sizes[n]);
+		if (mode === 'n8n-helpers') return await helpersDownload(sim.urls![n]);
+		if (mode === 'n8n-helpers-after-wait') {
+			await new Promise((r) => setTimeout(r, waitMs));
+			return await helpersDownload(sim.urls![n]);
+		}
+		return await plainDownload(sim.urls![n]);
+	};
 	// Warm-up: loads n8n, the node and the HTTP stack, and JIT-compiles the download path.
 	await download(0);
 	await download(1);

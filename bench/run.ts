@@ -31,7 +31,13 @@ import {
 	type LargeBatchResult,
 	type PollingCheckRow,
 } from './lib/batch';
-import { memoryBenchmark, type DownloadMode, type MemoryRow } from './lib/memory';
+import {
+	growthOf,
+	helpersVerdict,
+	memoryBenchmark,
+	type DownloadMode,
+	type MemoryRow,
+} from './lib/memory';
 import { overheadBenchmark, type OverheadResult } from './lib/overhead';
 import { benchPlan } from './lib/plan';
 import {
@@ -462,8 +468,6 @@ export const MEMORY_TARGET_BYTES = 64 * 1024 * 1024;
  */
 export const THROUGHPUT_TARGET_RATIO = 1.5;
 
-const growthOf = (r: MemoryRow) => r.growthHwm ?? r.growthSampled;
-
 export function summariseMemory(rows: MemoryRow[]): MemorySummary[] {
 	const sizes = [...new Set(rows.map((r) => r.sizeBytes))];
 	return sizes.map((sizeBytes) => {
@@ -576,7 +580,12 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 		['plain-in-n8n', 'the same plain stream, in a process with n8n loaded'],
 		['plain-big-heap', "the same plain stream, small process holding a heap as large as n8n's"],
 		['n8n-helpers', "n8n's httpRequest (stream) into prepareBinaryData, no node code"],
-		['node', 'the node (adds its counting, stall watchdog and held commit)'],
+		['node-finished', 'the node: Task → Download Files of a finished task (no wait before)'],
+		[
+			'n8n-helpers-after-wait',
+			"n8n's helpers, each download after idling as the node waits for its task",
+		],
+		['node', 'the node: Generate (waits for its task, then downloads)'],
 	];
 	for (const size of [
 		...new Set(rows.filter((r) => r.mode === 'n8n-helpers').map((r) => r.sizeBytes)),
@@ -620,6 +629,7 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 					}),
 			]),
 		);
+		for (const line of helpersVerdict(of, size)) say(line);
 	}
 }
 
