@@ -48,7 +48,10 @@ async function until(condition: () => boolean, what: string, ms = 20_000) {
 describe('a file host that compresses the body anyway (Content-Encoding with the compressed Content-Length)', () => {
 	// n8n's HTTP client decodes such bodies leniently (no check of the gzip trailer), so a file cut
 	// short would be stored short: the node refuses compressed bodies (issue 19, finding 2).
-	it.each(['gzip', 'deflate', 'br', 'gzipCut'] as const)(
+	// gzipMedia: bytes that do not compress (as media), gzipped anyway: the decoded body is whole
+	// but shorter than sent, known only at its end (the only or last file of a task is streamed
+	// straight into the store, which must not keep it).
+	it.each(['gzip', 'deflate', 'br', 'gzipCut', 'gzipMedia'] as const)(
 		'%s: refused on the first attempt, not retried, nothing stored, the error says why',
 		async (coding) => {
 			sim().faults.add({ endpoint: 'file', kind: coding });
@@ -70,6 +73,21 @@ describe('a file host that compresses the body anyway (Content-Encoding with the
 			expectKeyNowhere(sim(), result);
 		},
 	);
+
+	it('the last of two files is sent compressed: neither file is kept', async () => {
+		sim().faults.add({ endpoint: 'file', kind: 'gzipMedia', match: 'file-index=1' });
+		const before = storeFiles();
+		const result = await run(
+			sim(),
+			mediaWorkflow(musicParams('two files [sim:duration=0] [sim:files=2] [sim:size=1500000]')),
+		);
+		expect(result.status).toBe('error');
+		expect(errorText(result)).toMatch(/sent the file compressed/);
+		const requests = fileRequests(sim());
+		expect(requests.filter((r) => r.path.includes('/0-') && r.status === 200)).toHaveLength(1);
+		expect(requests.filter((r) => r.fault === 'gzipMedia')).toHaveLength(1);
+		expect(storeFiles()).toEqual(before);
+	});
 
 	it('gzipCut (issue 19): the item is not "finished" with a shorter file, as it was', async () => {
 		sim().faults.add({ endpoint: 'file', kind: 'gzipCut' });

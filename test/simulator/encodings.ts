@@ -73,3 +73,33 @@ export function sendStalled(
 	stalledResponses.add(res);
 	res.on('close', () => stalledResponses.delete(res));
 }
+
+/**
+ * A file whose bytes do not compress (as real media files: they are compressed already), sent
+ * gzipped all the same: gzip makes it slightly longer, so the body n8n's client decodes is
+ * shorter than the Content-Length sent, and complete. Seeded bytes: the same file each time.
+ */
+export function sendGzipIncompressible(
+	res: http.ServerResponse,
+	size: number,
+	headers: Record<string, string | number>,
+	head: boolean,
+): void {
+	if (size > MAX_ENCODED_SOURCE) {
+		throw new Error(
+			`encoding faults apply to files up to ${MAX_ENCODED_SOURCE} bytes, not ${size}`,
+		);
+	}
+	const raw = Buffer.alloc(size);
+	let x = 0x9e3779b9;
+	for (let i = 0; i < size; i++) {
+		// xorshift32: no pattern gzip could shorten.
+		x ^= x << 13;
+		x ^= x >>> 17;
+		x ^= x << 5;
+		raw[i] = x & 0xff;
+	}
+	const body = zlib.gzipSync(raw);
+	res.writeHead(200, { ...headers, 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+	res.end(head ? undefined : body);
+}

@@ -24,6 +24,7 @@ import {
 	ENCODING_FAULTS,
 	sendEncoded,
 	sendGzipCut,
+	sendGzipIncompressible,
 	sendStalled,
 	type EncodingFault,
 } from './encodings';
@@ -147,6 +148,7 @@ export type FaultKind =
 	| 'unknownTask'
 	| EncodingFault
 	| 'gzipCut'
+	| 'gzipMedia'
 	| 'stall';
 
 export interface FaultRule {
@@ -251,6 +253,7 @@ export const FAULT_KINDS: Record<FaultRule['endpoint'], FaultKind[]> = {
 		'truncate',
 		...ENCODING_FAULTS,
 		'gzipCut',
+		'gzipMedia',
 		'stall',
 	],
 	callback: ['drop', 'slow', 'malformed'],
@@ -453,6 +456,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			case 'deflate':
 			case 'br':
 			case 'gzipCut':
+			case 'gzipMedia':
 			case 'stall':
 				return false; // handled by the file endpoint while streaming
 		}
@@ -936,6 +940,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		}
 		if (rule?.kind === 'gzipCut') {
 			return sendGzipCut(res, file.kind, file.size, fileHeaders, req.method === 'HEAD');
+		}
+		if (rule?.kind === 'gzipMedia') {
+			return sendGzipIncompressible(res, file.size, fileHeaders, req.method === 'HEAD');
 		}
 		if (rule?.kind === 'stall' && req.method !== 'HEAD') {
 			return sendStalled(res, file.kind, file.size, fileHeaders);

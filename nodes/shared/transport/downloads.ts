@@ -73,8 +73,9 @@ export function taskLimitsFor(opts: DownloadOptions, fileCount: number): TaskLim
 /**
  * Downloads every file of a finished task, one after the other (a task has few files; items run
  * concurrently already). Binary properties: `data`, `data_1`, `data_2`… (base name settable).
- * All or nothing: each file stays uncommitted in n8n's binary store until every file arrived, so
- * a failure (of any file, or a cancellation) leaves no file behind. The files share the task's
+ * All or nothing: each file stays uncommitted in n8n's binary store until every file arrived (the
+ * last one is checked as it arrives and stored as it ends), so a failure (of any file, or a
+ * cancellation) leaves no file behind. The files share the task's
  * limits: at most MAX_FILES_PER_TASK, taskByteLimit together, and the caller's deadline.
  * (The Trigger's callbacks take turns per trigger first: MediaGenerationTrigger/downloadLine.ts.)
  */
@@ -128,7 +129,10 @@ export async function downloadTaskFiles(
 				index,
 				resolveExtension(guessedMime, file),
 			);
-			held.push(await receiveFile(ctx, file, name, { ...opts, allowPrivateFileHosts }, limits));
+			const lastOfTask = index === list.length - 1;
+			held.push(
+				await receiveFile(ctx, file, name, { ...opts, allowPrivateFileHosts, lastOfTask }, limits),
+			);
 		}
 		for (let index = 0; index < list.length; index++) {
 			const file = list[index];

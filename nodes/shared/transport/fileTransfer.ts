@@ -156,6 +156,11 @@ export interface TransferOptions {
 	maxFileSizeMb?: number;
 	/** The credential's Allow Private Network File Hosts (default false). */
 	allowPrivateFileHosts?: boolean;
+	/**
+	 * The last (or only) file of its task: nothing is fetched after it, so its end need not be
+	 * held back, and n8n's store reads the body itself (see hold).
+	 */
+	lastOfTask?: boolean;
 	onRetry?: (fault: Fault, attempt: number, delayMs: number) => void;
 }
 
@@ -214,6 +219,7 @@ export async function receiveFile(
 					task,
 					maxFileSizeMb: options.maxFileSizeMb,
 					allowPrivate: options.allowPrivateFileHosts === true,
+					lastOfTask: options.lastOfTask === true,
 				}),
 			(f) => {
 				if (f.code === DEADLINE_CODE || f.code === TASK_LIMIT_CODE) return false;
@@ -267,6 +273,7 @@ interface AttemptLimits {
 	task: TaskLimits;
 	maxFileSizeMb?: number;
 	allowPrivate: boolean;
+	lastOfTask: boolean;
 }
 
 async function receiveOnce(
@@ -364,6 +371,7 @@ async function receiveOnce(
 		stallMs: limits.stallMs,
 		deadline: limits.deadline,
 		task: limits.task,
+		lastOfTask: limits.lastOfTask,
 		detach,
 	});
 }
@@ -445,6 +453,7 @@ interface HoldOptions {
 	stallMs: number;
 	deadline: Deadline;
 	task: TaskLimits;
+	lastOfTask: boolean;
 	detach: () => void;
 }
 
@@ -496,22 +505,58 @@ function pull(t: Transfer, gate: NodeReadable): void {
 	for (;;) {
 		if (t.stopped || t.settled) return;
 		const chunk = t.source.read() as Buffer | null;
-		if (chunk === null) return;
-		t.received += chunk.length;
-		t.windowBytes += chunk.length;
-		t.o.task.received += chunk.length;
-		// Counted after n8n's client decoded the body: what would be stored.
-		if (t.received > t.o.limit.bytes) return stop(t, tooLargeFault(t.received, false, t.o.limit));
-		if (t.o.expected !== undefined && t.received > t.o.expected) {
-			return stop(t, decodedBodyFault(t.received, t.o.expected));
-		}
-		if (t.o.task.received > t.o.task.maxBytes) return stop(t, taskTooLargeFault(t.o.task, 0));
+		if (chunk === null || overLimit(t, chunk)) return;
 		// The store is behind: stop reading until it asks again (the watchdog does not count it).
 		if (!gate.push(chunk)) {
 			t.paused = true;
 			return;
 		}
 	}
+}
+
+/** Counts a chunk against the limits: the fault, when it broke one (the transfer is stopped). */
+function overLimit(t: Transfer, chunk: Buffer): Fault | undefined {
+	t.received += chunk.length;
+	t.windowBytes += chunk.length;
+	t.o.task.received += chunk.length;
+	// Counted after n8n's client decoded the body: what would be stored.
+	if (t.received > t.o.limit.bytes) stop(t, tooLargeFault(t.received, false, t.o.limit));
+	else if (t.o.expected !== undefined && t.received > t.o.expected) {
+		stop(t, decodedBodyFault(t.received, t.o.expected));
+	} else if (t.o.task.received > t.o.task.maxBytes) stop(t, taskTooLargeFault(t.o.task, 0));
+	return t.stopped;
+}
+
+/**
+ * The last file of a task goes to the store without a gate: the store reads the body itself, one
+ * stream less for every chunk to pass (docs/performance.md, section 3). What the gate did is done
+ * where each chunk enters the body: n8n's client adds every chunk, and the end, with the body's
+ * push(), so the body's own push is wrapped. A chunk over a limit, or an end at another count
+ * than the Content-Length (a body n8n's client decoded), destroys the body before the store has
+ * the end: the store fails and drops its temporary file, as with the gate, so nothing is kept.
+ */
+function streamThrough(t: Transfer): NodeReadable {
+	const body = t.source;
+	const push = body.push.bind(body);
+	const refuse = (fault: Fault) => {
+		stop(t, fault);
+		body.destroy(new TransportError(fault));
+		return false;
+	};
+	body.push = (chunk: unknown, encoding?: BufferEncoding) => {
+		if (t.stopped) return false;
+		if (chunk === null) {
+			const expected = t.o.expected;
+			return expected !== undefined && t.received !== expected
+				? refuse(decodedBodyFault(t.received, expected))
+				: push(null);
+		}
+		const fault = overLimit(t, chunk as Buffer);
+		return fault ? refuse(fault) : push(chunk, encoding);
+	};
+	// As for the gate: the failure reaches the caller through hold(), never as an unhandled event.
+	body.on('error', () => undefined);
+	return body;
 }
 
 /** The watchdog: the deadline, and a host that moves too little while the node is not pausing it. */
@@ -528,7 +573,9 @@ async function watch(t: Transfer): Promise<void> {
 		if (now >= deadline.at) {
 			return stop(t, { kind: 'timeout', ...deadline.describe(t.received) });
 		}
-		if (t.paused) {
+		// Through the gate the node knows when it paused the host; a body streamed straight
+		// through holds bytes the store has not taken yet when the store is behind.
+		if (t.paused || (t.o.lastOfTask && t.source.readableLength > 0)) {
 			t.windowStart = now;
 			t.windowBytes = 0;
 		} else if (now - t.windowStart >= stallMs) {
@@ -561,7 +608,8 @@ function heldFile(
 	return {
 		mimeType: o.mimeType,
 		async commit() {
-			gate.push(null);
+			// A body streamed straight through ends by itself.
+			if (!o.lastOfTask) gate.push(null);
 			let binary: IBinaryData | undefined;
 			let storeError: unknown;
 			try {
@@ -579,6 +627,9 @@ function heldFile(
 			return { binary, mimeType: o.mimeType, size };
 		},
 		async discard() {
+			// A body streamed straight through is stored once it arrived: it stays with the
+			// execution's binary data (n8n deletes it with the execution). Only a failed commit of
+			// an earlier file of its task discards it then.
 			gate.destroy(new Error('download discarded: another file of the task failed'));
 			await storeFailure;
 			o.detach();
@@ -621,7 +672,8 @@ async function failedTransfer(
 /**
  * Pipes the body into n8n's binary store through a stream of the node's own (openGate), which
  * counts the bytes against the limits (pull), watches for a slow or silent host and the
- * deadline (watch), and holds back the end until the caller commits (heldFile). Resolves once
+ * deadline (watch), and holds back the end until the caller commits (heldFile); the task's last
+ * file goes to the store as it is (streamThrough), counted as the store reads it. Resolves once
  * the whole body arrived; on any failure the store is handed the error (n8n then deletes its
  * temporary file) before this rejects.
  */
@@ -646,7 +698,7 @@ async function hold(
 		arrived = resolve;
 		t.failed = reject;
 	});
-	const gate = openGate(t, Readable);
+	const gate = o.lastOfTask ? streamThrough(t) : openGate(t, Readable);
 	source.once('end', () => arrived());
 	source.once('error', (error: unknown) => {
 		t.sourceError = error;
@@ -668,7 +720,8 @@ async function hold(
 		failure = error;
 	}
 	// Ended cleanly, but with another count than the Content-Length: only a decoded body can (with
-	// identity coding Node's HTTP parser delivers exactly Content-Length bytes or fails).
+	// identity coding Node's HTTP parser delivers exactly Content-Length bytes or fails). The item
+	// fails; a task's last file was stored by then and stays with the execution's binary data.
 	if (failure === undefined && o.expected !== undefined && t.received !== o.expected) {
 		stop(t, decodedBodyFault(t.received, o.expected));
 		failure = new TransportError(t.stopped as Fault);
