@@ -430,6 +430,8 @@ function decodedBodyFault(received: number, expected: number): Fault {
 interface Transfer {
 	o: HoldOptions;
 	source: NodeReadable;
+	/** The body goes to the store without the gate (streamThrough). */
+	direct: boolean;
 	received: number;
 	/** The node paused the host (the store is behind): the watchdog does not count this time. */
 	paused: boolean;
@@ -575,7 +577,7 @@ async function watch(t: Transfer): Promise<void> {
 		}
 		// Through the gate the node knows when it paused the host; a body streamed straight
 		// through holds bytes the store has not taken yet when the store is behind.
-		if (t.paused || (t.o.lastOfTask && t.source.readableLength > 0)) {
+		if (t.paused || (t.direct && t.source.readableLength > 0)) {
 			t.windowStart = now;
 			t.windowBytes = 0;
 		} else if (now - t.windowStart >= stallMs) {
@@ -609,7 +611,7 @@ function heldFile(
 		mimeType: o.mimeType,
 		async commit() {
 			// A body streamed straight through ends by itself.
-			if (!o.lastOfTask) gate.push(null);
+			if (!t.direct) gate.push(null);
 			let binary: IBinaryData | undefined;
 			let storeError: unknown;
 			try {
@@ -687,6 +689,10 @@ async function hold(
 	const t: Transfer = {
 		o,
 		source,
+		// A body that holds bytes already (an older n8n hands over the response itself, whose first
+		// bytes may have come with its headers) goes through the gate: streamThrough counts what
+		// enters the body from now on.
+		direct: o.lastOfTask && source.readableLength === 0,
 		received: 0,
 		paused: false,
 		windowStart: Date.now(),
@@ -698,7 +704,7 @@ async function hold(
 		arrived = resolve;
 		t.failed = reject;
 	});
-	const gate = o.lastOfTask ? streamThrough(t) : openGate(t, Readable);
+	const gate = t.direct ? streamThrough(t) : openGate(t, Readable);
 	source.once('end', () => arrived());
 	source.once('error', (error: unknown) => {
 		t.sourceError = error;
