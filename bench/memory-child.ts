@@ -39,6 +39,10 @@ interface Sim {
 	taskIds?: string[];
 }
 const sim = JSON.parse(process.env.BENCH_SIM!) as Sim;
+// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
+const credentials = {
+	mediaGenerationApi: { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
+};
 
 async function nodeDownload(size: number) {
 	const { runWorkflow } = await import('../test/harness');
@@ -46,14 +50,7 @@ async function nodeDownload(size: number) {
 	const result = await runWorkflow(
 		generationWorkflow({ options: { maxFileSizeMb: maxFileSizeMbFor(size) } }),
 		{
-			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			credentials: {
-				mediaGenerationApi: {
-					apiKey: sim.apiKey,
-					baseUrl: sim.baseUrl,
-					allowPrivateFileHosts: true,
-				},
-			},
+			credentials,
 			items: [{ prompt: `memory ${size} [sim:duration=0] [sim:files=1] [sim:size=${size}]` }],
 		},
 	);
@@ -81,15 +78,7 @@ async function finishedTaskDownload(taskId: string, size: number) {
 				credentials: harness.mediaCredentials(),
 			},
 		),
-		{
-			credentials: {
-				mediaGenerationApi: {
-					apiKey: sim.apiKey,
-					baseUrl: sim.baseUrl,
-					allowPrivateFileHosts: true,
-				},
-			},
-		},
+		{ credentials },
 	);
 	const endedAt = Date.now();
 	return { ...storedFile(result, GENERATION_NODE), endedAt, taskId };

@@ -50,7 +50,7 @@ import {
 	type LearningRow,
 	type PollingRow,
 } from './lib/polling';
-import { mb, median, round, seconds, table } from './lib/stats';
+import { eachMb, mb, median, round, seconds, table } from './lib/stats';
 import { DEFAULT_POLL_SCHEDULE, POLL_PACES } from '../nodes/MediaGeneration/polling/schedule';
 
 type Name = 'batch' | 'polling' | 'memory' | 'overhead';
@@ -509,8 +509,6 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 		'\n## 3. Downloads: memory and throughput of the node vs a plain Node stream-to-disk (same file, same server, same run)',
 	);
 	if (gcEvery) say(`(diagnostic run: a full GC forced every ${gcEvery} ms; not the normal figure)`);
-	const each = (values: number[]) =>
-		values.map((v) => Math.max(0, v / 1024 / 1024).toFixed(0)).join(' / ');
 	const speed = (bytes: number, ms: number) =>
 		`${(bytes / 1024 / 1024 / (ms / 1000)).toFixed(0)} MB/s`;
 	say(
@@ -531,9 +529,9 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 			...summary.map((s) => [
 				mb(s.sizeBytes),
 				s.runs,
-				each(s.growthRuns),
+				eachMb(s.growthRuns),
 				`${mb(Math.max(0, s.growthMax))}${s.growthMax < MEMORY_TARGET_BYTES ? '' : ' (over)'}`,
-				s.plain ? each(s.plain.growthRuns) : '-',
+				s.plain ? eachMb(s.plain.growthRuns) : '-',
 				`${seconds(s.downloadMedianMs)} (${speed(s.sizeBytes, s.downloadMedianMs)})`,
 				s.plain
 					? `${seconds(s.plain.downloadMedianMs)} (${speed(s.sizeBytes, s.plain.downloadMedianMs)})`
@@ -624,7 +622,7 @@ function printMemory(rows: MemoryRow[], summary: MemorySummary[], gcEvery: numbe
 							seconds(median(of(mode).map((r) => r.cpuMs))),
 							String(median(gcs.map((g) => g.major))),
 							seconds(median(gcs.map((g) => g.majorMs))),
-							each(of(mode).map(growthOf)),
+							eachMb(of(mode).map(growthOf)),
 						];
 					}),
 			]),

@@ -7,7 +7,7 @@
 import { DEFAULT_POLL_SCHEDULE } from '../../nodes/MediaGeneration/polling/schedule';
 import { startSimulator, type Simulator } from '../../test/simulator';
 import { startChild } from './child';
-import { mb, median, round, seconds } from './stats';
+import { eachMb, mb, median, round, seconds } from './stats';
 
 export type DownloadMode =
 	| 'node'
@@ -257,12 +257,8 @@ export function helpersVerdict(of: (mode: DownloadMode) => MemoryRow[], size: nu
 				: met
 					? 'met'
 					: 'MISSED';
-		const each = (rows: MemoryRow[]) =>
-			growth(rows)
-				.map((g) => Math.max(0, g / 1024 / 1024).toFixed(0))
-				.join(' / ');
 		lines.push(
-			`node vs n8n's helpers, ${label}: ${round(ratio)} x (each run: ${perRun}); peak growth ${each(n)} MB vs ${each(h)} MB (medians ${mb(median(growth(n)))} vs ${mb(median(growth(h)))}); target <= ${HELPERS_TARGET_RATIO} x and growth no higher: ${verdict}`,
+			`node vs n8n's helpers, ${label}: ${round(ratio)} x (each run: ${perRun}); peak growth ${eachMb(growth(n))} MB vs ${eachMb(growth(h))} MB (medians ${mb(median(growth(n)))} vs ${mb(median(growth(h)))}); target <= ${HELPERS_TARGET_RATIO} x and growth no higher: ${verdict}`,
 		);
 	}
 	return lines;

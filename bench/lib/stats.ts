@@ -12,17 +12,8 @@ export function quantile(values: number[], q: number): number {
 export const median = (values: number[]) => quantile(values, 0.5);
 export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
-/** mulberry32, so that every run of a benchmark draws the same task durations. */
-export function seeded(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
+/** mulberry32 (the simulator's), so that every run of a benchmark draws the same task durations. */
+export { prng as seeded } from '../../test/simulator/random';
 
 export const round = (n: number, digits = 2) => {
 	const f = 10 ** digits;
@@ -31,6 +22,9 @@ export const round = (n: number, digits = 2) => {
 
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+/** Byte counts as whole MB, one per run: "67 / 65 / 75" (a negative growth reads 0). */
+export const eachMb = (values: number[]) =>
+	values.map((v) => Math.max(0, v / 1024 / 1024).toFixed(0)).join(' / ');
 
 /** Renders rows as a plain-text table (first row is the header). */
 export function table(rows: Array<Array<string | number>>): string {

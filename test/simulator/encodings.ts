@@ -6,6 +6,7 @@ import type * as http from 'node:http';
 import * as zlib from 'node:zlib';
 
 import { mediaBuffer, type MediaKind } from './media';
+import { prng } from './random';
 
 export type EncodingFault = 'gzip' | 'deflate' | 'br';
 export const ENCODING_FAULTS: EncodingFault[] = ['gzip', 'deflate', 'br'];
@@ -15,11 +16,7 @@ const MAX_ENCODED_SOURCE = 64 * 1024 * 1024;
 
 /** The file compressed as `coding` ('deflate' = the zlib format RFC 9110 names). */
 export function encodeFile(coding: EncodingFault, kind: MediaKind, size: number): Buffer {
-	if (size > MAX_ENCODED_SOURCE) {
-		throw new Error(
-			`encoding faults apply to files up to ${MAX_ENCODED_SOURCE} bytes, not ${size}`,
-		);
-	}
+	assertEncodable(size);
 	const raw = mediaBuffer(kind, size);
 	if (coding === 'gzip') return zlib.gzipSync(raw);
 	if (coding === 'deflate') return zlib.deflateSync(raw);
@@ -85,21 +82,19 @@ export function sendGzipIncompressible(
 	headers: Record<string, string | number>,
 	head: boolean,
 ): void {
+	assertEncodable(size);
+	const random = prng(7);
+	const raw = Buffer.alloc(size);
+	for (let i = 0; i < size; i++) raw[i] = Math.floor(random() * 256);
+	const body = zlib.gzipSync(raw);
+	res.writeHead(200, { ...headers, 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+	res.end(head ? undefined : body);
+}
+
+function assertEncodable(size: number): void {
 	if (size > MAX_ENCODED_SOURCE) {
 		throw new Error(
 			`encoding faults apply to files up to ${MAX_ENCODED_SOURCE} bytes, not ${size}`,
 		);
 	}
-	const raw = Buffer.alloc(size);
-	let x = 0x9e3779b9;
-	for (let i = 0; i < size; i++) {
-		// xorshift32: no pattern gzip could shorten.
-		x ^= x << 13;
-		x ^= x >>> 17;
-		x ^= x << 5;
-		raw[i] = x & 0xff;
-	}
-	const body = zlib.gzipSync(raw);
-	res.writeHead(200, { ...headers, 'Content-Encoding': 'gzip', 'Content-Length': body.length });
-	res.end(head ? undefined : body);
 }

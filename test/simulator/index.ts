@@ -19,6 +19,7 @@ import {
 	type MediaKind,
 	type ReferenceFormat,
 } from './media';
+import { prng } from './random';
 import { ValidationError, validateSubmission, type ValidationConfig } from './validation';
 import {
 	ENCODING_FAULTS,
@@ -275,18 +276,6 @@ function checkRule(rule: FaultRule): void {
 		throw new Error(`fault times ${rule.times} is invalid; allowed: an integer >= 0`);
 	if (rule.when !== undefined && rule.endpoint !== 'submit')
 		throw new Error(`fault when applies to submit only, not to ${rule.endpoint}`);
-}
-
-/** mulberry32: small seeded PRNG so fault rates are reproducible. */
-function prng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
 }
 
 /** Reads `[sim:key=value]` and `[sim:key]` markers from a prompt. */

@@ -530,6 +530,17 @@ function overLimit(t: Transfer, chunk: Buffer): Fault | undefined {
 }
 
 /**
+ * A body that ended at another count than its Content-Length: only a decoded body can (with
+ * identity coding Node's HTTP parser delivers exactly Content-Length bytes or fails).
+ */
+function endMismatch(t: Transfer): Fault | undefined {
+	const expected = t.o.expected;
+	return expected !== undefined && t.received !== expected
+		? decodedBodyFault(t.received, expected)
+		: undefined;
+}
+
+/**
  * The last file of a task goes to the store without a gate: the store reads the body itself, one
  * stream less for every chunk to pass (docs/performance.md, section 3). What the gate did is done
  * where each chunk enters the body: n8n's client adds every chunk, and the end, with the body's
@@ -547,14 +558,8 @@ function streamThrough(t: Transfer): NodeReadable {
 	};
 	body.push = (chunk: unknown, encoding?: BufferEncoding) => {
 		if (t.stopped) return false;
-		if (chunk === null) {
-			const expected = t.o.expected;
-			return expected !== undefined && t.received !== expected
-				? refuse(decodedBodyFault(t.received, expected))
-				: push(null);
-		}
-		const fault = overLimit(t, chunk as Buffer);
-		return fault ? refuse(fault) : push(chunk, encoding);
+		const fault = chunk === null ? endMismatch(t) : overLimit(t, chunk as Buffer);
+		return fault ? refuse(fault) : push(chunk as Buffer | null, encoding);
 	};
 	// As for the gate: the failure reaches the caller through hold(), never as an unhandled event.
 	body.on('error', () => undefined);
@@ -675,7 +680,7 @@ async function failedTransfer(
  * Pipes the body into n8n's binary store through a stream of the node's own (openGate), which
  * counts the bytes against the limits (pull), watches for a slow or silent host and the
  * deadline (watch), and holds back the end until the caller commits (heldFile); the task's last
- * file goes to the store as it is (streamThrough), counted as the store reads it. Resolves once
+ * file goes to the store as it is (streamThrough), counted as it enters n8n's body. Resolves once
  * the whole body arrived; on any failure the store is handed the error (n8n then deletes its
  * temporary file) before this rejects.
  */
@@ -725,12 +730,12 @@ async function hold(
 	} catch (error) {
 		failure = error;
 	}
-	// Ended cleanly, but with another count than the Content-Length: only a decoded body can (with
-	// identity coding Node's HTTP parser delivers exactly Content-Length bytes or fails). The item
-	// fails; a task's last file was stored by then and stays with the execution's binary data.
-	if (failure === undefined && o.expected !== undefined && t.received !== o.expected) {
-		stop(t, decodedBodyFault(t.received, o.expected));
-		failure = new TransportError(t.stopped as Fault);
+	// Through the gate the end is checked here, before the store has it (streamThrough checks it
+	// as it enters the body).
+	const mismatch = failure === undefined ? endMismatch(t) : undefined;
+	if (mismatch) {
+		stop(t, mismatch);
+		failure = new TransportError(mismatch);
 	}
 	t.settled = true;
 	if (failure === undefined) return heldFile(ctx, t, gate, stored, storeFailure);
