@@ -94,6 +94,12 @@ export interface PollScheduleOptions {
 	overdueRatio: number;
 	/** A follower of a model of known typical duration reads this fraction of it apart. */
 	followerTypicalRatio: number;
+	/**
+	 * A task seen almost done (progress at NEAR_DONE_PROGRESS or more, with no confident aim) is
+	 * read again within this, whatever its role: it may end any moment, and its end is what the
+	 * user waits for.
+	 */
+	almostDoneDelayMs: number;
 }
 
 /** The balanced pace: the default, and what saved workflows without the option get. */
@@ -119,6 +125,7 @@ export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	priorMinStepMs: 500,
 	overdueRatio: 0.1,
 	followerTypicalRatio: 0.25,
+	almostDoneDelayMs: 1_000,
 };
 
 /** The panel's "Check for Results" (Options): where on the trade-off of reads and lag to poll. */
@@ -133,6 +140,7 @@ export const POLL_PACES: Record<PollPace, PollScheduleOptions> = {
 		coldMinDelayMs: 2_500,
 		scoutMinDelayMs: 1_000,
 		backoffRatio: 0.08,
+		almostDoneDelayMs: 500,
 	},
 	balanced: DEFAULT_POLL_SCHEDULE,
 	// A read every 10 s, then every 20 % of the time waited; learnt durations stepped through
@@ -148,6 +156,7 @@ export const POLL_PACES: Record<PollPace, PollScheduleOptions> = {
 		priorStepRatio: 0.08,
 		overdueRatio: 0.2,
 		marginRatio: 0.04,
+		almostDoneDelayMs: 2_000,
 	},
 };
 
@@ -237,6 +246,30 @@ export function predictFinish(
 	return { finishAt: anchorEstimate, confident: false };
 }
 
+/** Progress from which a task is taken as almost done (read again soon). */
+export const NEAR_DONE_PROGRESS = 90;
+
+const isAlmostDone = (o: PollObservation | undefined) =>
+	o !== undefined &&
+	typeof o.progress === 'number' &&
+	o.progress >= NEAR_DONE_PROGRESS &&
+	o.progress < 100;
+
+/**
+ * Milliseconds to wait after a status read the service refused (429, 5xx, no answer) even after
+ * the transport's own retries. The refused read told nothing, so it is not a read of the
+ * schedule: the next one comes at the service's Retry-After, or after a short back-off that
+ * doubles with each refusal in a row, not at the schedule's next step.
+ */
+export function delayAfterRefusedRead(
+	refusedInARow: number,
+	retryAfterMs: number | undefined,
+	options: PollScheduleOptions = DEFAULT_POLL_SCHEDULE,
+): number {
+	if (retryAfterMs !== undefined) return Math.round(Math.min(options.maxDelayMs, retryAfterMs));
+	return Math.min(options.maxDelayMs, options.minDelayMs * 2 ** Math.max(0, refusedInARow - 1));
+}
+
 /** Milliseconds to wait before the next status read. */
 export function nextPollDelay(
 	state: PollState,
@@ -256,6 +289,8 @@ export function nextPollDelay(
 	const clamp = (ms: number) => Math.round(Math.max(floor, Math.min(options.maxDelayMs, ms)));
 
 	if (observations.length === 0) {
+		// Woken (or planned) past the low end of a learnt duration before any read: read now.
+		if (prior && now >= prior.lowMs) return state.retryAfterMs ?? 0;
 		// A follower's first read can wait longer: the scouts' reads catch what is wrong at once.
 		const first = alone
 			? options.coldFirstDelayMs
@@ -265,6 +300,22 @@ export function nextPollDelay(
 		return clamp(first - now);
 	}
 
+	const prediction = predictFinish(observations, state.originKnown ?? true, options);
+	const last = observations[observations.length - 1];
+	if (isAlmostDone(last) && !prediction?.confident) {
+		// Seen almost done: read again soon, aimed at the extrapolated end when it is closer.
+		// Once: a task that stays there (uploading at 99 %) is read as an overdue one.
+		const before = observations[observations.length - 2];
+		const soon = isAlmostDone(before)
+			? Math.max(options.almostDoneDelayMs, now * options.marginRatio * 2)
+			: Math.min(
+					options.almostDoneDelayMs,
+					prediction ? prediction.finishAt * (1 + options.marginRatio) - now : Infinity,
+				);
+		return Math.round(
+			Math.max(options.minAimDelayMs, state.retryAfterMs ?? 0, Math.min(options.maxDelayMs, soon)),
+		);
+	}
 	if (state.role === 'follower' && state.typicalMs && !prior) {
 		// A follower of a known model leaves the reading, progress included, to its scouts: their
 		// first finish wakes it. Until then it reads only as a safety net, far apart.
@@ -272,10 +323,8 @@ export function nextPollDelay(
 			Math.max(now * options.followerBackoffRatio, state.typicalMs * options.followerTypicalRatio),
 		);
 	}
-	const prediction = predictFinish(observations, state.originKnown ?? true, options);
 	if (prior && !prediction?.confident) {
 		// Woken (or first planned) inside the learnt range with no read there yet: read now.
-		const last = observations[observations.length - 1];
 		if (last.at < prior.lowMs && now >= prior.lowMs) return state.retryAfterMs ?? 0;
 		if (now >= prior.lowMs && now < prior.highMs) {
 			const step = priorDelay(now, prior, options);
