@@ -277,7 +277,8 @@ export function nextPollDelay(
 ): number {
 	const { now, observations } = state;
 	const prior = state.originKnown === false ? undefined : state.prior;
-	const alone = !prior && state.role !== 'scout' && state.role !== 'follower';
+	const solo = state.role !== 'scout' && state.role !== 'follower';
+	const alone = !prior && solo;
 	const floor = Math.max(
 		alone
 			? options.coldMinDelayMs
@@ -327,7 +328,7 @@ export function nextPollDelay(
 		// Woken (or first planned) inside the learnt range with no read there yet: read now.
 		if (last.at < prior.lowMs && now >= prior.lowMs) return state.retryAfterMs ?? 0;
 		if (now >= prior.lowMs && now < prior.highMs) {
-			const step = priorDelay(now, prior, options);
+			const step = priorDelay(now, prior, options, solo);
 			return Math.round(
 				Math.max(
 					options.priorMinStepMs,
@@ -336,7 +337,7 @@ export function nextPollDelay(
 				),
 			);
 		}
-		return clamp(priorDelay(now, prior, options));
+		return clamp(priorDelay(now, prior, options, solo));
 	}
 	let ratio = looksNotStarted(observations) ? options.zeroProgressRatio : options.backoffRatio;
 	if (state.role === 'scout') ratio = Math.min(ratio, options.scoutBackoffRatio);
@@ -371,14 +372,20 @@ export function nextPollDelay(
  * kind, or a failure, is not left unseen for long), one at it, then steps through the range,
  * then a back-off that keeps the lag a small share of the time.
  */
-function priorDelay(now: number, prior: DurationPrior, options: PollScheduleOptions): number {
+function priorDelay(
+	now: number,
+	prior: DurationPrior,
+	options: PollScheduleOptions,
+	solo: boolean,
+): number {
 	const { lowMs, highMs } = prior;
-	// The read at half is skipped when it would come less than minDelay before or after another.
+	// The read at half is skipped when it would come less than minDelay before or after another,
+	// and for a task alone when it would come before its first read with nothing learnt: a kind
+	// learnt to take seconds is then read no more often than the users' loop would read it.
 	if (now < lowMs) {
 		const half = lowMs / 2;
-		return (
-			(half - now >= options.minDelayMs && lowMs - half >= options.minDelayMs ? half : lowMs) - now
-		);
+		const gap = solo ? Math.max(options.minDelayMs, options.coldMinDelayMs) : options.minDelayMs;
+		return (half - now >= gap && lowMs - half >= gap ? half : lowMs) - now;
 	}
 	if (now < highMs) return Math.min(highMs - now, lowMs * options.priorStepRatio);
 	return now * options.overdueRatio;
