@@ -298,6 +298,8 @@ export function nextPollDelay(
 			: state.role === 'follower'
 				? options.firstDelayMs * (1 + options.followerBackoffRatio)
 				: options.firstDelayMs;
+		// A task alone of a learnt kind: its first read is the learnt one (at half, or the low end).
+		if (prior && solo) return clamp(priorDelay(now, prior, options, solo));
 		return clamp(first - now);
 	}
 
@@ -328,7 +330,16 @@ export function nextPollDelay(
 		// Woken (or first planned) inside the learnt range with no read there yet: read now.
 		if (last.at < prior.lowMs && now >= prior.lowMs) return state.retryAfterMs ?? 0;
 		if (now >= prior.lowMs && now < prior.highMs) {
-			const step = priorDelay(now, prior, options, solo);
+			let step = priorDelay(now, prior, options, solo);
+			// A task alone steps through the range within the users' loop's allowance (its n-th read
+			// no sooner than n loop steps from the start, Balanced: 5 s), but never past the range's
+			// end: a kind learnt to take seconds is read about as often as that loop, seen sooner.
+			// Only reads that answered count: a refused read is no read.
+			if (solo)
+				step = Math.max(
+					step,
+					Math.min(prior.highMs - now, options.coldMinDelayMs * (observations.length + 1) - now),
+				);
 			return Math.round(
 				Math.max(
 					options.priorMinStepMs,

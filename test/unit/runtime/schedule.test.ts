@@ -294,6 +294,25 @@ describe('poll schedule', () => {
 			expect(20_000 + lagMs).toBeLessThanOrEqual(learnt(120_000).lowMs / 2 + 1);
 		});
 
+		it("a lone task of a kind learnt to take seconds: no more reads than the users' 5 s loop (issue 46)", () => {
+			const loop = (d: number) => Math.max(1, Math.ceil(d / 5_000));
+			let node = 0;
+			let users = 0;
+			for (const d of [9_500, 9_800, 10_000, 10_200, 10_500]) {
+				const { reads, lagMs } = replay(d, noProgress, undefined, { prior: learnt(10_000) });
+				node += reads;
+				users += loop(d);
+				expect(lagMs).toBeLessThanOrEqual(1_000);
+			}
+			expect(node).toBeLessThanOrEqual(users);
+			// In a batch (a role) the read at half stays: it catches a task of another kind early.
+			const batch = replay(10_000, noProgress, undefined, {
+				prior: learnt(10_000),
+				role: 'follower',
+			});
+			expect(batch.delays[0]).toBeLessThan(learnt(10_000).lowMs);
+		});
+
 		it('a task that runs past everything learnt backs off in proportion, lag a small share', () => {
 			const { lagMs } = replay(200_000, noProgress, undefined, { prior: learnt(60_000) });
 			expect(lagMs).toBeLessThanOrEqual(200_000 * DEFAULT_POLL_SCHEDULE.overdueRatio * 1.2);
