@@ -292,11 +292,16 @@ export function nextPollDelay(
 	if (observations.length === 0) {
 		// Woken (or planned) past the low end of a learnt duration before any read: read now.
 		if (prior && now >= prior.lowMs) return state.retryAfterMs ?? 0;
-		// A follower's first read can wait longer: the scouts' reads catch what is wrong at once.
+		// A follower's first read can wait longer: the scouts' reads catch what is wrong at once,
+		// and their first finish wakes it. Of a known model, it waits as a task alone would: the
+		// scouts' closer reads are paid for by the followers' (a batch within the users' loop).
 		const first = alone
 			? options.coldFirstDelayMs
 			: state.role === 'follower'
-				? options.firstDelayMs * (1 + options.followerBackoffRatio)
+				? Math.max(
+						options.firstDelayMs * (1 + options.followerBackoffRatio),
+						state.typicalMs && !prior ? options.coldFirstDelayMs : 0,
+					)
 				: options.firstDelayMs;
 		// A task alone of a learnt kind: its first read is the learnt one (at half, or the low end).
 		if (prior && solo) return clamp(priorDelay(now, prior, options, solo));
