@@ -459,6 +459,7 @@ function printFaults(rows: FaultRow[]) {
 				'node, no faults: reads',
 				'lag median / p90',
 				'time',
+				'5 s loop, no faults: reads',
 			],
 			...rows.map((r) => [
 				`${r.tasks} x ${seconds(r.durationMs)}`,
@@ -468,6 +469,7 @@ function printFaults(rows: FaultRow[]) {
 				...cell(r.loop5s),
 				round(r.readRatio, 2),
 				...cell(r.nodeNoFaults),
+				round(r.loop5sNoFaultsReads, 1),
 			]),
 		]),
 	);

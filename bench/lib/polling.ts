@@ -612,6 +612,8 @@ export interface FaultRow {
 	node: ReturnType<typeof summarise> & { timeOverT: number };
 	nodeNoFaults: ReturnType<typeof summarise> & { timeOverT: number };
 	loop5s: ReturnType<typeof summarise> & { timeOverT: number };
+	/** The users' 5 s loop without faults on the same tasks (its reads per task, mean). */
+	loop5sNoFaultsReads: number;
 	/** Node reads / the loop's reads on the same tasks, both under the faults. */
 	readRatio: number;
 }
@@ -665,6 +667,7 @@ export async function faultsBenchmark(
 					node,
 					nodeNoFaults: { ...summarise(without), timeOverT: median(times.clean) },
 					loop5s: loop5,
+					loop5sNoFaultsReads: loop5s(without).requestsMean,
 					readRatio: node.requestsMean / loop5.requestsMean,
 				});
 			} finally {
