@@ -2,7 +2,7 @@
 // first status read 429 (Retry-After: 1) and each first file download 502, as a service under
 // load does (both allowed by the spec). What the user sees is checked: the node's own run time
 // (n8n's executionTime) against the task's, every item with its file, one submission per item.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { startSimulator, type Simulator } from '../simulator';
 import { N8nInstance, outputItems, removeEmptyRunFolder } from './n8n';
 import { credentialImport, manualTrigger, mediaNode, workflow } from './workflows';

@@ -376,7 +376,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			rules = [];
 		},
 		applied: (id) => rules.find((r) => r.id === id)?.applied ?? 0,
-		list: () => rules.map(({ perTaskApplied: _, ...r }) => ({ ...r })),
+		list: () =>
+			rules.map((r) => {
+				const copy: Rule = { ...r };
+				delete copy.perTaskApplied;
+				return copy;
+			}),
 	};
 	/** The first rule that fires for this request, counted as applied. */
 	function fault(
