@@ -23,6 +23,11 @@
  *    about 65 s on (the trade-off against reads: docs/performance.md, section 2). Its model's
  *    typical duration does not space them out: a model's figure says nothing about this task's
  *    length. A follower of such a model reads only as a safety net until its scouts' first finish.
+ *  - a task seen almost done (progress NEAR_DONE_PROGRESS or more, no confident aim) is read
+ *    again within `almostDoneDelayMs`, whatever its role; a task alone of a learnt kind reads
+ *    within the users' loop's allowance (its n-th read no sooner than n loop steps);
+ *  - a read the service refused (429, 5xx, no answer) is no read: the next comes at its
+ *    Retry-After or a short back-off (delayAfterRefusedRead), and nothing here counts it;
  *  - the pace (POLL_PACES, the panel's "Check for Results") moves all of this along the
  *    trade-off: sooner (more reads), balanced (the default), fewer requests (a later result).
  */
