@@ -5,7 +5,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { startSimulator, type Simulator } from '../simulator';
 import { N8nInstance, outputItems, removeEmptyRunFolder } from './n8n';
-import { credentialImport, manualTrigger, mediaNode, workflow } from './workflows';
+import { credentialImport, manualTrigger, mediaNode, rowItems, workflow } from './workflows';
 
 jest.setTimeout(300_000);
 
@@ -25,29 +25,11 @@ beforeAll(async () => {
 				ID,
 				[
 					manualTrigger(),
-					{
-						id: 'n-rows',
-						name: 'Rows',
-						type: 'n8n-nodes-base.set',
-						typeVersion: 3.4,
-						position: [200, 0],
-						parameters: {
-							mode: 'raw',
-							jsonOutput: JSON.stringify({
-								rows: Array.from({ length: ITEMS }, (_, i) => ({
-									prompt: `picture ${i} [sim:duration=${TASK_MS}]`,
-								})),
-							}),
-						},
-					},
-					{
-						id: 'n-split',
-						name: 'Split',
-						type: 'n8n-nodes-base.splitOut',
-						typeVersion: 1,
-						position: [300, 0],
-						parameters: { fieldToSplitOut: 'rows' },
-					},
+					...rowItems(
+						Array.from({ length: ITEMS }, (_, i) => ({
+							prompt: `picture ${i} [sim:duration=${TASK_MS}]`,
+						})),
+					),
 					// The defaults a new user gets (Check for Results: Balanced, files downloaded).
 					mediaNode('Generate', {
 						resource: 'image',

@@ -16,20 +16,23 @@ function readsOf(s: Simulator, taskId: string) {
 		.map((r) => ({ at: r.at - task.createdAt, refused: r.status !== 200 }));
 }
 
-it("a status read refused even after the transport's retries is followed by a read at its Retry-After, not at the schedule's next step", async () => {
-	// Every attempt of the first read (the first and its two retries) answered 429, Retry-After 1.
-	sim().faults.add({ endpoint: 'status', kind: '429', retryAfter: 1, perTask: 3 });
+/** One task alone at the default pace, its files not downloaded; its output item. */
+async function runOne(prompt: string) {
 	const result = await run(
 		sim(),
 		mediaWorkflow(
-			imageGenerateParams(sim(), 'refused [sim:duration=20000] [sim:progress=none]', {
-				checkForResults: 'balanced',
-				downloadFiles: false,
-			}),
+			imageGenerateParams(sim(), prompt, { checkForResults: 'balanced', downloadFiles: false }),
 		),
 	);
 	const [item] = result.outputOf(NODE);
 	expect(item.json.status).toBe('finished');
+	return item;
+}
+
+it("a status read refused even after the transport's retries is followed by a read at its Retry-After, not at the schedule's next step", async () => {
+	// Every attempt of the first read (the first and its two retries) answered 429, Retry-After 1.
+	sim().faults.add({ endpoint: 'status', kind: '429', retryAfter: 1, perTask: 3 });
+	const item = await runOne('refused [sim:duration=20000] [sim:progress=none]');
 	const reads = readsOf(sim(), simTaskOf(sim(), item).id);
 	expect(reads.slice(0, 4).map((r) => r.refused)).toEqual([true, true, true, false]);
 	// The schedule's next step for a lone task would be 5 s later; the service asked for 1 s.
@@ -39,17 +42,7 @@ it("a status read refused even after the transport's retries is followed by a re
 
 it('a task seen almost done (progress 90 or more) is read again within a second, not at the next 5 s step', async () => {
 	// A lone task of 5.9 s: its first read, at 5.5 s, sees progress 90.
-	const result = await run(
-		sim(),
-		mediaWorkflow(
-			imageGenerateParams(sim(), 'almost [sim:duration=5900]', {
-				checkForResults: 'balanced',
-				downloadFiles: false,
-			}),
-		),
-	);
-	const [item] = result.outputOf(NODE);
-	expect(item.json.status).toBe('finished');
+	const item = await runOne('almost [sim:duration=5900]');
 	const task = simTaskOf(sim(), item);
 	const reads = readsOf(sim(), task.id);
 	expect(reads).toHaveLength(2);
