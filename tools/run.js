@@ -429,12 +429,17 @@ async function main() {
 		case 'simulator':
 			tsx(node, path.join(ROOT, 'test', 'simulator', 'cli.ts'), rest);
 			break;
+		case 'figures':
+			// The docs' generated figure blocks from bench/results/, then the check of every figure
+			// (CONTRIBUTING.md, "Figures in the docs"); --check only checks.
+			tsx(node, path.join(ROOT, 'tools', 'docs-figures.ts'), rest);
+			break;
 		case 'fixtures':
 			// The saved-workflow fixtures of this version (CONTRIBUTING.md, "Saved workflows and typeVersion").
 			tsx(node, path.join(ROOT, 'tools', 'saved-workflows.ts'), rest);
 			break;
 		default:
-			throw new Error(`unknown job "${job}": use test, demo, bench, simulator, fixtures or dev`);
+			throw new Error(`unknown job "${job}": use test, demo, bench, simulator, figures, fixtures or dev`);
 	}
 	log(`${job} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	if (job === 'test') printTotals();
