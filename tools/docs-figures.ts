@@ -161,7 +161,7 @@ export interface Figure {
 }
 
 const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
-const RANGE = String.raw`(${NUM})(?:\s?[-–]\s?(${NUM}))?`;
+const RANGE = String.raw`(${NUM})(?:(?:\s?[-–]\s?|\s*→\s*)(${NUM}))?`;
 const PATTERNS: Array<{ unit: string; re: RegExp; rangeOnly?: boolean; decimalOnly?: boolean }> = [
 	// a ratio: 1.05x, 0.98 ×, 45× (not "10 × 1024", a product, nor "2.x", a version)
 	{ unit: 'x', re: new RegExp(String.raw`(?<![\w.])${RANGE}\s?[x×](?![\w(]|\s*\d)`, 'g') },
@@ -403,7 +403,8 @@ export function normalise(markdown: string): string {
 
 /** Rewrites the generated blocks of every doc; returns the docs it changed. */
 export function regenerateDocs(out?: string, root = ROOT): string[] {
-	if (out && !path.resolve(out).startsWith(path.join(root, 'bench', 'results') + path.sep)) return [];
+	if (out && !path.resolve(out).startsWith(path.join(root, 'bench', 'results') + path.sep))
+		return [];
 	const changed: string[] = [];
 	for (const doc of docFiles(root)) {
 		const file = path.join(root, doc);
