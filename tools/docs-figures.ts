@@ -242,7 +242,8 @@ const SCALES: Record<string, number[]> = {
 };
 
 export function numbersIn(text: string): number[] {
-	return [...text.matchAll(/-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[+-]?\d+)?/g)].map((m) =>
+	// numeric separators of source code: 5_500 is 5500
+	return [...text.replace(/(\d)_(?=\d)/g, '$1').matchAll(/-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[+-]?\d+)?/g)].map((m) =>
 		toNumber(m[0]),
 	);
 }
@@ -530,7 +531,7 @@ export function recorded(json: unknown): { commit?: string; command?: unknown; d
 	};
 }
 
-const MEASURED_AT = /measured at (?:or just before )?`?([0-9a-f]{7,40})\b/;
+const MEASURED_AT = /measured\s+at\s+(?:or\s+just\s+before\s+)?`?([0-9a-f]{7,40})\b/;
 
 /** Why the results file cannot back a figure, or undefined. */
 export function provenanceProblem(
