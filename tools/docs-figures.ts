@@ -243,9 +243,11 @@ const SCALES: Record<string, number[]> = {
 
 export function numbersIn(text: string): number[] {
 	// numeric separators of source code: 5_500 is 5500
-	return [...text.replace(/(\d)_(?=\d)/g, '$1').matchAll(/-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[+-]?\d+)?/g)].map((m) =>
-		toNumber(m[0]),
-	);
+	return [
+		...text
+			.replace(/(\d)_(?=\d)/g, '$1')
+			.matchAll(/-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[+-]?\d+)?/g),
+	].map((m) => toNumber(m[0]));
 }
 
 /** Every value of the figure is some number of the file, at the figure's precision. */
