@@ -50,7 +50,44 @@ export function docFiles(root = ROOT): string[] {
  * there): settings and limits of the code in the README, where a link to source would not help a
  * user. Keep this list short; a measured figure never belongs here.
  */
-export const ALLOWED: Array<{ doc: string; text: string; source: string; why: string }> = [];
+export const ALLOWED: Array<{ doc: string; text: string; source: string; why: string }> = [
+	{
+		doc: 'README.md',
+		text: 'Max File Size defaults to 256 MB',
+		source: 'nodes/shared/transport/fileSizeLimit.ts',
+		why: "Max File Size's default in database mode",
+	},
+	{
+		doc: 'README.md',
+		text: '4 GB per task',
+		source: 'nodes/shared/transport/downloads.ts',
+		why: "a task's files while Max File Size is automatic (MAX_TASK_BYTES)",
+	},
+	{
+		doc: 'README.md',
+		text: 'backoff from 0.5 s',
+		source: 'nodes/shared/transport/faults.ts',
+		why: 'the first backoff of status reads (DEFAULT_BACKOFF)',
+	},
+	{
+		doc: 'README.md',
+		text: '6 reads',
+		source: 'nodes/MediaGenerationTrigger/verify.ts',
+		why: "the trigger's confirmation reads (CONFIRM_READS)",
+	},
+	{
+		doc: 'README.md',
+		text: 'at most 3 status reads',
+		source: 'nodes/MediaGenerationTrigger/statusReads.ts',
+		why: "a callback URL's own allowance (URL_READ_LIMITS.own)",
+	},
+	{
+		doc: 'README.md',
+		text: '200 reads',
+		source: 'nodes/MediaGenerationTrigger/statusReads.ts',
+		why: "the trigger's budget (TRIGGER_STATUS_READ_LIMITS)",
+	},
+];
 
 // ---------------------------------------------------------------------------------------------
 // Parsing a doc into units
@@ -573,7 +610,7 @@ export interface Problem {
 	message: string;
 }
 
-export function check(root = ROOT, git: GitView = gitView(root)): Problem[] {
+export function check(root = ROOT, git: GitView = gitView(root), allowedList = ALLOWED): Problem[] {
 	const problems: Problem[] = [];
 	const provenance = new Map<string, string | undefined>();
 	const results = (rel: string, context: string, doc: string, line: number) => {
@@ -604,7 +641,7 @@ export function check(root = ROOT, git: GitView = gitView(root)): Problem[] {
 		for (const u of units(doc, text)) {
 			const cited = citedFiles(u.text, root);
 			const figs = figures(u.text);
-			const allowed = ALLOWED.filter((a) => a.doc === doc && u.text.includes(a.text));
+			const allowed = allowedList.filter((a) => a.doc === doc && u.text.includes(a.text));
 			if (cited.length === 0) {
 				const loose = figs.filter((f) => !allowed.some((a) => a.text.includes(f.text)));
 				for (const a of allowed) {

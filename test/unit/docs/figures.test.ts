@@ -146,6 +146,19 @@ describe('the rules, on docs of their own', () => {
 		]);
 	});
 
+	it('an allowed setting must be in the source file named for it', () => {
+		write('nodes/limits.ts', 'export const LIMITS = { burst: 3, perMinute: 1 };\n');
+		write('docs/a.md', '# A\n\nA URL costs at most 3 status reads, then 1 a minute.\n');
+		const allow = (text: string) => [
+			{ doc: 'docs/a.md', text, source: 'nodes/limits.ts', why: 'the allowance' },
+		];
+		expect(check(root, goodGit, allow('at most 3 status reads'))).toEqual([]);
+		write('nodes/limits.ts', 'export const LIMITS = { burst: 5, perMinute: 1 };\n');
+		expect(report(check(root, goodGit, allow('at most 3 status reads')))).toBe(
+			'docs/a.md:3: "3 status reads" (allowed as the allowance) is not in nodes/limits.ts',
+		);
+	});
+
 	it('a results file that records no commit is refused unless the doc says which commit it measured', () => {
 		write('bench/results/flood.json', JSON.stringify({ flood: results.flood }));
 		write('docs/a.md', '# A\n\nRan: 10 of 20 (`bench/results/flood.txt`).\n');
