@@ -40,7 +40,7 @@ import {
 	webhookNode,
 	workflow,
 } from '../test/e2e/workflows';
-import { provenance } from './lib/provenance';
+import { npmRun, provenance } from './lib/provenance';
 import { round, table } from './lib/stats';
 import { regenerateDocs } from '../tools/docs-figures';
 
@@ -626,7 +626,7 @@ export async function main(argv: string[]) {
 	const floorPath = `bench-burst-floor-${process.pid}`;
 	const results: Record<string, unknown> = {
 		date: new Date().toISOString(),
-		...provenance('bench:n8n', argv),
+		...provenance(npmRun('bench:n8n', argv)),
 		cores: os.cpus().length,
 	};
 	const done: Round[] = [];

@@ -45,7 +45,7 @@ import {
 	type WorkflowNode,
 } from '../test/e2e/workflows';
 import { videoParams } from '../test/queue/workflows';
-import { provenance } from './lib/provenance';
+import { npmRun, provenance } from './lib/provenance';
 import { mb, round, seconds, table } from './lib/stats';
 import { regenerateDocs } from '../tools/docs-figures';
 
@@ -766,7 +766,7 @@ export async function main(argv: string[]) {
 	const n8n = await N8nInstance.create('bench-n8n');
 	const results: Record<string, unknown> = {
 		date: new Date().toISOString(),
-		...provenance('bench:n8n', argv),
+		...provenance(npmRun('bench:n8n', argv)),
 		quick,
 		loadBefore: os.loadavg(),
 	};

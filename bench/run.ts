@@ -39,7 +39,7 @@ import {
 } from './lib/memory';
 import { overheadBenchmark, type OverheadResult } from './lib/overhead';
 import { benchPlan } from './lib/plan';
-import { provenance } from './lib/provenance';
+import { npmRun, provenance } from './lib/provenance';
 import { regenerateDocs } from '../tools/docs-figures';
 import {
 	lagTargets,
@@ -97,7 +97,7 @@ function machine(argv: string[]) {
 		).version;
 	return {
 		date: new Date().toISOString(),
-		...provenance('bench', argv),
+		...provenance(npmRun('bench', argv)),
 		node: process.version,
 		n8nCore: pkg('n8n-core'),
 		n8nWorkflow: pkg('n8n-workflow'),

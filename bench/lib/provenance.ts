@@ -25,11 +25,19 @@ export interface Provenance {
 	command: string[];
 }
 
-export function provenance(script: 'bench' | 'bench:n8n', argv: string[]): Provenance {
+/** `npm run <script> -- <argv>`, as typed. */
+export const npmRun = (script: string, argv: string[]) => [
+	'npm',
+	'run',
+	script,
+	...(argv.length ? ['--', ...argv] : []),
+];
+
+export function provenance(command: string[]): Provenance {
 	const status = git(['status', '--porcelain', '--', 'nodes', 'credentials', 'bench']);
 	return {
 		commit: git(['rev-parse', '--short', 'HEAD']) ?? 'unknown',
 		dirty: status === undefined ? false : status.length > 0,
-		command: ['npm', 'run', script, ...(argv.length ? ['--', ...argv] : [])],
+		command,
 	};
 }

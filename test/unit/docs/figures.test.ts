@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { provenance } from '../../../bench/lib/provenance';
+import { npmRun, provenance } from '../../../bench/lib/provenance';
 import {
 	check,
 	claims,
@@ -210,7 +210,7 @@ describe("a results file's commit must hold the code it measured (this repositor
 	});
 
 	it('the benchmarks record the commit, whether the code differed from it, and the command', () => {
-		const p = provenance('bench', ['--only', 'polling']);
+		const p = provenance(npmRun('bench', ['--only', 'polling']));
 		expect(p.commit).toMatch(/^[0-9a-f]{7,}$/);
 		expect(typeof p.dirty).toBe('boolean');
 		expect(p.command).toEqual(['npm', 'run', 'bench', '--', '--only', 'polling']);
