@@ -201,7 +201,7 @@ const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
 const RANGE = String.raw`(${NUM})(?:(?:\s?[-–]\s?|\s*→\s*)(${NUM}))?`;
 const PATTERNS: Array<{ unit: string; re: RegExp; rangeOnly?: boolean; decimalOnly?: boolean }> = [
 	// a ratio: 1.05x, 0.98 ×, 45× (not "10 × 1024", a product, nor "2.x", a version)
-	{ unit: 'x', re: new RegExp(String.raw`(?<![\w.])${RANGE}\s?[x×](?![\w(]|\s*\d)`, 'g') },
+	{ unit: 'x', re: new RegExp(String.raw`(?<![\w.])${RANGE}\s?[x×](?![\w(]|\s*[\d(])`, 'g') },
 	{ unit: '%', re: new RegExp(String.raw`(?<![\w.])${RANGE}\s?%`, 'g') },
 	{ unit: 'MB', re: new RegExp(String.raw`(?<![\w.])${RANGE}\s?(?:MB|GB|kB|KB|TB)\b`, 'g') },
 	{
