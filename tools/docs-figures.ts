@@ -101,6 +101,12 @@ export const ALLOWED: Array<{ doc: string; text: string; source: string; why: st
 		source: 'nodes/MediaGenerationTrigger/statusReads.ts',
 		why: "the trigger's budget (TRIGGER_STATUS_READ_LIMITS)",
 	},
+	{
+		doc: 'docs/models.md',
+		text: '10 MB',
+		source: 'nodes/MediaGeneration/models/referenceImages.ts',
+		why: 'the reference-image limit (MAX_IMAGE_BYTES), in every table that states it',
+	},
 ];
 
 // ---------------------------------------------------------------------------------------------
