@@ -107,6 +107,12 @@ export const ALLOWED: Array<{ doc: string; text: string; source: string; why: st
 		source: 'nodes/MediaGeneration/models/referenceImages.ts',
 		why: 'the reference-image limit (MAX_IMAGE_BYTES), in every table that states it',
 	},
+	...['256 MB', '1024 MB', '2048 MB'].map((text) => ({
+		doc: 'docs/queue-mode.md',
+		text,
+		source: 'nodes/shared/transport/fileSizeLimit.ts',
+		why: "Max File Size's default per binary data mode",
+	})),
 ];
 
 // ---------------------------------------------------------------------------------------------
