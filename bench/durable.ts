@@ -17,7 +17,7 @@
 // - Memory held: the heap this process needs to keep 200 waits in flight (the items, their
 //   observation lists, one pending timer each), measured with forced GCs, against the bytes of
 //   the 200 parked items n8n keeps in its database instead (nothing in any process's memory).
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmark code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 

@@ -14,7 +14,7 @@
 //                                      tell garbage awaiting collection from memory really held
 //   BENCH_CHILD_NODE_ARGS="--trace-gc" npm run bench -- --only memory
 //                                      diagnostic: Node options for the measuring processes
-/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a contributor tool: runs under plain Node, never inside n8n (the package ships dist/ only) */
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a contributor tool: runs under plain Node, never inside n8n (the package ships dist/ only) */
 // Figures in README.md and docs/ that cannot drift from the results files they come from.
 //
 //   node tools/run.js figures          regenerate every generated block, then check every doc
@@ -712,12 +712,13 @@ if (require.main === module) {
 	const checkOnly = process.argv.includes('--check');
 	if (!checkOnly) {
 		const changed = regenerateDocs();
-		console.log(changed.length ? `regenerated: ${changed.join(', ')}` : 'every block is current');
+		process.stdout.write(
+			`${changed.length ? `regenerated: ${changed.join(', ')}` : 'every block is current'}\n`,
+		);
 	}
 	const problems = check();
 	if (problems.length) {
-		console.error(report(problems));
-		console.error(`\n${problems.length} figure problem(s)`);
+		process.stderr.write(`${report(problems)}\n\n${problems.length} figure problem(s)\n`);
 		process.exitCode = 1;
-	} else console.log('every figure in README.md and docs/ has its source');
+	} else process.stdout.write('every figure in README.md, CHANGELOG.md and docs/ has its source\n');
 }

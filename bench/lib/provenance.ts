@@ -2,6 +2,7 @@
 // whether the measured code differed from it (uncommitted changes under nodes/ or bench/), and the
 // command that produced the file. test/unit/docs/figures.test.ts refuses a results file whose
 // commit does not hold the code paths it claims to measure.
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 

@@ -3,7 +3,7 @@
 // results, test or source file holding it; and every results file a doc rests on names a commit
 // that holds the code it measured. The machinery is tools/docs-figures.ts; this file runs it on the
 // real docs, then shows on small docs of its own that each rule catches what it is for.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
