@@ -355,15 +355,14 @@ function resultsText(rel: string, root: string): string {
 		.join('\n');
 }
 
-const numberCache = new Map<string, number[]>();
-function numbersOf(rel: string, root: string): number[] {
-	const key = `${root}:${rel}`;
-	let n = numberCache.get(key);
+/** The numbers of a cited file; `cache` lives as long as one check (files change between runs). */
+function numbersOf(rel: string, root: string, cache: Map<string, number[]>): number[] {
+	let n = cache.get(rel);
 	if (!n) {
 		n = numbersIn(
 			isResults(rel) ? resultsText(rel, root) : fs.readFileSync(path.join(root, rel), 'utf8'),
 		);
-		numberCache.set(key, n);
+		cache.set(rel, n);
 	}
 	return n;
 }
@@ -639,6 +638,7 @@ export interface Problem {
 export function check(root = ROOT, git: GitView = gitView(root), allowedList = ALLOWED): Problem[] {
 	const problems: Problem[] = [];
 	const provenance = new Map<string, string | undefined>();
+	const cache = new Map<string, number[]>();
 	const results = (rel: string, context: string, doc: string, line: number) => {
 		const key = `${rel}\n${MEASURED_AT.exec(context)?.[1] ?? ''}`;
 		if (!provenance.has(key)) provenance.set(key, provenanceProblem(rel, context, git, root));
@@ -671,7 +671,7 @@ export function check(root = ROOT, git: GitView = gitView(root), allowedList = A
 			if (cited.length === 0) {
 				const loose = figs.filter((f) => !allowed.some((a) => a.text.includes(f.text)));
 				for (const a of allowed) {
-					const n = numbersOf(a.source, root);
+					const n = numbersOf(a.source, root, cache);
 					for (const f of figures(a.text))
 						if (foundIn(f, n).length)
 							problems.push({
@@ -688,7 +688,7 @@ export function check(root = ROOT, git: GitView = gitView(root), allowedList = A
 					});
 				continue;
 			}
-			const numbers = cited.flatMap((rel) => numbersOf(rel, root));
+			const numbers = cited.flatMap((rel) => numbersOf(rel, root, cache));
 			for (const f of [...figs, ...(cited.some(isResults) ? counts(u.text) : [])]) {
 				const missing = foundIn(f, numbers);
 				if (missing.length)
