@@ -20,7 +20,7 @@ function git(args: string[]): string | undefined {
 
 export interface Provenance {
 	commit: string;
-	/** true when nodes/, credentials/ or bench/ had uncommitted changes: the code was not the commit's */
+	/** true when nodes/, credentials/ or bench/ (not bench/results/) had uncommitted changes: the code was not the commit's */
 	dirty: boolean;
 	/** the command as typed, e.g. ["npm", "run", "bench", "--", "--only", "polling"] */
 	command: string[];
@@ -35,7 +35,16 @@ export const npmRun = (script: string, argv: string[]) => [
 ];
 
 export function provenance(command: string[]): Provenance {
-	const status = git(['status', '--porcelain', '--', 'nodes', 'credentials', 'bench']);
+	// results files written earlier and not yet committed are no code: they do not count
+	const status = git([
+		'status',
+		'--porcelain',
+		'--',
+		'nodes',
+		'credentials',
+		'bench',
+		':(exclude)bench/results',
+	]);
 	return {
 		commit: git(['rev-parse', '--short', 'HEAD']) ?? 'unknown',
 		dirty: status === undefined ? false : status.length > 0,
