@@ -101,12 +101,12 @@ export const ALLOWED: Array<{ doc: string; text: string; source: string; why: st
 		source: 'nodes/MediaGenerationTrigger/statusReads.ts',
 		why: "the trigger's budget (TRIGGER_STATUS_READ_LIMITS)",
 	},
-	{
-		doc: 'docs/models.md',
+	...['docs/models.md', 'docs/form-photos-to-videos.md'].map((doc) => ({
+		doc,
 		text: '10 MB',
 		source: 'nodes/MediaGeneration/models/referenceImages.ts',
-		why: 'the reference-image limit (MAX_IMAGE_BYTES), in every table that states it',
-	},
+		why: 'the reference-image limit (MAX_IMAGE_BYTES), wherever the page states it',
+	})),
 	...['256 MB', '1024 MB', '2048 MB'].map((text) => ({
 		doc: 'docs/queue-mode.md',
 		text,
