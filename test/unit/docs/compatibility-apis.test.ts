@@ -4,7 +4,6 @@
 // the code no longer makes, fails here. "Calls" are found the way a reader would grep them: a
 // method of n8n's node contexts or helpers (as n8n-workflow declares them) called as `.name(`,
 // a runtime import from n8n-workflow, and the `$` variables the code evaluates in expressions.
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -30,10 +29,13 @@ function contextMethods(): Set<string> {
 }
 
 function packageSources(): string[] {
-	return execFileSync('git', ['ls-files', 'nodes', 'credentials'], { cwd: ROOT, encoding: 'utf8' })
-		.split('\n')
-		.filter((file) => file.endsWith('.ts'))
-		.map(read);
+	const walk = (dir: string): string[] =>
+		fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+			const rel = path.join(dir, entry.name);
+			if (entry.isDirectory()) return walk(rel);
+			return entry.name.endsWith('.ts') ? [rel] : [];
+		});
+	return [...walk('nodes'), ...walk('credentials')].map(read);
 }
 
 /** Every n8n API the package's code uses, by the three rules above. */
