@@ -418,8 +418,8 @@ describe('examples/spreadsheet-rows-to-videos.json (guide: docs/spreadsheet-to-v
 					continue;
 				}
 				if (row.sku === EMPTY) {
-					// Refused before any request: the row says why.
-					expect(row.status).toBe('error');
+					// Refused before any request: the row says why, and that it cost nothing.
+					expect(row.status).toBe('not sent');
 					expect(row.video_file).toBe('');
 					expect(row.task_id).toBe('');
 					expect(row.error).toMatch(/prompt/i);
