@@ -254,7 +254,8 @@ afterAll(async () => {
 
 describe('polling path: the examples run with n8n execute', () => {
 	test.each([
-		['generate-video.json', WF.video, 'Generate Video', 'video/mp4', 'mp4'],
+		// The crash-safe layout: Generate Video hands its task on, Wait for Video outputs the result.
+		['generate-video.json', WF.video, 'Wait for Video', 'video/mp4', 'mp4'],
 		['generate-image.json', WF.image, 'Generate Image', 'image/png', 'png'],
 	])(
 		"%s: the task finishes and its file is in n8n's binary store as served",
