@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply; it reads README.md and docs/ from disk */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply; it reads README.md and docs/ from disk */
 // README.md's promise and docs/reliability.md's layout table say what each layout keeps when n8n
 // stops, from one source (layouts.ts), and every claim names a test that shows it.
 import * as fs from 'node:fs';
