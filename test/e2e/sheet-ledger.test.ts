@@ -4,22 +4,14 @@
 // are in their rows before the next batch is sent, so the next run collects what was paid for
 // and sends only rows that never got a task ID. Guide: docs/spreadsheet-to-videos.md.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { mediaChunks, startSimulator, type Simulator } from '../simulator';
+import { startSimulator, type Simulator } from '../simulator';
 import { N8nInstance, parseRunJson, removeEmptyRunFolder, tailOf } from './n8n';
 import { credentialImport } from './workflows';
-import {
-	SHEET_FILE,
-	SHIPPED_SHEET,
-	parseCsv,
-	readSheet,
-	sheetWorkflow,
-	toCsv,
-	type Row,
-} from './sheet';
+import { SHEET_FILE, readSheet, sheetWorkflow, toCsv, type Row } from './sheet';
+import { expectEveryRowWithItsVideo, sheetNow, timedSheet } from './sheetChecks';
 
 jest.setTimeout(400_000);
 
@@ -48,27 +40,9 @@ afterAll(async () => {
 	removeEmptyRunFolder();
 });
 
-/** The shipped 20-row sheet, each video taking `durationMs` at the service (plus a spread). */
-function sheet(durationMs: number, mark: (row: Row, index: number) => string = () => ''): Row[] {
-	return parseCsv(fs.readFileSync(SHIPPED_SHEET, 'utf8')).map((row, i) => ({
-		sku: row.sku,
-		product: row.product,
-		prompt: `${row.prompt}${mark(row, i)} [sim:duration=${durationMs + (i % 5) * 300}]`,
-	}));
-}
-
 function writeSheet(rows: Row[]) {
 	fs.writeFileSync(path.join(folder, SHEET_FILE), toCsv(rows));
 	for (const f of fs.readdirSync(folder)) if (f.endsWith('.mp4')) fs.rmSync(path.join(folder, f));
-}
-
-/** Rows read while n8n may be writing the file: a half-written file reads as nothing. */
-function sheetNow(): Row[] {
-	try {
-		return readSheet(folder);
-	} catch {
-		return [];
-	}
 }
 
 async function until(check: () => boolean, what: string, timeoutMs = 120_000) {
@@ -93,11 +67,18 @@ async function runAndKill(killWhen: () => boolean, what: string): Promise<void> 
 			pid = p;
 		},
 	});
+	let missed: unknown;
 	try {
 		await until(killWhen, what);
-	} finally {
-		if (pid) process.kill(pid, 'SIGKILL');
+	} catch (error) {
+		missed = error;
 	}
+	try {
+		if (pid) process.kill(pid, 'SIGKILL');
+	} catch {
+		// Gone already: the run ended before the moment came (the wait's error says so).
+	}
+	if (missed) throw missed;
 	const result = await running;
 	expect(result.code).not.toBe(0);
 }
@@ -116,27 +97,6 @@ async function nextRun() {
 	expect(result.stdout + result.stderr).not.toContain(sim.apiKey);
 }
 
-function sha256(chunks: Iterable<Buffer>): string {
-	const hash = createHash('sha256');
-	for (const chunk of chunks) hash.update(chunk);
-	return hash.digest('hex');
-}
-
-/** Every row finished, with its own task (made from its prompt) and that task's file saved. */
-function expectEveryRowWithItsVideo(rows: Row[]) {
-	const written = readSheet(folder);
-	expect(written.map((r) => r.sku)).toEqual(rows.map((r) => r.sku));
-	for (const row of written) {
-		expect(row).toMatchObject({ status: 'finished', video_file: `${row.sku}.mp4`, error: '' });
-		const task = sim.task(row.task_id);
-		expect(task?.prompt).toBe(rows.find((r) => r.sku === row.sku)!.prompt);
-		const [served] = task!.files;
-		const saved = fs.readFileSync(path.join(folder, row.video_file));
-		expect(saved.length).toBe(served.size);
-		expect(sha256([saved])).toBe(sha256(mediaChunks(served.kind, served.size)));
-	}
-}
-
 const promptsSent = (from: number) =>
 	sim
 		.tasks()
@@ -145,12 +105,14 @@ const promptsSent = (from: number) =>
 
 test('killed (SIGKILL) while it waits for the videos: the next run sends nothing again and every row ends with its file', () =>
 	n8n.explain(async () => {
-		const rows = sheet(25_000);
+		const rows = timedSheet(25_000);
 		writeSheet(rows);
 		const before = sim.tasks().length;
 		// Killed once every row has its task ID in the sheet, long before any video is done.
 		await runAndKill(
-			() => sheetNow().filter((r) => r.task_id && r.status === 'submitted').length === rows.length,
+			() =>
+				sheetNow(folder).filter((r) => r.task_id && r.status === 'submitted').length ===
+				rows.length,
 			'every row submitted and written',
 		);
 		const sent = promptsSent(before);
@@ -166,14 +128,14 @@ test('killed (SIGKILL) while it waits for the videos: the next run sends nothing
 
 		await nextRun();
 		expect(promptsSent(before + sent.length)).toEqual([]);
-		expectEveryRowWithItsVideo(rows);
+		expectEveryRowWithItsVideo(folder, rows, sim);
 	}));
 
 test(`killed (SIGKILL) while it sends the second batch: the next run pays again at most the ${BATCH} rows of that batch, and every row ends with its file`, () =>
 	n8n.explain(async () => {
 		// Rows 11-15 get their answer late (the service is slow to accept them); 16-20 at once.
 		const late = (_row: Row, i: number) => (i >= BATCH && i < BATCH + 5 ? ' (late)' : '');
-		const rows = sheet(3_000, late);
+		const rows = timedSheet(3_000, late);
 		writeSheet(rows);
 		sim.faults.add({ endpoint: 'submit', kind: 'slow', delayMs: 30_000, match: '(late)' });
 		const before = sim.tasks().length;
@@ -195,7 +157,7 @@ test(`killed (SIGKILL) while it sends the second batch: the next run pays again 
 		const sentBefore = sim.tasks().length;
 
 		await nextRun();
-		expectEveryRowWithItsVideo(rows);
+		expectEveryRowWithItsVideo(folder, rows, sim);
 		const all = promptsSent(before);
 		const twice = rows.filter((r) => all.filter((p) => p === r.prompt).length > 1);
 		// Paid twice: only rows of the batch in flight, never more than a batch; the first batch once.
