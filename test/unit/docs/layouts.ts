@@ -32,6 +32,7 @@ export interface Layout {
 const notTested: Cell = { text: 'not tested' };
 
 const SHEET_E2E = 'test/e2e/sheet-ledger.test.ts';
+const SHEET_QUEUE = 'test/queue/sheet.test.ts';
 const CALLBACK_E2E = 'test/e2e/callback.test.ts';
 const QUEUE = 'test/queue/queue.test.ts';
 const RETRIES = 'test/engine/retries.test.ts';
@@ -47,8 +48,20 @@ export const LAYOUTS: Layout[] = [
 				text: 'the next run sends nothing again and every row gets its video',
 				shownBy: { file: SHEET_E2E, title: 'killed (SIGKILL) while it waits for the videos' },
 			},
-			notTested,
-			notTested,
+			{
+				text: 'the next run sends nothing again and every row gets its video',
+				shownBy: {
+					file: SHEET_QUEUE,
+					title: 'the worker SIGKILLed while the job waits, the process that queued it alive',
+				},
+			},
+			{
+				text: 'the next run sends nothing again and every row gets its video',
+				shownBy: {
+					file: SHEET_QUEUE,
+					title: 'the worker and the webhook process that queued the job both SIGKILLed',
+				},
+			},
 			{
 				text: 'the next run sends again at most the batch being sent (10 rows); every row gets its video',
 				shownBy: { file: SHEET_E2E, title: 'killed (SIGKILL) while it sends the second batch' },
