@@ -169,3 +169,32 @@ test(`killed (SIGKILL) while it sends the second batch: the next run pays again 
 			`[e2e] sheet job killed while sending batch 2: ${sentBefore - before} tasks before the kill, ${sim.tasks().length - sentBefore} sent by the next run, ${twice.length} rows paid twice (at most ${BATCH})\n`,
 		);
 	}));
+
+test('the status column tells a row refused for free ("not sent", sent again next run) from one whose answer was lost ("may have been charged", left alone)', () =>
+	n8n.explain(async () => {
+		const rows = timedSheet(500, (_row, i) => (i === 1 ? ' (lost answer)' : ''));
+		rows[2].prompt = '';
+		writeSheet(rows);
+		sim.faults.add({ endpoint: 'submit', kind: 'drop', when: 'after', match: '(lost answer)' });
+		const before = sim.tasks().length;
+		await nextRun();
+		sim.faults.clear();
+		const first = readSheet(folder);
+		expect(first[1]).toMatchObject({
+			status: 'may have been charged',
+			task_id: '',
+			video_file: '',
+		});
+		expect(first[1].error).toMatch(/may have been accepted/);
+		expect(first[2]).toMatchObject({ status: 'not sent', task_id: '', video_file: '' });
+		expect(first[2].error).toMatch(/prompt/i);
+		// The service did create the lost row's task: it was charged.
+		expect(promptsSent(before).filter((p) => p === rows[1].prompt)).toHaveLength(1);
+		expect(first.filter((r) => r.status === 'finished')).toHaveLength(rows.length - 2);
+
+		// The next run sends neither: the refused row is refused again before anything is sent.
+		const second = sim.tasks().length;
+		await nextRun();
+		expect(promptsSent(second)).toEqual([]);
+		expect(readSheet(folder)[1].status).toBe('may have been charged');
+	}));
