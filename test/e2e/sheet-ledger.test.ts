@@ -195,6 +195,7 @@ test('the status column tells a row refused for free ("not sent", sent again nex
 		// The next run sends neither: the refused row is refused again before anything is sent.
 		const second = sim.tasks().length;
 		await nextRun();
-		expect(promptsSent(second)).toEqual([]);
+		// (Only this sheet's prompts: the previous test's late submissions may still arrive.)
+		expect(promptsSent(second).filter((p) => rows.some((r) => r.prompt === p))).toEqual([]);
 		expect(readSheet(folder)[1].status).toBe('may have been charged');
 	}));
