@@ -53,8 +53,10 @@ export interface SubmissionDigest {
 
 interface StoredEntry extends Entry {
 	digest: string;
-	/** The account it was submitted to (see accountOf); absent in entries of the previous version. */
+	/** The account it was submitted to (see openLedger). */
 	account?: string;
+	/** Written by the previous version (its digest hashed the key in): kept when saved again. */
+	legacy?: 1;
 }
 
 /** What findSubmitted knows of an earlier submission of the item. */
@@ -86,7 +88,7 @@ const TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_ENTRIES = 20_000;
 const TASK_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 const STATES: readonly string[] = ['accepted', 'unknown', 'failed'];
-const ACCOUNT = /^[0-9a-f]{16}$/;
+const ACCOUNT = /^([0-9a-f]{16})?$/;
 const EXECUTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Markers of started runs kept per node in n8n's deduplication store (see startedMarker). */
 const MAX_MARKERS = 1000;
@@ -151,12 +153,14 @@ function validEntry(value: unknown, now: number): StoredEntry | undefined {
 	if (v.taskId !== undefined && !hasId) return undefined;
 	if (v.account !== undefined && (typeof v.account !== 'string' || !ACCOUNT.test(v.account)))
 		return undefined;
+	if (v.legacy !== undefined && v.legacy !== 1) return undefined;
 	const entry: StoredEntry = {
 		state: v.state as LedgerState,
 		digest: v.digest,
 		submittedAt: v.submittedAt,
 	};
 	if (typeof v.account === 'string') entry.account = v.account;
+	if (v.legacy === 1) entry.legacy = 1;
 	if (hasId) entry.taskId = v.taskId as string;
 	if (typeof v.createdTime === 'string' && v.createdTime.length <= 64)
 		entry.createdTime = v.createdTime;
@@ -226,6 +230,7 @@ function ledgerOf(ctx: IExecuteFunctions): Ledger {
 				if (!/^\d{1,9}\|\d{1,9}$/.test(k)) continue;
 				const entry = validEntry(v, now);
 				if (!entry) continue;
+				if (r.version !== 2) entry.legacy = 1;
 				ledger.entries[k] = entry;
 				if (++size >= MAX_ENTRIES) break;
 			}
@@ -380,13 +385,14 @@ export function findSubmitted(
 		createdTime: entry.createdTime,
 		submittedAt: entry.submittedAt,
 	};
-	if (entry.account === undefined) {
+	if (entry.legacy === 1) {
 		if (entry.digest === digest.legacy) return { ...found, account: 'same' };
 		// The previous version hashed the key in: a changed key and a changed input look alike.
 		return entry.taskId === undefined ? undefined : { ...found, account: 'unmatched' };
 	}
 	if (entry.digest !== digest.digest) return undefined;
-	return { ...found, account: entry.account === accounts.get(ctx)?.account ? 'same' : 'other' };
+	const same = (entry.account ?? '') === accounts.get(ctx)?.account;
+	return { ...found, account: same ? 'same' : 'other' };
 }
 
 /** Records what became of a submission (call before anything else can fail). */
@@ -417,7 +423,7 @@ export function markFailed(
 	digest: SubmissionDigest,
 ): void {
 	const entry = ledger(ctx).entries[keyOf(ctx, itemIndex)];
-	const same = entry?.account === undefined ? digest.legacy : digest.digest;
+	const same = entry?.legacy === 1 ? digest.legacy : digest.digest;
 	if (entry && entry.digest === same && entry.taskId !== undefined) entry.state = 'failed';
 }
 
