@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // Issue 44, points 5 and 7, in a real n8n (regular mode, SQLite): a Loop Over Items of 2
 // batches into one Generate that waits, Save execution progress on, n8n SIGKILLed while the
 // second batch waits, started again, Retry of the crashed execution; and a Retry after the
@@ -10,8 +10,8 @@ import {
 	createApiKey as createOwnerApiKey,
 	endedExecutions as ended,
 	executionsOf as listExecutions,
-	login,
 	newOwner,
+	retryExecution,
 } from './executions-api';
 import { credentialImport, mediaNode, splitRows, webhookNode, workflow } from './workflows';
 
@@ -21,7 +21,6 @@ const LOOP_WF = 'mgenLostLoop001';
 const LOOP_PATH = `e2e-lost-loop-${process.pid}`;
 const KEY_WF = 'mgenKeyChange01';
 const KEY_PATH = `e2e-key-change-${process.pid}`;
-const BROWSER_ID = 'mgen-e2e-browser';
 const OWNER = newOwner();
 type Row = { prompt: string; timeout?: number };
 
@@ -98,20 +97,8 @@ async function post(path: string, rows: Row[]) {
 }
 
 /** The editor's Retry (Executions list) with the original workflow; resolves when it ended. */
-async function retry(executionId: string, workflowId: string) {
-	const known = new Set((await executionsOf(workflowId)).map((e) => e.id));
-	const cookie = await login(n8n, OWNER);
-	const res = await fetch(`${n8n.baseUrl}/rest/executions/${executionId}/retry`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID, cookie },
-		body: JSON.stringify({ loadWorkflow: false }),
-	});
-	expect(res.status).toBe(200);
-	const all = await ended(n8n, apiKey, workflowId, known.size + 1, 120_000);
-	const retried = all.find((e) => !known.has(e.id))!;
-	expect((retried as { mode?: string }).mode).toBe('retry');
-	return retried;
-}
+const retry = (executionId: string, workflowId: string) =>
+	retryExecution(n8n, OWNER, apiKey, executionId, workflowId);
 
 beforeAll(async () => {
 	sim = await startSimulator({ apiKey: `e2e-lost-runs-${process.pid}-secret` });
