@@ -350,14 +350,18 @@ export function submissionDigest(
  * (startedMarker); a run index the ledger does not know and that never started (the execution
  * stopped before it, in another node) is a first run: it submits.
  *
- * The first run (no ledger at all): Then n8n 2.x's crash
- * recovery (`ExecutionRecoveryService.amend`, `executions/execution-recovery.service.js`: on
+ * The first run (no ledger at all): the node finds a run slot of its own in the run data
+ * (hasRunSlot). n8n 2.x's crash recovery (`ExecutionRecoveryService.amend`, `executions/execution-recovery.service.js`: on
  * restart, from the event log, in regular mode) records a crashed run for the node that had
  * started and not finished, and `ExecutionService.retry` removes that run (it holds an error):
  * the slot stays, empty. The tasks that run submitted may have been accepted, and their ids are
  * lost: the items must not be sent blind (that bills twice). Not detectable when n8n records no
  * such run: queue mode's recovery (`ScalingService.recoverFromQueue`) only marks the execution
- * crashed. Only for Retries, so a first run never meets it.
+ * crashed, and the node cannot learn which execution the Retry comes from (n8n keeps `retryOf`
+ * in its lifecycle hooks only), so it finds no start marker either. Without saved progress a
+ * Retry starts from the trigger: in regular mode its first run of the node gets run index 1 (the recovered run
+ * holds slot 0) and no ledger, and is told lost by this rule. Only for Retries, so a first run
+ * never meets it.
  */
 export function lostRun(ctx: IExecuteFunctions): boolean {
 	ledger(ctx);
