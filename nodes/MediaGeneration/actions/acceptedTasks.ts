@@ -359,9 +359,9 @@ export function submissionDigest(
  * such run: queue mode's recovery (`ScalingService.recoverFromQueue`) only marks the execution
  * crashed, and the node cannot learn which execution the Retry comes from (n8n keeps `retryOf`
  * in its lifecycle hooks only), so it finds no start marker either. Without saved progress a
- * Retry starts from the trigger: in regular mode its first run of the node gets run index 1 (the recovered run
- * holds slot 0) and no ledger, and is told lost by this rule. Only for Retries, so a first run
- * never meets it.
+ * Retry starts from the trigger: in regular mode its first run of the node gets run index 1
+ * (the recovered run holds slot 0) and no ledger, and is told lost by this rule. Only for
+ * Retries, so a first run never meets it.
  */
 export function lostRun(ctx: IExecuteFunctions): boolean {
 	ledger(ctx);
