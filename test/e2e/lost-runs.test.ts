@@ -88,11 +88,19 @@ const submitsOf = (prefix: string) => sim.tasks().filter((t) => t.prompt.startsW
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function post(path: string, rows: Row[]) {
-	const res = await fetch(`${n8n.baseUrl}/webhook/${path}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ rows }),
-	});
+	// Right after start-up n8n may not have registered the published webhook yet (404).
+	let res: Response;
+	const deadline = Date.now() + 30_000;
+	do {
+		res = await fetch(`${n8n.baseUrl}/webhook/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ rows }),
+		});
+		if (res.status !== 404) break;
+		await res.text();
+		await sleep(500);
+	} while (Date.now() < deadline);
 	expect(res.status).toBe(200);
 }
 
