@@ -466,6 +466,22 @@ describe('Retry after the credential changed (issue 44, point 7)', () => {
 		expect(out[0].json.task_id).toBe(a);
 		expect(itemText(out[0].json)).toMatch(/earlier version of this node .*task .*NOT sent again/);
 		expect(out[2].json.task_id).toBe(c);
+
+		// A Retry of that Retry: the entries keep their origin in the ledger the Retry saved (was
+		// read as this version's, its digest no longer matching: rows a and c submitted).
+		const plain = mediaWorkflow(params());
+		const stopped = await run(sim(), plain, {
+			retryOf: withNodes(legacy, plain),
+			credentials: credentialsFor(sim(), 'rotated-key'),
+		});
+		expect(stopped.status).toBe('error');
+		const tasks = sim().tasks().length;
+		const again = await run(sim(), plain, {
+			retryOf: stopped.run,
+			credentials: credentialsFor(sim(), 'rotated-key'),
+		});
+		expect(sim().tasks()).toHaveLength(tasks);
+		expect(errorText(again)).toMatch(/earlier version of this node/);
 	});
 });
 
