@@ -3,7 +3,7 @@
 // here asserts a time; the targets are printed next to the figures for the reader.
 //
 //   npm run bench                      all four benchmarks (about 7-8 minutes)
-//   npm run bench -- --only polling    a subset: batch, polling, memory, overhead (comma-separated)
+//   npm run bench -- --only polling    a subset: batch, polling, faults, memory, overhead (comma-separated)
 //   npm run bench -- --quick           tiny sizes (well under a minute), to check the benchmarks run;
 //                                      the engine layer runs it (test/engine/bench-quick.test.ts)
 //   npm run bench:n8n                  the node against users' HTTP Request loops in a real n8n (bench/n8n.ts)
@@ -42,8 +42,11 @@ import { benchPlan } from './lib/plan';
 import { npmRun, provenance } from './lib/provenance';
 import { regenerateDocs } from '../tools/docs-figures';
 import {
+	faultsBenchmark,
 	lagTargets,
 	READ_BUDGET,
+	USUAL_FAULTS,
+	type FaultRow,
 	learningBenchmark,
 	pollingBenchmark,
 	tradeoffCurve,
@@ -54,8 +57,8 @@ import {
 import { eachMb, mb, median, round, seconds, table } from './lib/stats';
 import { DEFAULT_POLL_SCHEDULE, POLL_PACES } from '../nodes/MediaGeneration/polling/schedule';
 
-type Name = 'batch' | 'polling' | 'memory' | 'overhead';
-const ALL: Name[] = ['batch', 'polling', 'memory', 'overhead'];
+type Name = 'batch' | 'polling' | 'faults' | 'memory' | 'overhead';
+const ALL: Name[] = ['batch', 'polling', 'faults', 'memory', 'overhead'];
 
 function parseArgs(argv: string[]) {
 	let only = ALL;
@@ -421,6 +424,60 @@ function printPolling(rows: PollingRow[], check?: PollingCheckRow[]) {
 	}
 }
 
+function printFaults(rows: FaultRow[]) {
+	say(
+		`\n## 2d. Under the service's usual faults (issue 46): each task's first status read 429 (Retry-After ${seconds(USUAL_FAULTS.retryAfterMs)}), first download 502 (simulated clock)`,
+	);
+	const cell = (r: FaultRow['node']) => [
+		round(r.requestsMean, 1),
+		`${seconds(r.lagMedianMs)} / ${seconds(r.lagP90Ms)}`,
+		`${round(r.timeOverT)} x T`,
+	];
+	say(
+		table([
+			[
+				'batch',
+				'progress',
+				'batches',
+				'node: reads / task',
+				'lag median / p90',
+				'time to last file',
+				'5 s loop: reads / task',
+				'lag median / p90',
+				'time to last file',
+				'node / loop reads',
+				'node, no faults: reads',
+				'lag median / p90',
+				'time',
+				'5 s loop, no faults: reads',
+			],
+			...rows.map((r) => [
+				`${r.tasks} x ${seconds(r.durationMs)}`,
+				r.progress,
+				r.batches,
+				...cell(r.node),
+				...cell(r.loop5s),
+				round(r.readRatio, 2),
+				...cell(r.nodeNoFaults),
+				round(r.loop5sNoFaultsReads, 1),
+			]),
+		]),
+	);
+	say(
+		'All tasks of a batch in flight at once, of a kind never seen (an image model: typical duration 10 s); durations +-5%.',
+	);
+	say(
+		'The refused read counts as a read. Node: its transport asks again at the Retry-After; the 502 costs its first',
+	);
+	say(
+		`download retry (at most ${seconds(USUAL_FAULTS.downloadRetryMs)}). The users' loop (HTTP Request + Wait 5 s, Retry On Fail): first read at 5 s`,
+	);
+	say(
+		`refused, again ${seconds(USUAL_FAULTS.retryAfterMs)} later, then every 5 s; its download retried after ${seconds(USUAL_FAULTS.retryAfterMs)}. Time = last file / T, median of the batches`,
+	);
+	say('(no file transfer time: tiny files). Target (issue 46): 10 x 3 s within 2.5 x T.');
+}
+
 export interface MemorySummary {
 	sizeBytes: number;
 	runs: number;
@@ -696,6 +753,13 @@ async function main() {
 				printLearning(learning, batchCheck);
 				printTradeoff(curve);
 			};
+		});
+	}
+	if (only.includes('faults')) {
+		jobs.push(async () => {
+			const rows = await faultsBenchmark(undefined, quick ? 1 : 5);
+			results.pollingFaults = rows;
+			return () => printFaults(rows);
 		});
 	}
 	if (only.includes('memory')) {

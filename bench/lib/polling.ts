@@ -47,7 +47,16 @@ export interface PollRun {
 	requests: number;
 	/** From the task's end on the service to the read that saw it ended. */
 	lagMs: number;
+	/** Batches: when that read came, ms from the batch's first submission. */
+	seenAtMs?: number;
 }
+
+/**
+ * The service's usual faults (issue 46): each task's first status read answered 429 with
+ * Retry-After: 1, and its first file download 502. The node's transport retries the read at the
+ * Retry-After (one more read); the 502 costs its first download retry, at most this long.
+ */
+export const USUAL_FAULTS = { retryAfterMs: 1_000, downloadRetryMs: 500 };
 
 export interface PollingRow {
 	durationMs: number;
@@ -192,6 +201,8 @@ interface Waiter {
 	origin: number;
 	observations: PollObservation[];
 	reads: number;
+	/** A read was refused since the last that saw the task running (what the wait loop tracks). */
+	refused: boolean;
 	shared?: DurationWait;
 	/** Bumped when a planned read is replaced (woken follower). */
 	generation: number;
@@ -213,6 +224,8 @@ export async function simulateBatch(
 		learner?: DurationLearner;
 		/** The model's typical duration (ModelDefinition.typicalDuration), as the node passes it. */
 		typicalMs?: number;
+		/** Each task's first status read refused (USUAL_FAULTS), retried at its Retry-After. */
+		faults?: boolean;
 	},
 ): Promise<PollRun[]> {
 	const { limit, mode, policy } = options;
@@ -262,6 +275,7 @@ export async function simulateBatch(
 			origin: now,
 			observations: [],
 			reads: 0,
+			refused: false,
 			generation: 0,
 			shared: policy === 'node' ? learner.join('bench', options.typicalMs) : undefined,
 		};
@@ -278,17 +292,26 @@ export async function simulateBatch(
 		w.unsubscribe = undefined;
 		now = event.at;
 		moveClock(now);
-		const view = sim.view(w.id)!;
 		w.reads++;
+		if (options.faults && w.reads === 1) {
+			// Refused (429): the transport asks again at the Retry-After; the schedule is not asked.
+			w.refused = true;
+			events.push({ at: now + USUAL_FAULTS.retryAfterMs, waiter: w, generation: w.generation });
+			continue;
+		}
+		const view = sim.view(w.id)!;
 		if (view.status === 'finished' || view.status === 'failed') {
+			// As the wait loop: from the last running read, or from the submission when refused
+			// reads hid the task while it ran.
 			const last = w.observations[w.observations.length - 1];
-			if (view.status === 'finished' && last)
-				w.shared?.finished(last.at, now - w.origin, base + now);
+			if (view.status === 'finished' && (last || w.refused))
+				w.shared?.finished(last?.at ?? 0, now - w.origin, base + now);
 			w.shared?.leave();
 			results[w.index] = {
 				durationMs: w.durationMs,
 				requests: w.reads,
 				lagMs: now - (w.origin + w.durationMs),
+				seenAtMs: now,
 			};
 			running--;
 			if (next < durations.length) await start();
@@ -296,6 +319,7 @@ export async function simulateBatch(
 		}
 		const progress =
 			mode === 'reported' ? (view.progress as number) : mode === 'zero' ? 0 : undefined;
+		w.refused = false;
 		w.observations.push({
 			at: now - w.origin,
 			status: String(view.status),
@@ -559,4 +583,97 @@ export function tradeoffCurve(
 			}),
 		};
 	});
+}
+
+/**
+ * The users' 5 s loop under the usual faults: its first read (5 s) refused, retried after 1 s
+ * (HTTP Request's Retry On Fail, n8n's default wait), then a read every 5 s; the refused read
+ * counts. Its download's 502 is retried after the same 1 s.
+ */
+export function loop5sUnderFaults(durationMs: number): PollRun & { fileAtMs: number } {
+	const first = 5_000 + USUAL_FAULTS.retryAfterMs;
+	const after = Math.max(0, Math.ceil((durationMs - first) / 5_000));
+	const seen = first + after * 5_000;
+	return {
+		durationMs,
+		requests: 2 + after,
+		lagMs: seen - durationMs,
+		seenAtMs: seen,
+		fileAtMs: seen + USUAL_FAULTS.retryAfterMs,
+	};
+}
+
+export interface FaultRow {
+	tasks: number;
+	durationMs: number;
+	progress: ProgressMode;
+	batches: number;
+	/** The node under the usual faults, the node without them, the users' 5 s loop under them. */
+	node: ReturnType<typeof summarise> & { timeOverT: number };
+	nodeNoFaults: ReturnType<typeof summarise> & { timeOverT: number };
+	loop5s: ReturnType<typeof summarise> & { timeOverT: number };
+	/** The users' 5 s loop without faults on the same tasks (its reads per task, mean). */
+	loop5sNoFaultsReads: number;
+	/** Node reads / the loop's reads on the same tasks, both under the faults. */
+	readRatio: number;
+}
+
+/**
+ * Issue 46: batches (all in flight, nothing learnt before, an image model's typical duration of
+ * 10 s) under the usual faults: status reads per task, lag, and the batch's time to its last file
+ * (its last task seen, plus that file's first download retry) over the task's nominal duration,
+ * the median over `batches` batches. Against the same batches without faults and the users' 5 s
+ * loop under the same faults.
+ */
+export async function faultsBenchmark(
+	cases: Array<{ tasks: number; durationMs: number }> = [
+		{ tasks: 10, durationMs: 3_000 },
+		{ tasks: 10, durationMs: 10_000 },
+		{ tasks: 50, durationMs: 60_000 },
+	],
+	batches = 5,
+): Promise<FaultRow[]> {
+	const rows: FaultRow[] = [];
+	for (const progress of ['reported', 'absent'] as const) {
+		for (const { tasks, durationMs: D } of cases) {
+			const random = seeded(D + tasks);
+			const sim = await startSimulator({ seed: 6 });
+			try {
+				const withFaults: PollRun[] = [];
+				const without: PollRun[] = [];
+				const loop: Array<ReturnType<typeof loop5sUnderFaults>> = [];
+				const times = { node: [] as number[], clean: [] as number[], loop: [] as number[] };
+				for (let b = 0; b < batches; b++) {
+					const ds = Array.from({ length: tasks }, () => Math.round(D * (0.95 + 0.1 * random())));
+					const one = { limit: tasks, mode: progress, policy: 'node', typicalMs: 10_000 } as const;
+					const f = await simulateBatch(sim, ds, { ...one, faults: true });
+					const c = await simulateBatch(sim, ds, one);
+					const l = ds.map(loop5sUnderFaults);
+					withFaults.push(...f);
+					without.push(...c);
+					loop.push(...l);
+					const last = (runs: PollRun[]) => Math.max(...runs.map((r) => r.seenAtMs ?? 0));
+					times.node.push((last(f) + USUAL_FAULTS.downloadRetryMs) / D);
+					times.clean.push(last(c) / D);
+					times.loop.push(Math.max(...l.map((r) => r.fileAtMs)) / D);
+				}
+				const node = { ...summarise(withFaults), timeOverT: median(times.node) };
+				const loop5 = { ...summarise(loop), timeOverT: median(times.loop) };
+				rows.push({
+					tasks,
+					durationMs: D,
+					progress,
+					batches,
+					node,
+					nodeNoFaults: { ...summarise(without), timeOverT: median(times.clean) },
+					loop5s: loop5,
+					loop5sNoFaultsReads: loop5s(without).requestsMean,
+					readRatio: node.requestsMean / loop5.requestsMean,
+				});
+			} finally {
+				await sim.close();
+			}
+		}
+	}
+	return rows;
 }

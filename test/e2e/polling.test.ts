@@ -24,6 +24,7 @@ import {
 	mediaNode,
 	noOp,
 	pngToFile,
+	rowItems,
 	workflow,
 	type WorkflowNode,
 } from './workflows';
@@ -135,27 +136,7 @@ function gzipCutWorkflow(id = WF.gzipCut, prompt = 'half-gzip [sim:size=568000] 
 function batchWorkflow() {
 	const nodes: WorkflowNode[] = [
 		manualTrigger(),
-		{
-			id: 'n-rows',
-			name: 'Rows',
-			type: 'n8n-nodes-base.set',
-			typeVersion: 3.4,
-			position: [200, 0],
-			parameters: {
-				mode: 'raw',
-				jsonOutput: JSON.stringify({
-					rows: BATCH_ROWS.map((r) => ({ row: r.row, prompt: r.prompt, duration: r.duration })),
-				}),
-			},
-		},
-		{
-			id: 'n-split',
-			name: 'Split',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			position: [300, 0],
-			parameters: { fieldToSplitOut: 'rows' },
-		},
+		...rowItems(BATCH_ROWS.map((r) => ({ row: r.row, prompt: r.prompt, duration: r.duration }))),
 		mediaNode(
 			'Generate',
 			{

@@ -116,16 +116,34 @@ export function webhookNode(
 	};
 }
 
-/** One item per entry of the webhook body's `rows`. */
-export function splitRows(): WorkflowNode {
+/** One item per entry of the webhook body's `rows` (or of another field). */
+export function splitRows(field = 'body.rows', x = 200): WorkflowNode {
 	return {
 		id: 'n-split',
 		name: 'Split',
 		type: 'n8n-nodes-base.splitOut',
 		typeVersion: 1,
-		position: [200, 0],
-		parameters: { fieldToSplitOut: 'body.rows' },
+		position: [x, 0],
+		parameters: { fieldToSplitOut: field },
 	};
+}
+
+/**
+ * A manual run's items: a Set node "Rows" holding `rows` (raw JSON), then a Split Out "Split"
+ * of them, one item per row (connect Start → Rows → Split → the node under test).
+ */
+export function rowItems(rows: unknown[]): WorkflowNode[] {
+	return [
+		{
+			id: 'n-rows',
+			name: 'Rows',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			position: [200, 0],
+			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows }) },
+		},
+		splitRows('rows', 300),
+	];
 }
 
 /**

@@ -75,6 +75,7 @@ describe('npm run bench -- --quick', () => {
 			'## 1b. Large batches',
 			'## 2. Polling',
 			'## 2b. Polling',
+			'## 2d. Under the service',
 			'## 3. Downloads',
 			'## 4. Overhead',
 		];
@@ -94,6 +95,7 @@ describe('npm run bench -- --quick', () => {
 				'largeBatch',
 				'polling',
 				'pollingLearning',
+				'pollingFaults',
 				'memory',
 				'overhead',
 			]),

@@ -289,6 +289,18 @@ describe('faults on status', () => {
 		expect((await api.status(id)).status).toBe(status);
 		expect((await api.status(id)).status).toBe(200);
 	});
+	it("perTask: each task's first read is refused, not only the first task's", async () => {
+		const a = await api.create('image-1', { prompt: 'a' });
+		const b = await api.create('image-1', { prompt: 'b' });
+		const id = sim.faults.add({ endpoint: 'status', kind: '429', retryAfter: 1, perTask: 1 });
+		const statuses = [];
+		for (const task of [a, a, b, b]) statuses.push((await api.status(task)).status);
+		expect(statuses).toEqual([429, 200, 429, 200]);
+		expect(sim.faults.applied(id)).toBe(2);
+		expect(() => sim.faults.add({ endpoint: 'submit', kind: '429', perTask: 1 })).toThrow(
+			'fault perTask 1 on submit is invalid',
+		);
+	});
 	it('drop, malformed and code', async () => {
 		const id = await api.create('image-1', { prompt: 'x' });
 		sim.faults.add({ endpoint: 'status', kind: 'drop', times: 1 });

@@ -159,6 +159,11 @@ export interface FaultRule {
 	rate?: number;
 	/** Maximum number of applications. */
 	times?: number;
+	/**
+	 * Status and file only: at most this many applications per task (`perTask: 1` with a status
+	 * rule: each task's first status read, as a service under load answers).
+	 */
+	perTask?: number;
 	/** Seconds, sent as Retry-After with 429 (and 503 when given). */
 	retryAfter?: number;
 	/** For 'slow': delay before the normal answer. */
@@ -281,6 +286,13 @@ function checkRule(rule: FaultRule): void {
 		throw new Error(`fault times ${rule.times} is invalid; allowed: an integer >= 0`);
 	if (rule.when !== undefined && rule.endpoint !== 'submit')
 		throw new Error(`fault when applies to submit only, not to ${rule.endpoint}`);
+	if (
+		rule.perTask !== undefined &&
+		!(Number.isInteger(rule.perTask) && rule.perTask >= 1 && /^(status|file)$/.test(rule.endpoint))
+	)
+		throw new Error(
+			`fault perTask ${rule.perTask} on ${rule.endpoint} is invalid; allowed: an integer >= 1, on status or file`,
+		);
 }
 
 /** Reads `[sim:key=value]` and `[sim:key]` markers from a prompt. */
@@ -353,7 +365,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	};
 
 	// ---- faults ----
-	type Rule = FaultRule & { id: string; applied: number };
+	type Rule = FaultRule & { id: string; applied: number; perTaskApplied?: Map<string, number> };
 	let rules: Rule[] = [];
 	let ruleSeq = 0;
 	const faults: FaultController = {
@@ -370,21 +382,30 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			rules = [];
 		},
 		applied: (id) => rules.find((r) => r.id === id)?.applied ?? 0,
-		list: () => rules.map((r) => ({ ...r })),
+		list: () =>
+			rules.map((r) => {
+				const copy: Rule = { ...r };
+				delete copy.perTaskApplied;
+				return copy;
+			}),
 	};
 	/** The first rule that fires for this request, counted as applied. */
 	function fault(
 		endpoint: FaultRule['endpoint'],
 		subject: string,
 		when?: 'before' | 'after',
+		taskId?: string,
 	): Rule | undefined {
 		for (const r of rules) {
 			if (r.endpoint !== endpoint) continue;
 			if (endpoint === 'submit' && (r.when ?? 'before') !== when) continue;
 			if (r.times !== undefined && r.applied >= r.times) continue;
+			const ofTask = r.perTask !== undefined ? (r.perTaskApplied ??= new Map()) : undefined;
+			if (ofTask && (ofTask.get(taskId ?? '') ?? 0) >= r.perTask!) continue;
 			if (r.match !== undefined && !subject.includes(r.match)) continue;
 			if (random() >= (r.rate ?? 1)) continue;
 			r.applied++;
+			ofTask?.set(taskId ?? '', (ofTask.get(taskId ?? '') ?? 0) + 1);
 			return r;
 		}
 		return undefined;
@@ -810,7 +831,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			const id = decodeURIComponent(statusMatch![1]);
 			entry.taskId = id;
 			const task = tasks.get(id);
-			if (await applyFault(fault('status', `${id} ${task?.prompt ?? ''}`), res, entry)) return;
+			if (
+				await applyFault(fault('status', `${id} ${task?.prompt ?? ''}`, undefined, id), res, entry)
+			)
+				return;
 			if (!task) return unknownTask(res);
 			settle(task);
 			return json(res, 200, { code: 200, msg: 'success', data: view(task) });
@@ -911,7 +935,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		if (!task || !file || file.url !== `${fileBaseUrl}${url.pathname}`)
 			return json(res, 404, envelopeError(404, 'no such file'));
 		// "file-index=N" lets a rule hit one file of a task (match: 'file-index=1').
-		const rule = fault('file', `${task.id} ${task.prompt} file-index=${m[2]}`);
+		const rule = fault('file', `${task.id} ${task.prompt} file-index=${m[2]}`, undefined, task.id);
 		if (await applyFault(rule, res, entry)) return;
 		settle(task);
 		if (task.endedAt === undefined || statusOf(task).status !== 'finished')

@@ -97,7 +97,7 @@ const checkForResultsOption: INodeProperties = {
 			name: 'Balanced',
 			value: 'balanced',
 			description:
-				'Never more status requests than checking every 5 seconds, and fewer on long tasks; the result is seen within about 5 seconds, or a tenth of a long task',
+				'For a task alone or a batch of 50, never more status requests than checking every 5 seconds, and fewer on long tasks (a batch of ten tasks of seconds: up to 1.2 times as many); the result is seen within about 5 seconds, or a tenth of a long task',
 		},
 		{
 			name: 'Fewer Requests',
@@ -109,7 +109,7 @@ const checkForResultsOption: INodeProperties = {
 			name: 'Sooner',
 			value: 'sooner',
 			description:
-				'The result is seen within about 2.5 seconds, at about twice the requests of Balanced on tasks of a minute',
+				'The result is seen within about 2.5 seconds on tasks of up to a minute (a twentieth of longer ones), at about twice the requests of Balanced',
 		},
 	],
 	default: 'balanced',

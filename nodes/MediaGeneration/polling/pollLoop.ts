@@ -4,6 +4,7 @@ import { cancelSignalOf, getTaskStatus, type ApiContext } from '../../shared/tra
 import { isTransientForRead, TransportError, type Fault } from '../../shared/transport/faults';
 import {
 	DEFAULT_POLL_SCHEDULE,
+	delayAfterRefusedRead,
 	nextPollDelay,
 	type PollObservation,
 	type PollScheduleOptions,
@@ -134,6 +135,8 @@ async function pollTask(
 	let lastTask: Task | undefined;
 	let failedReads = 0;
 	let retryAfterMs: number | undefined;
+	// Whether a read was refused since the last one that saw the task running (see the finish).
+	let refusedSinceRunning = false;
 	let first = true;
 	let origin = options.origin;
 	let originKnown = options.originKnown;
@@ -143,18 +146,22 @@ async function pollTask(
 		let delay =
 			first && options.pollImmediately
 				? 0
-				: nextPollDelay(
-						{
-							now: now - origin,
-							observations,
-							originKnown,
-							retryAfterMs,
-							prior: shared?.prior(),
-							role: shared?.role(),
-							typicalMs: shared?.typicalMs(),
-						},
-						schedule,
-					);
+				: failedReads > 0
+					? // A refused read is a read that did not happen: its Retry-After (or a short
+						// back-off) decides, not the schedule's next step.
+						delayAfterRefusedRead(failedReads, retryAfterMs, schedule)
+					: nextPollDelay(
+							{
+								now: now - origin,
+								observations,
+								originKnown,
+								retryAfterMs,
+								prior: shared?.prior(),
+								role: shared?.role(),
+								typicalMs: shared?.typicalMs(),
+							},
+							schedule,
+						);
 		first = false;
 		if (now >= deadline) throw new WaitTimeoutError(lastTask, now - startedAt, polls);
 		// The last read lands on the deadline rather than past it.
@@ -172,7 +179,14 @@ async function pollTask(
 		try {
 			// Few retries per read: the schedule itself is the outer retry loop; none past the
 			// wait's deadline, whatever Retry-After says.
-			task = await getTaskStatus(ctx, taskId, { signal, retries: 2, deadline });
+			task = await getTaskStatus(ctx, taskId, {
+				signal,
+				retries: 2,
+				deadline,
+				onRetry: () => {
+					refusedSinceRunning = true;
+				},
+			});
 		} catch (error) {
 			fault =
 				error instanceof TransportError ? error.fault : { kind: 'network', message: String(error) };
@@ -185,6 +199,7 @@ async function pollTask(
 				throw new TransportError({ ...f, message: f.message });
 			}
 			retryAfterMs = f.retryAfterMs;
+			refusedSinceRunning = true;
 			options.onReadFailure?.(f);
 			continue;
 		}
@@ -201,13 +216,22 @@ async function pollTask(
 			}
 		}
 		if (isTerminal(task.status)) {
-			// Only a finish teaches a duration, and only from a known start and a running read.
+			// Only a finish teaches a duration, and only from a known start: it lies after the last
+			// read that saw the task running. Without one, when refused reads hid the task while it
+			// ran, after the submission (a wide interval, used until narrower ones are learnt): the
+			// batch's followers must hear of it. A task first seen finished with no read refused
+			// teaches nothing (it may have ended long before that read).
 			const running = observations[observations.length - 1];
-			if (task.status === 'finished' && originKnown && running)
-				shared?.finished(running.at, readAt - origin, readAt);
+			if (
+				task.status === 'finished' &&
+				originKnown &&
+				(running || (refusedSinceRunning && !options.pollImmediately))
+			)
+				shared?.finished(running?.at ?? 0, readAt - origin, readAt);
 			options.onUpdate?.(task, polls);
 			return { task, finishedAt: readAt, polls };
 		}
+		refusedSinceRunning = false;
 		observations.push({ at: readAt - origin, progress: task.progress, status: task.status });
 		if (observations.length > 50) observations.splice(1, observations.length - 50);
 		options.onUpdate?.(task, polls);

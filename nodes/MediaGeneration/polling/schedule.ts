@@ -23,6 +23,11 @@
  *    about 65 s on (the trade-off against reads: docs/performance.md, section 2). Its model's
  *    typical duration does not space them out: a model's figure says nothing about this task's
  *    length. A follower of such a model reads only as a safety net until its scouts' first finish.
+ *  - a task seen almost done (progress NEAR_DONE_PROGRESS or more, no confident aim) is read
+ *    again within `almostDoneDelayMs`, whatever its role; a task alone of a learnt kind reads
+ *    within the users' loop's allowance (its n-th read no sooner than n loop steps);
+ *  - a read the service refused (429, 5xx, no answer) is no read: the next comes at its
+ *    Retry-After or a short back-off (delayAfterRefusedRead), and nothing here counts it;
  *  - the pace (POLL_PACES, the panel's "Check for Results") moves all of this along the
  *    trade-off: sooner (more reads), balanced (the default), fewer requests (a later result).
  */
@@ -94,6 +99,12 @@ export interface PollScheduleOptions {
 	overdueRatio: number;
 	/** A follower of a model of known typical duration reads this fraction of it apart. */
 	followerTypicalRatio: number;
+	/**
+	 * A task seen almost done (progress at NEAR_DONE_PROGRESS or more, with no confident aim) is
+	 * read again within this, whatever its role: it may end any moment, and its end is what the
+	 * user waits for.
+	 */
+	almostDoneDelayMs: number;
 }
 
 /** The balanced pace: the default, and what saved workflows without the option get. */
@@ -119,6 +130,7 @@ export const DEFAULT_POLL_SCHEDULE: PollScheduleOptions = {
 	priorMinStepMs: 500,
 	overdueRatio: 0.1,
 	followerTypicalRatio: 0.25,
+	almostDoneDelayMs: 1_000,
 };
 
 /** The panel's "Check for Results" (Options): where on the trade-off of reads and lag to poll. */
@@ -133,6 +145,7 @@ export const POLL_PACES: Record<PollPace, PollScheduleOptions> = {
 		coldMinDelayMs: 2_500,
 		scoutMinDelayMs: 1_000,
 		backoffRatio: 0.08,
+		almostDoneDelayMs: 500,
 	},
 	balanced: DEFAULT_POLL_SCHEDULE,
 	// A read every 10 s, then every 20 % of the time waited; learnt durations stepped through
@@ -148,6 +161,7 @@ export const POLL_PACES: Record<PollPace, PollScheduleOptions> = {
 		priorStepRatio: 0.08,
 		overdueRatio: 0.2,
 		marginRatio: 0.04,
+		almostDoneDelayMs: 2_000,
 	},
 };
 
@@ -237,6 +251,30 @@ export function predictFinish(
 	return { finishAt: anchorEstimate, confident: false };
 }
 
+/** Progress from which a task is taken as almost done (read again soon). */
+export const NEAR_DONE_PROGRESS = 90;
+
+const isAlmostDone = (o: PollObservation | undefined) =>
+	o !== undefined &&
+	typeof o.progress === 'number' &&
+	o.progress >= NEAR_DONE_PROGRESS &&
+	o.progress < 100;
+
+/**
+ * Milliseconds to wait after a status read the service refused (429, 5xx, no answer) even after
+ * the transport's own retries. The refused read told nothing, so it is not a read of the
+ * schedule: the next one comes at the service's Retry-After, or after a short back-off that
+ * doubles with each refusal in a row, not at the schedule's next step.
+ */
+export function delayAfterRefusedRead(
+	refusedInARow: number,
+	retryAfterMs: number | undefined,
+	options: PollScheduleOptions = DEFAULT_POLL_SCHEDULE,
+): number {
+	if (retryAfterMs !== undefined) return Math.round(Math.min(options.maxDelayMs, retryAfterMs));
+	return Math.min(options.maxDelayMs, options.minDelayMs * 2 ** Math.max(0, refusedInARow - 1));
+}
+
 /** Milliseconds to wait before the next status read. */
 export function nextPollDelay(
 	state: PollState,
@@ -244,7 +282,8 @@ export function nextPollDelay(
 ): number {
 	const { now, observations } = state;
 	const prior = state.originKnown === false ? undefined : state.prior;
-	const alone = !prior && state.role !== 'scout' && state.role !== 'follower';
+	const solo = state.role !== 'scout' && state.role !== 'follower';
+	const alone = !prior && solo;
 	const floor = Math.max(
 		alone
 			? options.coldMinDelayMs
@@ -256,15 +295,40 @@ export function nextPollDelay(
 	const clamp = (ms: number) => Math.round(Math.max(floor, Math.min(options.maxDelayMs, ms)));
 
 	if (observations.length === 0) {
-		// A follower's first read can wait longer: the scouts' reads catch what is wrong at once.
+		// Woken (or planned) past the low end of a learnt duration before any read: read now.
+		if (prior && now >= prior.lowMs) return state.retryAfterMs ?? 0;
+		// A follower's first read can wait longer: the scouts' reads catch what is wrong at once,
+		// and their first finish wakes it. Of a known model, it waits as a task alone would: the
+		// scouts' closer reads are paid for by the followers' (a batch within the users' loop).
 		const first = alone
 			? options.coldFirstDelayMs
 			: state.role === 'follower'
-				? options.firstDelayMs * (1 + options.followerBackoffRatio)
+				? Math.max(
+						options.firstDelayMs * (1 + options.followerBackoffRatio),
+						state.typicalMs && !prior ? options.coldFirstDelayMs : 0,
+					)
 				: options.firstDelayMs;
+		// A task alone of a learnt kind: its first read is the learnt one (at half, or the low end).
+		if (prior && solo) return clamp(priorDelay(now, prior, options, solo));
 		return clamp(first - now);
 	}
 
+	const prediction = predictFinish(observations, state.originKnown ?? true, options);
+	const last = observations[observations.length - 1];
+	if (isAlmostDone(last) && !prediction?.confident) {
+		// Seen almost done: read again soon, aimed at the extrapolated end when it is closer.
+		// Once: a task that stays there (uploading at 99 %) is read as an overdue one.
+		const before = observations[observations.length - 2];
+		const soon = isAlmostDone(before)
+			? Math.max(options.almostDoneDelayMs, now * options.marginRatio * 2)
+			: Math.min(
+					options.almostDoneDelayMs,
+					prediction ? prediction.finishAt * (1 + options.marginRatio) - now : Infinity,
+				);
+		return Math.round(
+			Math.max(options.minAimDelayMs, state.retryAfterMs ?? 0, Math.min(options.maxDelayMs, soon)),
+		);
+	}
 	if (state.role === 'follower' && state.typicalMs && !prior) {
 		// A follower of a known model leaves the reading, progress included, to its scouts: their
 		// first finish wakes it. Until then it reads only as a safety net, far apart.
@@ -272,13 +336,20 @@ export function nextPollDelay(
 			Math.max(now * options.followerBackoffRatio, state.typicalMs * options.followerTypicalRatio),
 		);
 	}
-	const prediction = predictFinish(observations, state.originKnown ?? true, options);
 	if (prior && !prediction?.confident) {
 		// Woken (or first planned) inside the learnt range with no read there yet: read now.
-		const last = observations[observations.length - 1];
 		if (last.at < prior.lowMs && now >= prior.lowMs) return state.retryAfterMs ?? 0;
 		if (now >= prior.lowMs && now < prior.highMs) {
-			const step = priorDelay(now, prior, options);
+			let step = priorDelay(now, prior, options, solo);
+			// A task alone steps through the range within the users' loop's allowance (its n-th read
+			// no sooner than n loop steps from the start, Balanced: 5 s), but never past the range's
+			// end: a kind learnt to take seconds is read about as often as that loop, seen sooner.
+			// Only reads that answered count: a refused read is no read.
+			if (solo)
+				step = Math.max(
+					step,
+					Math.min(prior.highMs - now, options.coldMinDelayMs * (observations.length + 1) - now),
+				);
 			return Math.round(
 				Math.max(
 					options.priorMinStepMs,
@@ -287,7 +358,7 @@ export function nextPollDelay(
 				),
 			);
 		}
-		return clamp(priorDelay(now, prior, options));
+		return clamp(priorDelay(now, prior, options, solo));
 	}
 	let ratio = looksNotStarted(observations) ? options.zeroProgressRatio : options.backoffRatio;
 	if (state.role === 'scout') ratio = Math.min(ratio, options.scoutBackoffRatio);
@@ -322,14 +393,20 @@ export function nextPollDelay(
  * kind, or a failure, is not left unseen for long), one at it, then steps through the range,
  * then a back-off that keeps the lag a small share of the time.
  */
-function priorDelay(now: number, prior: DurationPrior, options: PollScheduleOptions): number {
+function priorDelay(
+	now: number,
+	prior: DurationPrior,
+	options: PollScheduleOptions,
+	solo: boolean,
+): number {
 	const { lowMs, highMs } = prior;
-	// The read at half is skipped when it would come less than minDelay before or after another.
+	// The read at half is skipped when it would come less than minDelay before or after another,
+	// and for a task alone when it would come before its first read with nothing learnt: a kind
+	// learnt to take seconds is then read no more often than the users' loop would read it.
 	if (now < lowMs) {
 		const half = lowMs / 2;
-		return (
-			(half - now >= options.minDelayMs && lowMs - half >= options.minDelayMs ? half : lowMs) - now
-		);
+		const gap = solo ? Math.max(options.minDelayMs, options.coldMinDelayMs) : options.minDelayMs;
+		return (half - now >= gap && lowMs - half >= gap ? half : lowMs) - now;
 	}
 	if (now < highMs) return Math.min(highMs - now, lowMs * options.priorStepRatio);
 	return now * options.overdueRatio;

@@ -4,6 +4,7 @@
 import {
 	DEFAULT_POLL_SCHEDULE,
 	POLL_PACES,
+	delayAfterRefusedRead,
 	nextPollDelay,
 	predictFinish,
 	type DurationPrior,
@@ -89,6 +90,51 @@ describe('poll schedule', () => {
 		const observations = [{ at: 9_000, progress: 90 }];
 		expect(nextPollDelay({ now: 9_000, observations })).toBeLessThan(7_000);
 		expect(nextPollDelay({ now: 9_000, observations, retryAfterMs: 7_000 })).toBe(7_000);
+	});
+
+	it('a task seen almost done is read again within a second, whatever its role (issue 46)', () => {
+		// One read at 90 %: no confident aim, and a lone task's next step would be 5 s away.
+		for (const role of ['solo', 'scout', 'follower'] as const) {
+			const delay = nextPollDelay({
+				now: 3_000,
+				observations: [{ at: 3_000, progress: 97, status: 'processing' }],
+				role,
+				typicalMs: 10_000,
+			});
+			expect(delay).toBeLessThanOrEqual(DEFAULT_POLL_SCHEDULE.almostDoneDelayMs);
+		}
+		// Once: a task that stays at 99 % is read as an overdue one (not every second for ever).
+		const stuck = [
+			{ at: 60_000, progress: 99 },
+			{ at: 61_000, progress: 99 },
+		];
+		expect(nextPollDelay({ now: 61_000, observations: stuck })).toBeGreaterThan(
+			DEFAULT_POLL_SCHEDULE.almostDoneDelayMs,
+		);
+		// Progress below 90 % leaves the lone task on its 5 s step.
+		expect(
+			nextPollDelay({ now: 3_000, observations: [{ at: 3_000, progress: 60 }] }),
+		).toBeGreaterThanOrEqual(DEFAULT_POLL_SCHEDULE.coldMinDelayMs);
+	});
+
+	it('a refused read is a read that did not happen: the next comes at its Retry-After or a short back-off', () => {
+		expect(delayAfterRefusedRead(1, 1_000)).toBe(1_000);
+		expect(delayAfterRefusedRead(3, 2_000)).toBe(2_000);
+		// Without Retry-After: the minimum delay, doubling with each refusal in a row, capped.
+		expect([1, 2, 3].map((n) => delayAfterRefusedRead(n, undefined))).toEqual([
+			1_000, 2_000, 4_000,
+		]);
+		expect(delayAfterRefusedRead(20, undefined)).toBe(DEFAULT_POLL_SCHEDULE.maxDelayMs);
+		// Far below the lone task's step after a first read refused at 5.5 s.
+		expect(delayAfterRefusedRead(1, 1_000)).toBeLessThan(
+			nextPollDelay({ now: 5_500, observations: [] }),
+		);
+	});
+
+	it('a first read planned (or woken) past the low end of a learnt duration is made at once', () => {
+		const prior: DurationPrior = { lowMs: 3_000, highMs: 3_600, samples: 1 };
+		expect(nextPollDelay({ now: 3_500, observations: [], prior, role: 'follower' })).toBe(0);
+		expect(nextPollDelay({ now: 1_000, observations: [], prior })).toBeGreaterThan(0);
 	});
 
 	it('a settable cap bounds every wait', () => {
@@ -246,6 +292,25 @@ describe('poll schedule', () => {
 			const { reads, lagMs } = replay(20_000, noProgress, undefined, { prior: learnt(120_000) });
 			expect(reads).toBeLessThanOrEqual(3);
 			expect(20_000 + lagMs).toBeLessThanOrEqual(learnt(120_000).lowMs / 2 + 1);
+		});
+
+		it("a lone task of a kind learnt to take seconds: no more reads than the users' 5 s loop (issue 46)", () => {
+			const loop = (d: number) => Math.max(1, Math.ceil(d / 5_000));
+			let node = 0;
+			let users = 0;
+			for (const d of [9_500, 9_800, 10_000, 10_200, 10_500]) {
+				const { reads, lagMs } = replay(d, noProgress, undefined, { prior: learnt(10_000) });
+				node += reads;
+				users += loop(d);
+				expect(lagMs).toBeLessThanOrEqual(1_000);
+			}
+			expect(node).toBeLessThanOrEqual(users);
+			// In a batch (a role) the read at half stays: it catches a task of another kind early.
+			const batch = replay(10_000, noProgress, undefined, {
+				prior: learnt(10_000),
+				role: 'follower',
+			});
+			expect(batch.delays[0]).toBeLessThan(learnt(10_000).lowMs);
 		});
 
 		it('a task that runs past everything learnt backs off in proportion, lag a small share', () => {
