@@ -177,16 +177,24 @@ function sourceOf(query: CallbackQuery): Authenticated['source'] {
 /**
  * The signature, checked with the signing key this process derived from the trigger's
  * credential lately (no credential read: see SigningKeys), else with the credential as it is
- * now; 503 when the credential cannot be read.
+ * now, read at most once per SIGNING_KEY_REFRESH_MS per trigger; 503 when it cannot be read.
  */
 async function checkSigned(call: Call, query: CallbackQuery): Promise<Step<SignatureCheck>> {
 	const node = call.ctx.getNode();
 	const id = `${call.ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}:${node.credentials?.mediaGenerationApi?.id ?? ''}`;
 	const cached = signingKeys.get(id, Date.now());
 	if (cached && checkSignatureWith(query, cached) === 'valid') return { ok: 'valid' };
-	let apiKey = '';
+	if (cached && signingKeys.fresh(id, Date.now())) return { ok: 'invalid' };
+	let key: Buffer | undefined;
 	try {
-		apiKey = await knowKey(call);
+		key = await signingKeys.read(
+			id,
+			async () => {
+				const apiKey = await knowKey(call);
+				return apiKey === '' ? undefined : signingKey(apiKey);
+			},
+			() => Date.now(),
+		);
 	} catch (error) {
 		return {
 			done: refuse(
@@ -199,9 +207,7 @@ async function checkSigned(call: Call, query: CallbackQuery): Promise<Step<Signa
 			),
 		};
 	}
-	if (apiKey === '') return { ok: 'invalid' };
-	const key = signingKey(apiKey);
-	signingKeys.set(id, key, Date.now());
+	if (!key) return { ok: 'invalid' };
 	return { ok: checkSignatureWith(query, key) };
 }
 

@@ -124,22 +124,54 @@ export class DeliveryMemory {
 
 /** How long a trigger's signing key is used without reading the credential again. */
 export const SIGNING_KEY_TTL_MS = 5 * 60_000;
+/**
+ * A signature the cached key refuses is checked with the credential as it is now (it may have
+ * changed) at most this often per trigger: in between, it is refused without a credential read.
+ */
+export const SIGNING_KEY_REFRESH_MS = 5_000;
 
 /**
  * The signing key of each trigger's credential (derived from the API key, not the key), so a
- * callback whose signature it accepts needs no credential read: in a webhook call each read is
- * a database read, a decryption and, in n8n 2.x, an expression isolate of its own, which a
- * flood of callbacks through a leaked URL would otherwise cost n8n on every call. A signature it
- * refuses is checked again with the credential as it is now (it may have changed).
+ * callback needs no credential read: in a webhook call each read is a database read, a
+ * decryption and, in n8n 2.x, an expression isolate of its own, which a flood of callbacks
+ * through a leaked URL would otherwise cost n8n on every call. A signature the key refuses is
+ * checked against the credential as it is now only when the key was read more than
+ * SIGNING_KEY_REFRESH_MS ago, one read per trigger at a time: forged signatures cost at most one
+ * credential read per trigger every few seconds, however many arrive.
  */
 export class SigningKeys {
-	private readonly entries = new Map<string, { key: Buffer; until: number }>();
+	private readonly entries = new Map<string, { key: Buffer; readAt: number }>();
+	private readonly reading = new Map<string, Promise<Buffer | undefined>>();
 
 	get(id: string, now: number): Buffer | undefined {
 		const entry = this.entries.get(id);
-		if (entry && entry.until > now) return entry.key;
+		if (entry && now - entry.readAt < SIGNING_KEY_TTL_MS) return entry.key;
 		this.entries.delete(id);
 		return undefined;
+	}
+
+	/** Whether the key was read so lately that a signature it refuses needs no new read. */
+	fresh(id: string, now: number): boolean {
+		const entry = this.entries.get(id);
+		return entry !== undefined && now - entry.readAt < SIGNING_KEY_REFRESH_MS;
+	}
+
+	/**
+	 * The key as the credential gives it now: one read shared by the calls that need it at once.
+	 * `undefined`: the credential has no key. A failed read is thrown to each of them.
+	 */
+	async read(id: string, load: () => Promise<Buffer | undefined>, now: () => number) {
+		let pending = this.reading.get(id);
+		if (!pending) {
+			pending = load().then((key) => {
+				if (key) this.set(id, key, now());
+				return key;
+			});
+			this.reading.set(id, pending);
+			const done = () => this.reading.delete(id);
+			pending.then(done, done);
+		}
+		return await pending;
 	}
 
 	set(id: string, key: Buffer, now: number): void {
@@ -147,7 +179,7 @@ export class SigningKeys {
 		while (this.entries.size >= 1_000) {
 			this.entries.delete(this.entries.keys().next().value as string);
 		}
-		this.entries.set(id, { key, until: now + SIGNING_KEY_TTL_MS });
+		this.entries.set(id, { key, readAt: now });
 	}
 }
 

@@ -10,9 +10,11 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ANSWER_WITHIN_MS } from '../../nodes/MediaGenerationTrigger/handler';
+import { SIGNING_KEY_REFRESH_MS } from '../../nodes/MediaGenerationTrigger/memory';
 import { URL_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/statusReads';
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { credentialResolutions } from '../harness/credentials';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
 import { client } from '../simulator/client';
@@ -153,7 +155,7 @@ describe('the callback reference is authenticated', () => {
 		expect(refs).toEqual(['row-mine', 'row-other']);
 	});
 
-	it("the trigger's signing key is used without reading the credential each time, yet a changed API key counts at once", async () => {
+	it("the trigger's signing key is used without reading the credential each time, yet a changed API key counts within seconds", async () => {
 		const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30 });
 		const credentials = {
 			mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
@@ -168,10 +170,12 @@ describe('the callback reference is authenticated', () => {
 		const forged = (url: string, id = `task_${randomBytes(6).toString('hex')}`) =>
 			sim.sendCallback(id, { url, body: body(id) });
 		expect((await forged(signed(receiver.callbackUrl({ ref: 'a' })))).status).toBe(404);
-		// The user puts another key in the credential: URLs signed with it are accepted at once
-		// (the status read then uses it; this simulator knows only the first key: 503).
+		// The user puts another key in the credential: URLs signed with it are accepted once the
+		// key read is older than SIGNING_KEY_REFRESH_MS (the status read then uses it; this
+		// simulator knows only the first key: 503).
 		const otherKey = `sk-${randomBytes(12).toString('hex')}`;
 		credentials.mediaGenerationApi.apiKey = otherKey;
+		await new Promise((r) => setTimeout(r, SIGNING_KEY_REFRESH_MS));
 		const withNewKey = await forged(signed(receiver.callbackUrl({ ref: 'b' }), otherKey));
 		expect(withNewKey.status).toBe(503);
 		const [, d] = await receiver.waitFor(2);
@@ -179,6 +183,38 @@ describe('the callback reference is authenticated', () => {
 		// A signature of neither key is refused.
 		const wrong = await forged(signed(receiver.callbackUrl({ ref: 'c' }), 'sk-attackers-own-key'));
 		expect(wrong.status).toBe(401);
+	});
+
+	it('200 well-formed but wrong signatures cost at most a few credential reads, not one each (issue 45, finding 3)', async () => {
+		const s = await setup();
+		const reads = () => credentialResolutions.get('mediaGenerationApi') ?? 0;
+		// A genuine callback first: the key is read and cached, as on a trigger in use.
+		const genuine = await finishedTask(s, 'row-genuine');
+		expect((await s.sim.sendCallback(genuine)).status).toBe(200);
+		const before = reads();
+		const started = Date.now();
+		const answers: number[] = [];
+		for (let wave = 0; wave < 20; wave++) {
+			const sent = Array.from({ length: 10 }, async () => {
+				const id = `task_${randomBytes(6).toString('hex')}`;
+				const url = signed(s.receiver.callbackUrl({ ref: `forged-${id}` }), 'sk-attackers-own-key');
+				return (await s.sim.sendCallback(id, { url, body: body(id) })).status;
+			});
+			answers.push(...(await Promise.all(sent)));
+			// Spread over more than one refresh interval: the key is read again, at most once each.
+			await new Promise((r) => setTimeout(r, 350));
+		}
+		const seconds = (Date.now() - started) / 1000;
+		const credentialReads = reads() - before;
+		report(
+			`[trigger] 200 wrong signatures in ${seconds.toFixed(1)} s: ${credentialReads} credential reads (one per ${SIGNING_KEY_REFRESH_MS / 1000} s at most)`,
+		);
+		expect(answers.every((status) => status === 401)).toBe(true);
+		expect(credentialReads).toBeLessThanOrEqual(
+			1 + Math.ceil((seconds * 1000) / SIGNING_KEY_REFRESH_MS),
+		);
+		expect(credentialReads).toBeLessThanOrEqual(5);
+		expect(statusReads(s.sim)).toBe(1);
 	});
 
 	it('unsigned callbacks are refused unless "Accept Unsigned Callbacks" is on', async () => {
