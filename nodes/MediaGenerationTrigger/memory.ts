@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from '../shared/callbackBody';
+import { KNOWN_TASK_MS } from './statusReads';
 
 /**
  * What one n8n process remembers between callbacks, per trigger (workflow id + node id): the
@@ -9,8 +10,11 @@ import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from '../shared/call
  * as the process; several processes (queue mode) each have their own.
  */
 
-/** How long a task id the service called unknown is answered from memory, and how many. */
-export const UNKNOWN_TASK_LIMITS = { ttlMs: 60_000, maxEntries: 10_000 };
+/**
+ * How long a task id the service called unknown (or answered for with another task) is answered
+ * from memory, and how many: as long as a URL's payment for a known id lasts (statusReads.ts).
+ */
+export const UNKNOWN_TASK_LIMITS = { ttlMs: KNOWN_TASK_MS, maxEntries: 10_000 };
 
 /** Task ids recently found unknown: answered 404 again without asking the service. */
 export class UnknownTasks {

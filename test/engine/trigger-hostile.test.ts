@@ -388,6 +388,40 @@ describe('floods cost a bounded number of status reads', () => {
 		expect(statusReads(s.sim) - before).toBeLessThanOrEqual(20 - cached);
 		expect(await s.receiver.executions()).toHaveLength(0);
 	});
+
+	it('one forged id sent for 30 simulated minutes beside new forged ids: its URL costs at most 3 + 1 a minute status reads (issue 45, finding 2)', async () => {
+		const s = await setup();
+		const url = signed(s.receiver.callbackUrl({ ref: 'seen' }));
+		// The trigger's clock (Date.now) runs 20 s further between waves: 90 waves, 30 minutes.
+		const realNow = Date.now.bind(Date);
+		let offset = 0;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
+		const forged = 'task_forged_for_ever';
+		try {
+			for (let wave = 0; wave < 90; wave++) {
+				const fresh = `task_forged_${wave}`;
+				await s.sim.sendCallback(forged, { url, body: body(forged) });
+				await s.sim.sendCallback(fresh, { url, body: body(fresh) });
+				offset += 20_000;
+			}
+		} finally {
+			clock.mockRestore();
+		}
+		const minutes = offset / 60_000;
+		const reads = statusReads(s.sim);
+		const ofForged = s.sim.requests.filter(
+			(r) => r.endpoint === 'status' && r.taskId === forged,
+		).length;
+		const allowed =
+			URL_READ_LIMITS.own.burst + Math.ceil(URL_READ_LIMITS.own.perSecond * 60 * minutes);
+		report(
+			`[trigger] one forged id and 90 new ones to one URL over ${minutes} simulated minutes: ${reads} status reads (allowance ${allowed}), ${ofForged} of the one id`,
+		);
+		expect(reads).toBeLessThanOrEqual(allowed);
+		// Answered from memory for KNOWN_TASK_MS after each read: one read per 10 minutes at most.
+		expect(ofForged).toBeLessThanOrEqual(1 + Math.ceil(minutes / 10));
+		expect(await s.receiver.executions()).toHaveLength(0);
+	});
 });
 
 describe('secrets never leave the trigger', () => {
