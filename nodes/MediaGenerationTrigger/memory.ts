@@ -1,6 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from '../shared/callbackBody';
+import {
+	DEDUPE_LIMITS,
+	deliveryKey,
+	pruneDeliveries,
+	rememberDelivery,
+	type StatusClass,
+} from '../shared/callbackBody';
 import { KNOWN_TASK_MS } from './statusReads';
 
 /**
@@ -40,6 +46,34 @@ export class UnknownTasks {
 			this.entries.delete(oldest);
 		}
 		this.entries.set(key, now + this.limits.ttlMs);
+	}
+}
+
+/** The signature part of a delivery key stored before issue 44 (see taskRun). */
+const LEGACY_SUFFIX = /^[A-Za-z0-9_-]{12}$/;
+
+/**
+ * The task ids being confirmed in this process, and the URL each came to: a task being
+ * confirmed on one URL starts nothing on another (it is answered 503, without a status read, and
+ * comes again once the first call ended: a duplicate then, or a run if the first did not start).
+ */
+export class Confirming {
+	private readonly entries = new Map<string, { source: string; calls: number }>();
+
+	/** Enters a call; false when the task is being confirmed on another URL. */
+	enter(trigger: string, taskId: string, source: string): boolean {
+		const key = `${trigger}\n${taskId}`;
+		const entry = this.entries.get(key);
+		if (entry && entry.source !== source) return false;
+		if (entry) entry.calls++;
+		else this.entries.set(key, { source, calls: 1 });
+		return true;
+	}
+
+	leave(trigger: string, taskId: string): void {
+		const key = `${trigger}\n${taskId}`;
+		const entry = this.entries.get(key);
+		if (entry && --entry.calls <= 0) this.entries.delete(key);
 	}
 }
 
@@ -94,6 +128,35 @@ export class DeliveryMemory {
 			typeof seenAt === 'number' && now - seenAt <= this.limits.maxAgeMs;
 		if (fresh(this.knownOf(trigger)[key])) return true;
 		return typeof stored === 'object' && stored !== null && fresh((stored as IDataObject)[key]);
+	}
+
+	/**
+	 * The status whose run of this task was started, on whatever URL (`undefined`: none): its
+	 * finished or failed delivery known to this process or in the stored copy. Deliveries stored
+	 * before issue 44 carry the first 12 characters of their URL's signature after the status
+	 * (`<task>:<status>:<sig>`): they count too, whichever URL took them.
+	 */
+	taskRun(trigger: string, taskId: string, stored: unknown, now: number): StatusClass | undefined {
+		const sources = [this.knownOf(trigger)];
+		if (typeof stored === 'object' && stored !== null) sources.push(stored as IDataObject);
+		const fresh = (seenAt: unknown) =>
+			typeof seenAt === 'number' && now - seenAt <= this.limits.maxAgeMs;
+		for (const status of ['finished', 'failed'] as const) {
+			const key = deliveryKey(taskId, status);
+			for (const source of sources) {
+				if (fresh(source[key])) return status;
+				for (const [k, seenAt] of Object.entries(source)) {
+					if (
+						k.startsWith(`${key}:`) &&
+						LEGACY_SUFFIX.test(k.slice(key.length + 1)) &&
+						fresh(seenAt)
+					) {
+						return status;
+					}
+				}
+			}
+		}
+		return undefined;
 	}
 
 	/** Records a delivery; false when it is already known (stored or taken by this process). */
@@ -190,3 +253,4 @@ export class SigningKeys {
 export const signingKeys = new SigningKeys();
 export const unknownTasks = new UnknownTasks();
 export const deliveries = new DeliveryMemory();
+export const confirming = new Confirming();
