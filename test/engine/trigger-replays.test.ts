@@ -1,7 +1,7 @@
 // The Media Generation Trigger against replays and a faulty status endpoint (issue 19,
 // finding 5), over real HTTP: the simulator (or a faulty service) answers, callbacks are posted
 // to the trigger served by the webhook harness with n8n-core's WebhookContext.
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';

@@ -29,7 +29,8 @@ export const USED_BASE_URL_EXPRESSION = 'String($credentials.baseUrl).trim().rep
  * What a URL parser makes of a text before reading its scheme (leading and trailing C0 controls
  * and spaces dropped, then every tab and newline): applied to the used text, never to the raw one.
  */
-const PARSER_EDGES = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;
+const PARSER_EDGES_SOURCE = '^[\\u0000-\\u0020]+|[\\u0000-\\u0020]+$';
+const PARSER_EDGES = new RegExp(PARSER_EDGES_SOURCE, 'g');
 const PARSER_DROPS = /[\t\n\r]/g;
 const HTTP_SCHEME = /^https?:/i;
 
