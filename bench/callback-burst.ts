@@ -40,7 +40,9 @@ import {
 	webhookNode,
 	workflow,
 } from '../test/e2e/workflows';
+import { npmRun, provenance } from './lib/provenance';
 import { round, table } from './lib/stats';
+import { regenerateDocs } from '../tools/docs-figures';
 
 const TRIGGER_WF = 'burstTrigger001';
 const SUBMIT_WF = 'burstSubmit0001';
@@ -624,6 +626,7 @@ export async function main(argv: string[]) {
 	const floorPath = `bench-burst-floor-${process.pid}`;
 	const results: Record<string, unknown> = {
 		date: new Date().toISOString(),
+		...provenance(npmRun('bench:n8n', argv)),
 		cores: os.cpus().length,
 	};
 	const done: Round[] = [];
@@ -909,4 +912,5 @@ export async function main(argv: string[]) {
 	fs.writeFileSync(out, `${JSON.stringify(results, null, '\t')}\n`);
 	fs.writeFileSync(out.replace(/\.json$/, '.txt'), `${printed.join('\n')}\n`);
 	say(`results written to ${path.relative(process.cwd(), out)} and its .txt`);
+	regenerateDocs(out);
 }

@@ -17,8 +17,13 @@
 // - Memory held: the heap this process needs to keep 200 waits in flight (the items, their
 //   observation lists, one pending timer each), measured with forced GCs, against the bytes of
 //   the 200 parked items n8n keeps in its database instead (nothing in any process's memory).
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- benchmark code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
 import { startSimulator, type Simulator } from '../test/simulator';
+import { provenance } from './lib/provenance';
+import { regenerateDocs } from '../tools/docs-figures';
 import { adaptiveSchedule, simulateTask } from './lib/polling';
 import { seeded, table } from './lib/stats';
 import type { PollObservation } from '../nodes/MediaGeneration/polling/schedule';
@@ -201,12 +206,32 @@ async function main() {
 				`0 in any process; ${kb(dbBytes)} in the execution's database row`,
 			],
 		];
-		process.stdout.write(`${table(rows)}\n`);
-		process.stdout.write(
-			`\nPolling: the node's schedule on the simulator's clock, ${(pollReads / TASKS).toFixed(1)} reads per task; held = durations + poll lag laid out on the workers.\n` +
-				`Parked: submit ${Math.round(submitMs)} ms + status check ${Math.round(checkMs)} ms measured over HTTP to the simulator; reads counted by the mode's construction (e2e checks the bound).\n` +
-				`Heap measured ${typeof (globalThis as { gc?: unknown }).gc === 'function' ? 'with' : 'WITHOUT (run node with --expose-gc)'} forced GC.\n`,
-		);
+		const machine = {
+			date: new Date().toISOString(),
+			...provenance(['node', '--expose-gc', '--import', 'tsx', 'bench/durable.ts']),
+			node: process.version,
+		};
+		const notes =
+			`Polling: the node's schedule on the simulator's clock, ${(pollReads / TASKS).toFixed(1)} reads per task; held = durations + poll lag laid out on the workers.\n` +
+			`Parked: submit ${Math.round(submitMs)} ms + status check ${Math.round(checkMs)} ms measured over HTTP to the simulator; reads counted by the mode's construction (e2e checks the bound).\n` +
+			`Heap measured ${typeof (globalThis as { gc?: unknown }).gc === 'function' ? 'with' : 'WITHOUT (run node with --expose-gc)'} forced GC.\n`;
+		const printed = [
+			`# bench/durable.ts ${machine.date} (${machine.commit}), Node ${machine.node}`,
+			'',
+			'## Park Until Callbacks against polling in the execution',
+			table(rows),
+			'',
+			notes,
+		].join('\n');
+		process.stdout.write(`${printed}\n`);
+		const out = path.join(__dirname, 'results', 'durable.json');
+		const parkedVsPolling = {
+			...{ tasks: TASKS, taskMs: TASK_MS, pollReads, held50, held200, submitMs, checkMs },
+			...{ heapBytes: heap, parkedItemsBytes: dbBytes },
+		};
+		fs.writeFileSync(out, `${JSON.stringify({ machine, parkedVsPolling }, null, '\t')}\n`);
+		fs.writeFileSync(out.replace(/\.json$/, '.txt'), printed);
+		regenerateDocs(out);
 	} finally {
 		await sim.close();
 	}

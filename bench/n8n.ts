@@ -45,7 +45,9 @@ import {
 	type WorkflowNode,
 } from '../test/e2e/workflows';
 import { videoParams } from '../test/queue/workflows';
+import { npmRun, provenance } from './lib/provenance';
 import { mb, round, seconds, table } from './lib/stats';
+import { regenerateDocs } from '../tools/docs-figures';
 
 const SERVICE_PLACEHOLDER = 'https://media-generation.example.com';
 const HEADER_CREDENTIAL = { id: 'benchHeader00001', name: 'Media Generation API key (header)' };
@@ -764,6 +766,7 @@ export async function main(argv: string[]) {
 	const n8n = await N8nInstance.create('bench-n8n');
 	const results: Record<string, unknown> = {
 		date: new Date().toISOString(),
+		...provenance(npmRun('bench:n8n', argv)),
 		quick,
 		loadBefore: os.loadavg(),
 	};
@@ -1057,6 +1060,7 @@ function finish(out: string, results: Record<string, unknown>) {
 	fs.writeFileSync(out, `${JSON.stringify(results, null, '\t')}\n`);
 	fs.writeFileSync(out.replace(/\.json$/, '.txt'), `${printed.join('\n')}\n`);
 	say(`results written to ${path.relative(process.cwd(), out)} and its .txt`);
+	if (results.quick !== true) regenerateDocs(out);
 }
 
 function printSummary(

@@ -14,8 +14,7 @@
 //                                      tell garbage awaiting collection from memory really held
 //   BENCH_CHILD_NODE_ARGS="--trace-gc" npm run bench -- --only memory
 //                                      diagnostic: Node options for the measuring processes
-/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-import { execSync } from 'node:child_process';
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- benchmark/test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -40,6 +39,8 @@ import {
 } from './lib/memory';
 import { overheadBenchmark, type OverheadResult } from './lib/overhead';
 import { benchPlan } from './lib/plan';
+import { npmRun, provenance } from './lib/provenance';
+import { regenerateDocs } from '../tools/docs-figures';
 import {
 	lagTargets,
 	READ_BUDGET,
@@ -86,19 +87,8 @@ function parseArgs(argv: string[]) {
 	return { only, quick, out, gcEvery };
 }
 
-function machine() {
+function machine(argv: string[]) {
 	const cpus = os.cpus();
-	let commit = 'unknown';
-	try {
-		commit = execSync('git rev-parse --short HEAD', {
-			cwd: __dirname,
-			stdio: ['ignore', 'pipe', 'ignore'],
-		})
-			.toString()
-			.trim();
-	} catch {
-		// Not a git checkout: the JSON still says when and where.
-	}
 	const pkg = (name: string) =>
 		(
 			JSON.parse(fs.readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as {
@@ -107,7 +97,7 @@ function machine() {
 		).version;
 	return {
 		date: new Date().toISOString(),
-		commit,
+		...provenance(npmRun('bench', argv)),
 		node: process.version,
 		n8nCore: pkg('n8n-core'),
 		n8nWorkflow: pkg('n8n-workflow'),
@@ -660,8 +650,9 @@ function printOverhead(o: OverheadResult) {
 }
 
 async function main() {
-	const { only, quick, out, gcEvery } = parseArgs(process.argv.slice(2));
-	const info = machine();
+	const argv = process.argv.slice(2);
+	const { only, quick, out, gcEvery } = parseArgs(argv);
+	const info = machine(argv);
 	say(
 		`# media-generation benchmarks ${info.date} (${info.commit}), Node ${info.node}, ${info.cpu} x ${info.cores}, load ${info.loadAverage.join(' ')}`,
 	);
@@ -739,6 +730,9 @@ async function main() {
 	say(
 		`\nresults written to ${path.relative(process.cwd(), out)} and ${path.relative(process.cwd(), text)}`,
 	);
+	// The docs' generated tables follow the results files they name (tools/docs-figures.ts). A
+	// --quick run proves only that the benchmarks run: its figures go into no doc.
+	if (!quick) regenerateDocs(out);
 }
 
 // `npm run bench:n8n` (bench --n8n): the comparison in a real n8n, a benchmark of its own (bench/n8n.ts).

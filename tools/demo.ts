@@ -108,14 +108,17 @@ export function runnableExamples(dir = path.join(ROOT, 'examples')): string[] {
 		.filter((file) => {
 			const wf = loadWorkflowFile(file);
 			const media = wf.nodes.filter((n) => n.type === MEDIA_GENERATION_TYPE);
-			// Submit-only examples (callback pattern) need a reachable n8n to call back.
+			// A Generate that does not wait is fine when a Task → Wait for Completion collects its
+			// tasks (the crash-safe layout). Submit-only examples (callback pattern) need a
+			// reachable n8n to call back.
 			// Examples with n8n nodes the in-process engine lacks (files, Merge, the AI Agent) run
 			// in a real n8n instead (demo-n8n.ts).
 			return (
 				wf.nodes.every((n) => knowsNodeType(n.type)) &&
 				wf.nodes.some((n) => n.type === MANUAL_TRIGGER_TYPE) &&
 				media.length > 0 &&
-				media.every((n) => n.parameters?.waitForCompletion !== false)
+				(media.every((n) => n.parameters?.waitForCompletion !== false) ||
+					media.some((n) => n.parameters?.operation === 'waitForCompletion'))
 			);
 		});
 }
@@ -253,7 +256,11 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 				tasks: [],
 			};
 			if (result.error) run.error = result.error.message;
-			for (const node of workflow.nodes.filter((n) => n.type === MEDIA_GENERATION_TYPE)) {
+			// The results: what each node that waits outputs (not a Generate that hands its tasks on).
+			const waiting = workflow.nodes.filter(
+				(n) => n.type === MEDIA_GENERATION_TYPE && n.parameters?.waitForCompletion !== false,
+			);
+			for (const node of waiting) {
 				const items = [...result.outputOf(node.name, 0), ...result.outputOf(node.name, 1)];
 				for (const item of items) {
 					const json = item.json as Record<string, unknown>;

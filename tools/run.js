@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The project's single entry point: `npm test`, `npm run demo`, `npm run bench`,
-// `npm run simulator` and `npm run dev` all come here. It uses only Node's built-ins, so that it runs on a fresh
+// `npm run simulator` and `npm run dev` all come here (and `node tools/run.js figures`, the docs'
+// figures from bench/results/). It uses only Node's built-ins, so that it runs on a fresh
 // machine with nothing but Node 20 and npm, and it does every set-up step itself:
 //   1. installs the devDependencies (scripts off: isolated-vm cannot compile on Node 20
 //      and nothing we run needs it), once per package-lock.json;
@@ -429,12 +430,19 @@ async function main() {
 		case 'simulator':
 			tsx(node, path.join(ROOT, 'test', 'simulator', 'cli.ts'), rest);
 			break;
+		case 'figures':
+			// The docs' generated figure blocks from bench/results/, then the check of every figure
+			// (CONTRIBUTING.md, "Figures in the docs"); --check only checks.
+			tsx(node, path.join(ROOT, 'tools', 'docs-figures.ts'), rest);
+			break;
 		case 'fixtures':
 			// The saved-workflow fixtures of this version (CONTRIBUTING.md, "Saved workflows and typeVersion").
 			tsx(node, path.join(ROOT, 'tools', 'saved-workflows.ts'), rest);
 			break;
 		default:
-			throw new Error(`unknown job "${job}": use test, demo, bench, simulator, fixtures or dev`);
+			throw new Error(
+				`unknown job "${job}": use test, demo, bench, simulator, figures, fixtures or dev`,
+			);
 	}
 	log(`${job} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	if (job === 'test') printTotals();

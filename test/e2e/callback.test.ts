@@ -29,6 +29,7 @@ import {
 	login,
 	newOwner,
 	rest,
+	retryExecution,
 } from './executions-api';
 import {
 	chain,
@@ -565,18 +566,7 @@ async function runRows(rows: Row[], workflowId = RETRY_WF, webhookPath = RETRY_P
 
 /** The editor's Retry (Executions list): original workflow, or "with current workflow". */
 async function retry(executionId: string, loadWorkflow: boolean, workflowId = RETRY_WF) {
-	const known = new Set((await executionsOf(workflowId)).map((e) => e.id));
-	const cookie = await login(n8n, OWNER);
-	const res = await fetch(`${n8n.baseUrl}/rest/executions/${executionId}/retry`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID, cookie },
-		body: JSON.stringify({ loadWorkflow }),
-	});
-	expect(res.status).toBe(200);
-	const all = await endedExecutions(workflowId, known.size + 1, 120_000);
-	const retried = all.find((e) => !known.has(e.id))!;
-	expect((retried as { mode?: string }).mode).toBe('retry');
-	return retried;
+	return await retryExecution(n8n, OWNER, apiKey, executionId, workflowId, loadWorkflow);
 }
 
 /** Submissions the service accepted for rows of this prefix (each one a task, each one billed). */

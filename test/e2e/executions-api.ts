@@ -127,3 +127,33 @@ export async function endedExecutions(
 		await new Promise((r) => setTimeout(r, 250));
 	}
 }
+
+/**
+ * The editor's Retry of an execution (Executions list): the original workflow, or "with current
+ * workflow" (`loadWorkflow`). Resolves with the new execution (mode `retry`) once it ended.
+ */
+export async function retryExecution(
+	n8n: N8nInstance,
+	owner: Owner,
+	apiKey: string,
+	executionId: string,
+	workflowId: string,
+	loadWorkflow = false,
+): Promise<ExecutionSummary> {
+	const known = new Set((await executionsOf(n8n, apiKey, workflowId)).map((e) => e.id));
+	const cookie = await login(n8n, owner);
+	const res = await fetch(`${n8n.baseUrl}/rest/executions/${executionId}/retry`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID, cookie },
+		body: JSON.stringify({ loadWorkflow }),
+	});
+	if (res.status !== 200)
+		throw new Error(
+			`POST /rest/executions/${executionId}/retry: HTTP ${res.status} ${await res.text()}`,
+		);
+	const all = await endedExecutions(n8n, apiKey, workflowId, known.size + 1, 120_000);
+	const retried = all.find((e) => !known.has(e.id))!;
+	if ((retried as { mode?: string }).mode !== 'retry')
+		throw new Error(`execution ${retried.id} is not a Retry`);
+	return retried;
+}

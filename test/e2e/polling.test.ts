@@ -254,7 +254,8 @@ afterAll(async () => {
 
 describe('polling path: the examples run with n8n execute', () => {
 	test.each([
-		['generate-video.json', WF.video, 'Generate Video', 'video/mp4', 'mp4'],
+		// The crash-safe layout: Generate Video hands its task on, Wait for Video outputs the result.
+		['generate-video.json', WF.video, 'Wait for Video', 'video/mp4', 'mp4'],
 		['generate-image.json', WF.image, 'Generate Image', 'image/png', 'png'],
 	])(
 		"%s: the task finishes and its file is in n8n's binary store as served",
@@ -418,8 +419,8 @@ describe('examples/spreadsheet-rows-to-videos.json (guide: docs/spreadsheet-to-v
 					continue;
 				}
 				if (row.sku === EMPTY) {
-					// Refused before any request: the row says why.
-					expect(row.status).toBe('error');
+					// Refused before any request: the row says why, and that it cost nothing.
+					expect(row.status).toBe('not sent');
 					expect(row.video_file).toBe('');
 					expect(row.task_id).toBe('');
 					expect(row.error).toMatch(/prompt/i);

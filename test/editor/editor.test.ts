@@ -608,7 +608,7 @@ describe('AI Agent', () => {
 });
 
 describe('the guides', () => {
-	test('examples/spreadsheet-rows-to-videos.json (docs/spreadsheet-to-videos.md): the workflow, and Generate Videos with its key, batch size and per-item Timeout in Options', () =>
+	test('examples/spreadsheet-rows-to-videos.json (docs/spreadsheet-to-videos.md): the workflow, and Generate Videos with its key and batch size in Options', () =>
 		explain(async () => {
 			await openExample('spreadsheet-rows-to-videos.json', 'Spreadsheet rows to videos');
 			await page.waitForTimeout(1500);
@@ -618,7 +618,7 @@ describe('the guides', () => {
 			await openNode('Generate Videos');
 			const ndv = page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first();
 			// The options the guide talks about, set as the guide says.
-			for (const label of ['Callback Reference', 'Max Tasks in Flight', 'Timeout (Minutes)']) {
+			for (const label of ['Callback Reference', 'Max Tasks in Flight']) {
 				await parameterItem(label).waitFor();
 			}
 			expect(await ndv.innerText()).toContain('{{ $json.sku }}');

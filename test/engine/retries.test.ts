@@ -4,12 +4,16 @@
 // execution's stored data) resume accepted tasks, submit failed ones anew, never send blind an
 // item whose submission got no answer; a new execution always submits; the spend guard stops a
 // batch over its cap before anything is sent. Submissions are counted at the simulator.
+import { createHash } from 'node:crypto';
+
 import type { IDataObject, IRun } from 'n8n-workflow';
 
 import { MANUAL_TRIGGER_TYPE, chain } from '../harness';
 import {
 	NODE,
 	TRIGGER,
+	credentialsFor,
+	expectKeyNowhere,
 	imageGenerateParams,
 	mediaNode,
 	mediaWorkflow,
@@ -335,27 +339,149 @@ describe('Retry of an execution n8n lost while the node ran (process killed or c
 	});
 });
 
-describe('Retry with another credential (issue 35, point 5)', () => {
+// Issue 44, point 7: the ledger knows the account (the credential's id and Base URL), not the
+// key. A key changed on the same account resumes; another account is said per item, never paid
+// again silently; a ledger of the previous version (its digest hashed the key in) stays safe.
+describe('Retry after the credential changed (issue 44, point 7)', () => {
 	const other = useSimulator({ apiKey: 'another-account-key' });
-
-	it("submits anew on the new account, which does not know the old account's tasks", async () => {
-		const workflow = mediaWorkflow(params());
-		refuseRowsNamedRefused();
+	/** The stored run with the workflow's current nodes: "Retry with current workflow". */
+	function withNodes(failed: IRun, workflow: ReturnType<typeof mediaWorkflow>): IRun {
+		const stored = JSON.parse(JSON.stringify(failed)) as IRun;
+		for (const entry of stored.data.executionData!.nodeExecutionStack) {
+			entry.node = workflow.nodes.find((n) => n.name === entry.node.name) ?? entry.node;
+		}
+		return stored;
+	}
+	const itemText = (json: IDataObject) => JSON.stringify(json);
+	/** Rows a and c accepted, the middle one refused (not accepted): the execution fails. */
+	async function failedWithTwoAccepted(workflow = mediaWorkflow(params())) {
+		const fault = refuseRowsNamedRefused();
 		const failed = await run(sim(), workflow, {
 			items: rows('acct a', 'refused', 'acct c'),
 			mode: 'webhook',
 		});
 		expect(failed.status).toBe('error');
 		expect(sim().tasks()).toHaveLength(2);
+		sim().faults.remove(fault);
+		return failed;
+	}
 
-		const retried = await run(other(), workflow, { retryOf: failed.run });
-		// Was: rows a and c resumed with the new key, whose service has no such tasks.
+	it('the key of the same account changed: resumes the accepted tasks, 0 submitted again', async () => {
+		const workflow = mediaWorkflow(params());
+		const failed = await failedWithTwoAccepted(workflow);
+		const [a, c] = sim()
+			.tasks()
+			.map((t) => t.id);
+		// The old key is revoked, the credential now holds the new one.
+		sim().rotateKey('rotated-key-of-the-same-account');
+		const retried = await run(sim(), workflow, {
+			retryOf: failed.run,
+			credentials: credentialsFor(sim(), 'rotated-key-of-the-same-account'),
+		});
 		expect(retried.error).toBeUndefined();
-		expect(other().count('submit')).toBe(3);
+		// Was: all 3 rows submitted (5 tasks): the digest held a hash of the key.
+		expect(sim().tasks()).toHaveLength(3);
+		const ids = taskIds(retried);
+		expect([ids[0], ids[2]]).toEqual([a, c]);
+		expect(retried.outputOf(NODE).map((i) => i.json.status)).toEqual([
+			'finished',
+			'finished',
+			'finished',
+		]);
+	});
+
+	it.each([
+		['the same credential now holds the key of another account (401)', 401],
+		['another credential, of another account and Base URL (404)', 404],
+	])('%s: says so per item with the task_id, submits nothing again', async (_label, code) => {
+		const workflow = mediaWorkflow(params(), { onError: 'continueRegularOutput' });
+		const failed = await failedWithTwoAccepted(mediaWorkflow(params()));
+		const [a, c] = sim()
+			.tasks()
+			.map((t) => t.id);
+		const target = code === 401 ? sim() : other();
+		const credentials =
+			code === 401 ? credentialsFor(sim(), 'key-of-another-account') : credentialsFor(other());
+		// "Retry with current workflow" after setting the node to continue on errors.
+		const retried = await run(target, workflow, {
+			retryOf: withNodes(failed.run, workflow),
+			credentials,
+		});
+		// Was (404): rows a and c submitted again on the other account, silently.
 		expect(sim().tasks()).toHaveLength(2);
+		expect(other().tasks()).toHaveLength(code === 404 ? 1 : 0);
 		const out = retried.outputOf(NODE);
-		expect(out.map((i) => i.json.status)).toEqual(['finished', 'finished', 'finished']);
-		expect(out.every((i) => other().task(String(i.json.task_id)) !== undefined)).toBe(true);
+		for (const [i, id] of [
+			[0, a],
+			[2, c],
+		] as const) {
+			expect(out[i].json.task_id).toBe(id);
+			const text = itemText(out[i].json);
+			expect(text).toContain(`task ${id}`);
+			expect(text).toMatch(new RegExp(`HTTP ${code}`));
+			expect(text).toMatch(/NOT submitted again/);
+		}
+		expectKeyNowhere(sim(), retried, 'key-of-another-account');
+	});
+
+	it('a ledger of the previous version: the same key resumes; another key is not sent again, per item with the task_id', async () => {
+		const workflow = mediaWorkflow(params(), { onError: 'continueRegularOutput' });
+		const failed = await failedWithTwoAccepted();
+		const [a, c] = sim()
+			.tasks()
+			.map((t) => t.id);
+		// The ledger as version 0.x wrote it: no version, each digest over the submission and
+		// an unsalted hash of Base URL and key.
+		const legacy = withNodes(failed.run, workflow);
+		const context = legacy.data.executionData!.contextData[`node:${NODE}`] as IDataObject;
+		const ledger = context.mediaGenerationLedger as IDataObject & {
+			entries: Record<string, IDataObject>;
+		};
+		const sha = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex');
+		const account = sha(['media-generation-account', sim().baseUrl, sim().apiKey]);
+		for (const [key, entry] of Object.entries(ledger.entries)) {
+			const task = sim().task(String(entry.taskId))!;
+			const body = sim().requests.find((r) => r.endpoint === 'submit' && r.taskId === task.id)!
+				.body as IDataObject;
+			entry.digest = sha([body.model, body.input, null, account]).slice(0, 32);
+			delete entry.account;
+			expect(key).toMatch(/^0\|[02]$/);
+		}
+		delete ledger.version;
+		delete ledger.origin;
+		delete ledger.runs;
+
+		const same = await run(sim(), workflow, { retryOf: legacy });
+		expect(sim().tasks()).toHaveLength(3);
+		expect([taskIds(same)[0], taskIds(same)[2]]).toEqual([a, c]);
+
+		sim().rotateKey('rotated-key');
+		const rotated = await run(sim(), workflow, {
+			retryOf: legacy,
+			credentials: credentialsFor(sim(), 'rotated-key'),
+		});
+		// Only the refused row is submitted; rows a and c are not sent blind.
+		expect(sim().tasks()).toHaveLength(4);
+		const out = rotated.outputOf(NODE);
+		expect(out[0].json.task_id).toBe(a);
+		expect(itemText(out[0].json)).toMatch(/earlier version of this node .*task .*NOT sent again/);
+		expect(out[2].json.task_id).toBe(c);
+
+		// A Retry of that Retry: the entries keep their origin in the ledger the Retry saved (was
+		// read as this version's, its digest no longer matching: rows a and c submitted).
+		const plain = mediaWorkflow(params());
+		const stopped = await run(sim(), plain, {
+			retryOf: withNodes(legacy, plain),
+			credentials: credentialsFor(sim(), 'rotated-key'),
+		});
+		expect(stopped.status).toBe('error');
+		const tasks = sim().tasks().length;
+		const again = await run(sim(), plain, {
+			retryOf: stopped.run,
+			credentials: credentialsFor(sim(), 'rotated-key'),
+		});
+		expect(sim().tasks()).toHaveLength(tasks);
+		expect(errorText(again)).toMatch(/earlier version of this node/);
 	});
 });
 

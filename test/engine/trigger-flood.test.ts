@@ -202,20 +202,30 @@ describe('a slow file host cannot hold the Trigger', () => {
 		open.push(host);
 		const [taskId] = await finishedTasks(sim, receiver, 1);
 		const url = sim.task(taskId)!.callbackUrl!;
-		const forged = Array.from({ length: 4 }, () => {
-			const id = forgedId();
-			const files = Array.from({ length: 20 }, (_, k) => ({
+		const slowFiles = (id: string, n: number) =>
+			Array.from({ length: n }, (_, k) => ({
 				file_url: `${host.url}/${id}/${k}.png`,
 				file_type: 'image',
 			}));
+		const forged = Array.from({ length: 4 }, () => {
+			const id = forgedId();
 			return sim.sendCallback(id, {
 				url,
-				body: { code: 200, data: { task_id: id, status: 'finished', files } },
+				body: { code: 200, data: { task_id: id, status: 'finished', files: slowFiles(id, 20) } },
 			});
 		});
 		await sleep(200);
 		const sentAt = Date.now();
-		const entry = await sim.sendCallback(taskId);
+		// The genuine task's own file is on the slow host too: its download cannot end before the
+		// host's 30 s stall window, so its run starts at the Download Deadline, every time, without
+		// its files and with the error that says how to fetch them.
+		const entry = await sim.sendCallback(taskId, {
+			url,
+			body: {
+				code: 200,
+				data: { task_id: taskId, status: 'finished', files: slowFiles(taskId, 1) },
+			},
+		});
 		expect(entry.status).toBe(200);
 		expect((await Promise.all(forged)).map((e) => e.status)).toEqual([200, 200, 200, 200]);
 		const deadlineMs = 0.05 * 60_000;
@@ -235,9 +245,11 @@ describe('a slow file host cannot hold the Trigger', () => {
 		);
 		expect(Date.now() - sentAt).toBeLessThan(within);
 		expect(startedAfter).toBeLessThan(within);
-		if (!item.binary) {
-			expect(item.json.error).toMatch(/Download Deadline \(3 s\).*Task → Download Files/);
-			expect(item.json.files).toEqual([expect.objectContaining({ url: expect.any(String) })]);
-		}
+		// The deadline path, taken: not before the deadline, without files, the error naming it.
+		expect(startedAfter).toBeGreaterThanOrEqual(deadlineMs - 100);
+		expect(item.binary).toBeUndefined();
+		expect(item.json.task_id).toBe(taskId);
+		expect(item.json.error).toMatch(/Download Deadline \(3 s\).*Task → Download Files/);
+		expect(item.json.files).toEqual([expect.objectContaining({ url: expect.any(String) })]);
 	});
 });

@@ -43,6 +43,7 @@ import type {
 import { NodeHelpers, Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import { HarnessCredentialsHelper, type CredentialValues } from './credentials';
+import { ensureDeduplication } from './deduplication';
 import { HARNESS_NODE_TYPES } from './nodes';
 
 export { HARNESS_ROOT, BINARY_DATA_PATH };
@@ -390,6 +391,11 @@ export interface RunOptions {
 	 * trip, as the database), its error and the failed node's last run removed.
 	 */
 	retryOf?: IRun;
+	/**
+	 * Plays the workflow setting "Save execution progress": after each node, `events` keeps the
+	 * execution data n8n would have stored (what a Retry starts from if the process dies next).
+	 */
+	saveProgress?: boolean;
 }
 
 export interface HarnessEvent {
@@ -397,6 +403,8 @@ export interface HarnessEvent {
 	kind: 'nodeExecuteBefore' | 'nodeExecuteAfter' | 'sendDataToUI';
 	node?: string;
 	data?: unknown;
+	/** With `saveProgress`: the execution data n8n saves after the node (nodeExecuteAfter). */
+	saved?: IRun['data'];
 }
 
 export interface RunResult {
@@ -502,6 +510,7 @@ export function startWorkflow(
 
 	const done = (async (): Promise<RunResult> => {
 		await ensureBinary(options.binaryMode);
+		await ensureDeduplication();
 		// Deep copy: n8n writes default parameters into the nodes it is given.
 		const json = JSON.parse(JSON.stringify(workflowJson)) as WorkflowJson;
 		for (const node of json.nodes) {
@@ -529,8 +538,19 @@ export function startWorkflow(
 		hooks.addHandler('nodeExecuteBefore', (node) => {
 			events.push({ at: Date.now(), kind: 'nodeExecuteBefore', node });
 		});
-		hooks.addHandler('nodeExecuteAfter', (node, data) => {
-			events.push({ at: Date.now(), kind: 'nodeExecuteAfter', node, data: data.executionStatus });
+		hooks.addHandler('nodeExecuteAfter', (node, data, executionData) => {
+			const event: HarnessEvent = {
+				at: Date.now(),
+				kind: 'nodeExecuteAfter',
+				node,
+				data: data.executionStatus,
+			};
+			if (options.saveProgress) {
+				// What n8n's saveExecutionProgress stores (a JSON round trip, as the database).
+				event.saved = JSON.parse(JSON.stringify(executionData)) as IRun['data'];
+				event.saved.resultData.lastNodeExecuted = node;
+			}
+			events.push(event);
 		});
 
 		const additionalData = createAdditionalData({

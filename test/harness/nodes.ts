@@ -138,6 +138,9 @@ export class HarnessBinary implements INodeType {
 			{ displayName: 'MIME Type', name: 'mimeType', type: 'string', default: 'text/plain' },
 			{ displayName: 'Pad to Bytes', name: 'padToBytes', type: 'number', default: 0 },
 			{ displayName: 'Property', name: 'property', type: 'string', default: 'data' },
+			// The file's bytes without the size n8n stores beside them (its metadata file removed,
+			// as for a store that keeps none): a reader learns the size only by reading.
+			{ displayName: 'Forget Size', name: 'forgetSize', type: 'boolean', default: false },
 		],
 	};
 
@@ -158,6 +161,13 @@ export class HarnessBinary implements INodeType {
 				fileName,
 				this.getNodeParameter('mimeType', i, 'text/plain') as string,
 			);
+			if (this.getNodeParameter('forgetSize', i, false) && data.id) {
+				const { rmSync } = await import('node:fs');
+				const { join } = await import('node:path');
+				const { BINARY_DATA_PATH } = await import('./env');
+				const location = data.id.slice(data.id.indexOf(':') + 1);
+				rmSync(join(BINARY_DATA_PATH, `${location}.metadata`));
+			}
 			out.push({
 				json: { ...input[i].json, fileName },
 				binary: { ...(input[i].binary ?? {}), [property]: data },

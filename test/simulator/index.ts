@@ -233,6 +233,11 @@ export interface Simulator {
 	): Promise<CallbackLogEntry>;
 	/** Resolves when every callback (with its retries) and image fetch under way has settled. */
 	idle(): Promise<void>;
+	/**
+	 * The account's key changed: from now on only `key` is accepted (the tasks stay the
+	 * account's). `reset()` brings back the key the simulator started with.
+	 */
+	rotateKey(key: string): void;
 	reset(): void;
 	close(): Promise<void>;
 }
@@ -309,6 +314,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
 	const apiKey = options.apiKey ?? 'sim-test-key';
+	let currentKey = apiKey;
 	const imageModelId = options.imageModelId ?? 'image-1';
 	const videoModelId = options.videoModelId ?? 'video-1';
 	const defaultDurationMs = options.defaultDurationMs ?? 300;
@@ -747,7 +753,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				badKeyStatus,
 				envelopeError(badKeyStatus, 'missing API key: send Authorization: Bearer <API_KEY>'),
 			);
-		if (m[1] !== apiKey)
+		if (m[1] !== currentKey)
 			return json(res, badKeyStatus, envelopeError(badKeyStatus, 'invalid API key'));
 
 		if (endpoint === 'submit') {
@@ -1046,7 +1052,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		async idle() {
 			while (pending.size) await Promise.allSettled([...pending]);
 		},
+		rotateKey(key) {
+			currentKey = key;
+		},
 		reset() {
+			currentKey = apiKey;
 			fetchAbort.abort();
 			fetchAbort = new AbortController();
 			requests.length = 0;

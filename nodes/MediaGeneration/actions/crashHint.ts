@@ -9,6 +9,11 @@ import { pollingFinisherFollows } from './durableWait';
 // Wait for Completion, with "Save execution progress" on, leaves them in the database, where a
 // Retry of the crashed execution starts from (docs/reliability.md). The editor cannot tell the
 // user in advance (a notice is fixed text), so a manual run says it in the output pane.
+// Issue 44, point 8: queue mode's `crashed` path (worker and queuing process both lost) leaves
+// the node nothing to tell a lost first run by: n8n records no crashed run there, saves no
+// context of the running node, and keeps the execution it retries (`retryOf`) in its lifecycle
+// hooks only, out of the node's reach. The hint says so instead. (A later run of the node, with
+// progress saved, is told there too: see lostRun in acceptedTasks.ts.)
 
 /**
  * A wait this long, measured or typical of the model (videos and music: about 2 min), earns the
@@ -17,7 +22,7 @@ import { pollingFinisherFollows } from './durableWait';
 export const LONG_WAIT_MS = 60_000;
 
 export const POLL_HINT =
-	'While this node waits, the ids of its tasks exist only in the running execution: if n8n stops meanwhile (a restart, a crash, a killed worker), a Retry cannot return the results. For long tasks, so that a Retry resumes them instead: Wait for Completion off, then a Task → Wait for Completion node, with the workflow setting "Save execution progress" on (see docs/reliability.md of the package).';
+	'While this node waits, the ids of its tasks exist only in the running execution: if n8n stops meanwhile (a restart, a crash, a killed worker), a Retry cannot return the results. It does not send them again, except in queue mode when the worker and the process that queued the execution both stop: there n8n leaves the node nothing to tell, and a Retry submits them again (billed twice). For long tasks, so that a Retry resumes them instead: Wait for Completion off, then a Task → Wait for Completion node, with the workflow setting "Save execution progress" on (see docs/reliability.md of the package).';
 
 export function progressHint(setting: 'off' | 'default'): string {
 	const unless =

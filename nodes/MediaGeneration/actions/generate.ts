@@ -6,10 +6,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getApiCredentials, submitTask } from '../../shared/transport/api';
+import { getApiCredentials, getTaskStatus, submitTask } from '../../shared/transport/api';
 import { maskCallbackUrl, signCallbackUrl } from '../../shared/callbackUrl';
 import { taskOutputJson } from '../../shared/output';
-import type { SubmittedTask } from '../../shared/task';
+import type { SubmittedTask, Task } from '../../shared/task';
 import { buildSubmission, checkReferenceImages, generateProperties, getModel } from '../models';
 import { DOCUMENTED_LIMITS } from '../models/referenceImages';
 import {
@@ -42,7 +42,14 @@ import {
 	parkExecution,
 	readWaitMode,
 } from './durableWait';
-import { asItemError, cancelled, lostRunFailure, submitFailure } from './itemErrors';
+import {
+	asItemError,
+	cancelled,
+	lostRunFailure,
+	resumedTaskUnknown,
+	submitFailure,
+	unmatchedLegacyTask,
+} from './itemErrors';
 import { hintCrashSafety } from './crashHint';
 import {
 	countSubmission,
@@ -272,12 +279,11 @@ async function generateParked(
 	const timeoutMs = (prepared.find((p): p is Prepared => !('ok' in p)) as Prepared).run.timeoutMs;
 	// Items whose task was accepted in the run this one retries: their callback goes to the
 	// resume URL of that run's execution, which no longer waits, so parking cannot await them.
-	const resumed = prepared.map(
-		(p, i) =>
-			!('ok' in p) &&
-			findSubmitted(ctx, i, submissionDigest(ctx, { model: p.model, input: p.input }))?.state ===
-				'accepted',
-	);
+	const resumed = prepared.map((p, i) => {
+		if ('ok' in p) return false;
+		const found = findSubmitted(ctx, i, submissionDigest(ctx, { model: p.model, input: p.input }));
+		return found?.state === 'accepted' && found.account !== 'unmatched';
+	});
 	const outcomes = await mapWithLimit(prepared.length, limit, async (i) => {
 		const entry = prepared[i];
 		if ('ok' in entry) return entry;
@@ -393,10 +399,24 @@ async function runItem(
 			json: { ...baseJson, submission: 'unknown' },
 		};
 	}
+	if (found?.account === 'unmatched' && found.taskId !== undefined) {
+		return { ok: false, ...unmatchedLegacyTask(ctx, itemIndex, found.taskId, baseJson) };
+	}
+	let known: Task | undefined;
+	let knownAt: number | undefined;
 	if (previous?.taskId) {
+		// The account decides, not the credential's key: a task the credential's account does not
+		// know (401/404) is said per item, never submitted again.
+		try {
+			known = await getTaskStatus(ctx, previous.taskId);
+			knownAt = Date.now();
+		} catch (error) {
+			const failure = resumedTaskUnknown(ctx, itemIndex, error, previous, baseJson);
+			if (failure) return { ok: false, ...failure };
+		}
 		submitted = {
 			task_id: previous.taskId,
-			status: 'not_started',
+			status: known?.status ?? 'not_started',
 			created_time: previous.createdTime,
 		};
 		submittedAt = previous.submittedAt;
@@ -467,6 +487,8 @@ async function runItem(
 		origin: submittedAt,
 		originKnown: true,
 		pollImmediately: previous !== undefined,
+		known,
+		knownFinishedAt: knownAt,
 		wait: true,
 		run,
 		progress,

@@ -240,6 +240,70 @@ export function lostRunFailure(
 	};
 }
 
+/**
+ * A task accepted in the execution a Retry comes from whose status the credential's account
+ * cannot read (401/403: the key is not valid there; 404/400: the account does not know the
+ * task): the credential now points at another account or service. Not submitted again (it may
+ * run, billed, on the first account); the task_id is kept. Undefined for any other fault: the
+ * wait goes on as for any accepted task.
+ */
+export function resumedTaskUnknown(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	error: unknown,
+	previous: { taskId?: string; account: 'same' | 'other' | 'unmatched' },
+	json: IDataObject,
+): ItemFailure | undefined {
+	const fault = faultOf(error);
+	const code = fault?.statusCode;
+	if (!fault || (fault.kind !== 'http' && fault.kind !== 'envelope')) return undefined;
+	if (code !== 401 && code !== 403 && code !== 404 && code !== 400) return undefined;
+	const taskId = previous.taskId ?? '';
+	const changed =
+		previous.account === 'same'
+			? "This node's credential now holds a key"
+			: "This node's credential (or its Base URL) is not the one the task was submitted with, and it holds a key";
+	const answer =
+		code === 401 || code === 403
+			? `refused the key (HTTP ${code})`
+			: `does not know the task (HTTP ${code})`;
+	const message = `Item ${itemIndex}: task ${taskId} was accepted in the execution this Retry comes from, and the service ${answer}: it was NOT submitted again`;
+	return {
+		error: nodeError(
+			ctx,
+			itemIndex,
+			message,
+			`${changed} of an account that cannot read this task. A repeat could create a second, billed task while the first one runs on the account that accepted it. To collect it: put that account's key back into the credential and retry, or fetch its files with Task → Download Files and task_id ${taskId} under that account. To generate it on the current account instead, run the workflow again (a new execution submits the item).`,
+			fault,
+		),
+		json: { ...json, task_id: taskId, submission: 'other_account' },
+	};
+}
+
+/**
+ * An item a ledger of the node's previous version records with a task, whose digest no longer
+ * matches: that version hashed the API key into it, so a changed key and a changed input look
+ * alike. Not sent again (it may be the same task, billed); the task_id is kept.
+ */
+export function unmatchedLegacyTask(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	taskId: string,
+	json: IDataObject,
+): ItemFailure {
+	return {
+		error: new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex}: an earlier version of this node submitted this item in the execution this Retry comes from (task ${taskId}), and either its input or the credential's API key changed since: it was NOT sent again`,
+			{
+				itemIndex,
+				description: `That version cannot tell the two apart, and a repeat could create a second, billed task. If only the key changed, fetch the result with Task → Wait for Completion (or Task → Download Files) and task_id ${taskId}; to submit the item as it is now, run the workflow again (a new execution submits it).`,
+			},
+		),
+		json: { ...json, task_id: taskId, submission: 'unknown' },
+	};
+}
+
 /** Any other error, as the item's error: n8n's own errors keep their text, gain the item index. */
 export function asItemError(
 	ctx: IExecuteFunctions,

@@ -155,7 +155,16 @@ describe('the prompt is counted in characters as a person counts them', () => {
 	});
 });
 
+// On jest's fake clock: the waits are measured exactly, so no load on the machine can make a timer
+// late enough to break them (a real timer under load can fire hundreds of ms late).
 describe('withRetries waits within the deadline, whatever Retry-After says', () => {
+	beforeEach(() => {
+		jest.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
+	});
+	afterEach(() => {
+		jest.useRealTimers();
+	});
+
 	const ctx = {} as ApiContext;
 	const rateLimited = (retryAfterMs: number): Fault => ({
 		kind: 'http',
@@ -174,37 +183,56 @@ describe('withRetries waits within the deadline, whatever Retry-After says', () 
 		};
 	};
 
+	/** Runs `work` to its end on the fake clock: what it settled with, and the time it waited. */
+	async function onFakeClock(work: () => Promise<unknown>) {
+		const started = Date.now();
+		let settled = false;
+		let outcome: unknown;
+		work().then(
+			(v) => {
+				outcome = v;
+				settled = true;
+			},
+			(e: unknown) => {
+				outcome = e;
+				settled = true;
+			},
+		);
+		for (let i = 0; i < 100 && !settled; i++) await jest.advanceTimersToNextTimerAsync();
+		expect(settled).toBe(true);
+		return { outcome, waitedMs: Date.now() - started };
+	}
+
 	it('a Retry-After longer than the time left ends at once, naming the wait asked', async () => {
 		const f = failing(rateLimited(20_000));
-		const started = Date.now();
-		const error = await withRetries(ctx, f.attempt, () => true, {
-			deadline: Date.now() + 3000,
-		}).catch((e: unknown) => e);
-		expect(Date.now() - started).toBeLessThan(1000);
+		const { outcome, waitedMs } = await onFakeClock(() =>
+			withRetries(ctx, f.attempt, () => true, { deadline: Date.now() + 3000 }),
+		);
+		expect(waitedMs).toBe(0);
 		expect(f.calls()).toBe(1);
-		expect(error).toBeInstanceOf(TransportError);
-		expect((error as Error).message).toMatch(/asked to wait 20 s, more than the 2 s left/);
+		expect(outcome).toBeInstanceOf(TransportError);
+		expect((outcome as Error).message).toMatch(/asked to wait 20 s, more than the 2 s left/);
 	});
 
 	it('Retry-After: 3600 without any deadline: the default wait budget ends it at once', async () => {
 		const f = failing(rateLimited(3_600_000));
-		const started = Date.now();
-		const error = await withRetries(ctx, f.attempt, () => true, {}).catch((e: unknown) => e);
-		expect(Date.now() - started).toBeLessThan(1000);
+		const { outcome, waitedMs } = await onFakeClock(() =>
+			withRetries(ctx, f.attempt, () => true, {}),
+		);
+		expect(waitedMs).toBe(0);
 		expect(f.calls()).toBe(1);
-		expect((error as Error).message).toMatch(/asked to wait 3600 s/);
+		expect((outcome as Error).message).toMatch(/asked to wait 3600 s/);
 	});
 
 	it('waits a Retry-After that fits, then stops when the next would not', async () => {
 		const f = failing(rateLimited(1200));
-		const started = Date.now();
-		await withRetries(ctx, f.attempt, () => true, { deadline: Date.now() + 3500 }).catch(
-			() => undefined,
+		const { outcome, waitedMs } = await onFakeClock(() =>
+			withRetries(ctx, f.attempt, () => true, { deadline: Date.now() + 3500 }),
 		);
 		// Waits of 1.2 s at 0 and 1.2 s; a third would end past 3.5 s - 1 s of attempt time.
 		expect(f.calls()).toBe(3);
-		expect(Date.now() - started).toBeGreaterThanOrEqual(2400);
-		expect(Date.now() - started).toBeLessThan(3500);
+		expect(waitedMs).toBe(2400);
+		expect(outcome).toBeInstanceOf(TransportError);
 	});
 
 	it('an attempt timeout is cut to the time left, never below 1 s', () => {

@@ -9,7 +9,7 @@ import { completeTask } from '../waitAndDownload';
 import { waitFailure } from '../itemErrors';
 import { readRunOptions, type RunOptions } from '../runOptions';
 import { taskRunOptions } from '../runOptionsPanel';
-import { readTaskId, taskIdProperty } from './taskId';
+import { carriedFacts, readTaskId, taskIdProperty, type CarriedFacts } from './taskId';
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['task'], operation: ['downloadFiles'] } },
@@ -22,14 +22,19 @@ export const description: INodeProperties[] = updateDisplayOptions(
 interface Entry {
 	taskId: string;
 	run: RunOptions;
+	facts: CarriedFacts;
 }
 
 /** Fresh binaries of a finished task (its file URLs stay valid 24 hours). No waiting. */
 export const operation: ItemOperation<Entry> = {
-	prepare: (ctx, i) => ({
-		taskId: readTaskId(ctx, i),
-		run: { ...readRunOptions(ctx, i, false), downloadFiles: true },
-	}),
+	prepare(ctx, i, item) {
+		const taskId = readTaskId(ctx, i);
+		return {
+			taskId,
+			run: { ...readRunOptions(ctx, i, false), downloadFiles: true },
+			facts: carriedFacts(item.json, taskId, Date.now()),
+		};
+	},
 
 	concurrency: (first) => first?.run.maxConcurrentTasks ?? 1,
 
@@ -41,7 +46,10 @@ export const operation: ItemOperation<Entry> = {
 		} catch (error) {
 			failure = {
 				ok: false,
-				...waitFailure(ctx, i, error, entry.taskId, { task_id: entry.taskId }),
+				...waitFailure(ctx, i, error, entry.taskId, {
+					task_id: entry.taskId,
+					reference: entry.facts.reference ?? null,
+				}),
 			};
 		}
 		if (failure || !task) return failure as ItemOutcome;
@@ -57,12 +65,13 @@ export const operation: ItemOperation<Entry> = {
 						description: 'Use Task → Wait for Completion to wait for it and download its files.',
 					},
 				),
-				json: taskOutputJson(task, {}),
+				json: taskOutputJson(task, entry.facts),
 			};
 		}
 		return await completeTask(ctx, {
 			itemIndex: i,
 			taskId: entry.taskId,
+			...entry.facts,
 			origin: Date.now(),
 			originKnown: false,
 			pollImmediately: true,

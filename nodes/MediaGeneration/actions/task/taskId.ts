@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { taskIdProblem } from '../../../shared/task';
@@ -39,4 +39,44 @@ export function originFromCreatedTime(
 	// Allow a minute of clock skew; anything further off is not trusted.
 	if (!Number.isFinite(created) || created > now + 60_000) return undefined;
 	return Math.min(created, now);
+}
+
+/** What an input item says about the task it carries, kept on the output item. */
+export interface CarriedFacts {
+	model?: string;
+	reference?: string;
+	submittedAt?: number;
+}
+
+/**
+ * The reference, model and submission time of the item a Task operation receives (a Generate
+ * output with Wait for Completion off, or a row that kept one), so that its result still finds
+ * its row, order or customer. Only from an item about this task: one whose task_id is this one,
+ * or that has none (a row keeping its reference in its own field). A submission time in the
+ * future is not believed.
+ */
+export function carriedFacts(
+	json: IDataObject | undefined,
+	taskId: string,
+	now: number,
+): CarriedFacts {
+	if (!json) return {};
+	const itemTask = json.task_id;
+	if (
+		itemTask !== undefined &&
+		itemTask !== null &&
+		itemTask !== '' &&
+		String(itemTask).trim() !== taskId
+	)
+		return {};
+	const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+	const reference =
+		text(json.reference) ??
+		(typeof json.reference === 'number' ? String(json.reference) : undefined);
+	const submitted = typeof json.submitted_at === 'string' ? Date.parse(json.submitted_at) : NaN;
+	return {
+		model: text(json.model),
+		reference,
+		submittedAt: Number.isFinite(submitted) && submitted <= now + 60_000 ? submitted : undefined,
+	};
 }

@@ -16,7 +16,13 @@ import { asItemError } from '../itemErrors';
 import { readRunOptions, type RunOptions } from '../runOptions';
 import { taskRunOptions } from '../runOptionsPanel';
 import { ProgressReporter } from '../progress';
-import { originFromCreatedTime, readTaskId, taskIdProperty } from './taskId';
+import {
+	carriedFacts,
+	originFromCreatedTime,
+	readTaskId,
+	taskIdProperty,
+	type CarriedFacts,
+} from './taskId';
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['task'], operation: ['waitForCompletion'] } },
@@ -151,13 +157,16 @@ export const operation: ItemOperation<Entry, ProgressReporter> = {
 		const fromPark = park !== undefined;
 		const known = fromPark ? knownTask(park) : undefined;
 		const submittedAt = fromPark ? park.submittedAt : undefined;
-		const facts = fromPark ? parkedItemFacts(park, json) : {};
+		// Without a park state, what the item itself says (a Generate output, a row that kept it).
+		const facts: CarriedFacts = fromPark
+			? { ...parkedItemFacts(park, json), submittedAt }
+			: carriedFacts(json, entry.taskId, Date.now());
 		const outcome = await completeTask(ctx, {
 			itemIndex: i,
 			taskId: entry.taskId,
 			model: facts.model,
 			reference: facts.reference,
-			submittedAt,
+			submittedAt: facts.submittedAt,
 			// The creation time is learnt from the first read; until then the origin is "now".
 			origin: submittedAt ?? Date.now(),
 			originKnown: submittedAt !== undefined,

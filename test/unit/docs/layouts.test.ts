@@ -1,0 +1,59 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply; it reads README.md and docs/ from disk */
+// README.md's promise and docs/reliability.md's layout table say what each layout keeps when n8n
+// stops, from one source (layouts.ts), and every claim names a test that shows it.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { LAYOUTS, README_PROMISE, tableRows } from './layouts';
+
+const ROOT = path.join(__dirname, '..', '..', '..');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+const words = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+const START = '<!-- layouts: written from test/unit/docs/layouts.ts -->';
+const END = '<!-- /layouts -->';
+
+/** The cells of a markdown table (prettier may pad them), without the separator row. */
+function cellsOf(table: string): string[][] {
+	return table
+		.split('\n')
+		.map((l) => l.trim())
+		.filter((l) => l.startsWith('|') && !/^\|[\s|:-]+\|$/.test(l))
+		.map((l) =>
+			l
+				.slice(1, -1)
+				.split(/(?<!\\)\|/)
+				.map((c) => c.trim()),
+		);
+}
+
+describe('what each layout keeps when n8n stops: one source for README.md and docs/reliability.md', () => {
+	it("README.md's promise is the source's, word for word", () => {
+		expect(words(read('README.md'))).toContain(words(README_PROMISE));
+	});
+
+	it("docs/reliability.md's layout table is the source's, cell for cell", () => {
+		const doc = read('docs/reliability.md');
+		const from = doc.indexOf(START);
+		const to = doc.indexOf(END);
+		expect(from).toBeGreaterThan(0);
+		expect(to).toBeGreaterThan(from);
+		expect(doc.slice(0, from)).toMatch(/## What each layout keeps\n/);
+		expect(cellsOf(doc.slice(from, to))).toEqual(tableRows());
+	});
+
+	it('every claim names a test that shows it, and that test exists; the others say "not tested"', () => {
+		for (const layout of LAYOUTS) {
+			for (const cell of layout.cells) {
+				if (!cell.shownBy) {
+					expect(cell.text).toBe('not tested');
+					continue;
+				}
+				const source = words(read(cell.shownBy.file));
+				expect(`${cell.shownBy.file}: ${source.includes(words(cell.shownBy.title))}`).toBe(
+					`${cell.shownBy.file}: true`,
+				);
+			}
+		}
+	});
+});

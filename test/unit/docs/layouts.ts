@@ -1,0 +1,155 @@
+// Test-only. The one source of what each workflow layout keeps when n8n stops: README.md's
+// promise and docs/reliability.md's layout table are both written from it, and
+// test/unit/docs/layouts.test.ts holds them equal to it. Every cell names the test that shows
+// it; a cell no test shows says "not tested".
+
+/** The test that shows a cell: a file, and words of one of its test titles. */
+export interface ShownBy {
+	file: string;
+	title: string;
+}
+
+export interface Cell {
+	text: string;
+	shownBy?: ShownBy;
+}
+
+/** The situations, in the table's column order. */
+export const SITUATIONS = [
+	'n8n killed or restarted (regular mode)',
+	'Queue mode: a worker killed, the process that queued it alive',
+	'Queue mode: the worker and the process that queued it lost',
+	'n8n killed while the tasks are being sent',
+] as const;
+
+export interface Layout {
+	name: string;
+	/** What the README's promise says of it (no code words: the README's first screen). */
+	promise: string;
+	cells: [Cell, Cell, Cell, Cell];
+}
+
+const notTested: Cell = { text: 'not tested' };
+
+const SHEET_E2E = 'test/e2e/sheet-ledger.test.ts';
+const SHEET_QUEUE = 'test/queue/sheet.test.ts';
+const CALLBACK_E2E = 'test/e2e/callback.test.ts';
+const QUEUE = 'test/queue/queue.test.ts';
+const RETRIES = 'test/engine/retries.test.ts';
+const PARKED_E2E = 'test/e2e/durable-wait.test.ts';
+
+export const LAYOUTS: Layout[] = [
+	{
+		name: 'The sheet as the ledger: each batch of rows sent, its task IDs written into the rows, then Task → Wait for Completion on every row with a task ID ([the spreadsheet job](spreadsheet-to-videos.md))',
+		promise:
+			"the sheet job's next run collects every paid video and pays again at most the batch being sent",
+		cells: [
+			{
+				text: 'the next run sends nothing again and every row gets its video',
+				shownBy: { file: SHEET_E2E, title: 'killed (SIGKILL) while it waits for the videos' },
+			},
+			{
+				text: 'the next run sends nothing again and every row gets its video',
+				shownBy: {
+					file: SHEET_QUEUE,
+					title: 'the worker SIGKILLed while the job waits, the process that queued it alive',
+				},
+			},
+			{
+				text: 'the next run sends nothing again and every row gets its video',
+				shownBy: {
+					file: SHEET_QUEUE,
+					title: 'the worker and the webhook process that queued the job both SIGKILLed',
+				},
+			},
+			{
+				text: 'the next run sends again at most the batch being sent (10 rows); every row gets its video',
+				shownBy: { file: SHEET_E2E, title: 'killed (SIGKILL) while it sends the second batch' },
+			},
+		],
+	},
+	{
+		name: 'Crash-safe: Generate with _Wait for Completion_ off → Task → Wait for Completion, _Save execution progress_ on',
+		promise: 'Generate → Task → Wait for Completion returns every result on a Retry',
+		cells: [
+			{
+				text: 'Retry returns every result, 0 submissions',
+				shownBy: {
+					file: CALLBACK_E2E,
+					title: 'the crash-safe layout returns the 6 results byte for byte',
+				},
+			},
+			{
+				text: 'n8n wipes the execution: nothing to retry; a Callback URL to a Trigger delivers every task',
+				shownBy: {
+					file: QUEUE,
+					title: 'the Callback URL delivers every task to the trigger, Retry submits nothing',
+				},
+			},
+			{
+				text: 'Retry returns every result, 0 submissions',
+				shownBy: {
+					file: QUEUE,
+					title: 'the Retry of the crash-safe layout returns the 6 results, submitting nothing',
+				},
+			},
+			{
+				text: "Retry sends nothing again: the items of the submitting node's lost run say what to do",
+				shownBy: {
+					file: RETRIES,
+					title: 'sends nothing again: every item says its submission may have been accepted',
+				},
+			},
+		],
+	},
+	{
+		name: 'Generate with _Wait Mode: Park Until Callbacks_ → Task → Wait for Completion',
+		promise: 'a parked execution resumes',
+		cells: [
+			{
+				text: 'stopped while parked and started again: the callbacks complete it, nothing sent twice',
+				shownBy: {
+					file: PARKED_E2E,
+					title: 'n8n stopped while parked and started again, the callbacks complete it',
+				},
+			},
+			notTested,
+			notTested,
+			notTested,
+		],
+	},
+	{
+		name: 'One Generate that waits (_Wait for Completion_ on): images and quick tries',
+		promise: 'a Generate that waits sends nothing again but loses its results',
+		cells: [
+			{
+				text: 'Retry sends nothing again; every item says what to do; the results are lost to n8n',
+				shownBy: { file: CALLBACK_E2E, title: 'n8n killed while the node waits (SIGKILL)' },
+			},
+			notTested,
+			notTested,
+			{
+				text: 'Retry sends nothing again; every item says what to do',
+				shownBy: {
+					file: RETRIES,
+					title: 'sends nothing again: every item says its submission may have been accepted',
+				},
+			},
+		],
+	},
+];
+
+/** README.md's promise, one bullet. */
+export const README_PROMISE = `- **Long videos, paid once.** When n8n is killed or restarted, ${LAYOUTS.map(
+	(l) => l.promise,
+).join('; ')} ([all cases](docs/reliability.md#what-each-layout-keeps)).`;
+
+const escape = (text: string) => text.replace(/\|/g, '\\|');
+
+/** docs/reliability.md's table, as rows of cells (the header first). */
+export function tableRows(): string[][] {
+	return [
+		['Layout', ...SITUATIONS],
+		...LAYOUTS.map((l) => [l.name, ...l.cells.map((c) => c.text)].map(escape)),
+	];
+}
