@@ -7,27 +7,15 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { ALLOWED_BASE_URL } from '../nodes/shared/transport/baseUrlRule';
+import {
+	BASE_URL_SENDABLE_EXPRESSION,
+	USED_BASE_URL_EXPRESSION,
+} from '../nodes/shared/transport/baseUrlRule';
 
 // Task id of the credential test's probe. The service has no account endpoint, so the test asks
 // for the status of a task that cannot exist: a good key then gets "task not found", a bad key
 // an authentication error. No task is created and nothing is charged.
 const PROBE_TASK_ID = 'n8n-credential-test';
-
-/**
- * The Base URL may carry the key (https://, or http:// to this machine): the allow-list the
- * nodes apply (nodes/shared/transport/baseUrlRule.ts), written as the n8n expression the
- * credential test evaluates.
- */
-const BASE_URL = 'String($credentials.baseUrl).trim()';
-const ALLOWED = `/${ALLOWED_BASE_URL.source}/i.test(${BASE_URL})`;
-/**
- * The Base URL as a URL parser reads it (leading and trailing control characters and spaces
- * dropped, then every tab and newline): a text that is not http(s) even then cannot send the
- * key over the network, and is left to fail as before ("Invalid URL").
- */
-const PARSED = `String($credentials.baseUrl).replace(/^[\\u0000-\\u0020]+|[\\u0000-\\u0020]+$/g, "").replace(/[\\t\\n\\r]/g, "")`;
-const NOT_HTTP = `!/^https?:/i.test(${PARSED})`;
 
 const rejectedKey =
 	'The service rejected the API key. Check that it is copied completely from the service console and has not been revoked.';
@@ -101,10 +89,12 @@ export class MediaGenerationApi implements ICredentialType {
 	// everywhere, the other keys are the common framework shapes of a 401.
 	test: ICredentialTestRequest = {
 		request: {
-			// Anything else than the allow-list (http:// to another machine, or a text a URL parser
-			// would turn into it, "ht\ttp://…" say) could send the key in clear text: the test then
-			// asks a reserved name that never resolves (RFC 2606), so nothing is sent and it fails.
-			baseURL: `={{ ${ALLOWED} || ${NOT_HTTP} ? String($credentials.baseUrl).trim().replace(/\\/+$/, "") : "http://http-refused-use-https.invalid" }}`,
+			// The one rule of the nodes (nodes/shared/transport/baseUrlRule.ts), decided on the very
+			// text sent (trimmed as it is sent, read as a URL parser reads it): anything else than the
+			// allow-list that would be http:// (to another machine, "ht\ttp://…", "\u00A0http://…")
+			// could send the key in clear text: the test then asks a reserved name that never
+			// resolves (RFC 2606), so nothing is sent and it fails.
+			baseURL: `={{ ${BASE_URL_SENDABLE_EXPRESSION} ? ${USED_BASE_URL_EXPRESSION} : "http://http-refused-use-https.invalid" }}`,
 			url: `/api/generate/status/${PROBE_TASK_ID}`,
 			method: 'GET',
 			ignoreHttpStatusErrors: true,

@@ -43,8 +43,13 @@ import {
 	type Step,
 } from './call';
 import { downloadFiles, downloadMinutesOf } from './downloadLine';
-import { deliveries, signingKeys } from './memory';
-import { ANSWER_WITHIN_MS, RETRY_UNCONFIRMED_S, verifyWithService } from './verify';
+import { confirming, deliveries, signingKeys } from './memory';
+import {
+	ANSWER_WITHIN_MS,
+	CONFIRM_WITHIN_MS,
+	RETRY_UNCONFIRMED_S,
+	verifyWithService,
+} from './verify';
 
 export { ANSWER_WITHIN_MS, CONFIRM_WITHIN_MS } from './verify';
 
@@ -101,13 +106,34 @@ export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookRe
 	if ('done' in auth) return auth.done;
 	const body = await readBody(request);
 	if ('done' in body) return body.done;
-	const settings = readSettings(request, auth.ok, body.ok);
+	const settings = readSettings(request, body.ok);
 	const seen = alreadyTaken(request, settings, body.ok);
 	if (seen) return seen;
-	const task = await confirm(request, settings, auth.ok, body.ok);
-	if ('done' in task) return task.done;
-	return await startOnce(request, settings, auth.ok, task.ok);
+	// One run per task per trigger, whatever URL brings it: while a call confirms a task, a
+	// call bringing it on another URL waits for the outcome (the Test URL runs every call).
+	const { trigger } = settings;
+	const { taskId } = body.ok;
+	if (settings.production && !confirming.enter(trigger, taskId, auth.ok.source.key)) {
+		return refuse(
+			request.call,
+			503,
+			{
+				error: `Task ${taskId} is being confirmed from another callback URL; nothing was started. Call again later.`,
+			},
+			{ 'Retry-After': String(ELSEWHERE_RETRY_S) },
+		);
+	}
+	try {
+		const task = await confirm(request, settings, auth.ok, body.ok);
+		if ('done' in task) return task.done;
+		return await startOnce(request, settings, auth.ok, task.ok);
+	} finally {
+		if (settings.production) confirming.leave(trigger, taskId);
+	}
 }
+
+/** Retry-After of a task being confirmed from another URL (the confirmation takes this long at most). */
+const ELSEWHERE_RETRY_S = CONFIRM_WITHIN_MS / 1000;
 
 /** Read: the options and the callback URL's query; what must never be quoted is noted. */
 function readRequest(ctx: IWebhookFunctions): Request {
@@ -177,16 +203,24 @@ function sourceOf(query: CallbackQuery): Authenticated['source'] {
 /**
  * The signature, checked with the signing key this process derived from the trigger's
  * credential lately (no credential read: see SigningKeys), else with the credential as it is
- * now; 503 when the credential cannot be read.
+ * now, read at most once per SIGNING_KEY_REFRESH_MS per trigger; 503 when it cannot be read.
  */
 async function checkSigned(call: Call, query: CallbackQuery): Promise<Step<SignatureCheck>> {
 	const node = call.ctx.getNode();
 	const id = `${call.ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}:${node.credentials?.mediaGenerationApi?.id ?? ''}`;
 	const cached = signingKeys.get(id, Date.now());
 	if (cached && checkSignatureWith(query, cached) === 'valid') return { ok: 'valid' };
-	let apiKey = '';
+	if (cached && signingKeys.fresh(id, Date.now())) return { ok: 'invalid' };
+	let key: Buffer | undefined;
 	try {
-		apiKey = await knowKey(call);
+		key = await signingKeys.read(
+			id,
+			async () => {
+				const apiKey = await knowKey(call);
+				return apiKey === '' ? undefined : signingKey(apiKey);
+			},
+			() => Date.now(),
+		);
 	} catch (error) {
 		return {
 			done: refuse(
@@ -199,9 +233,7 @@ async function checkSigned(call: Call, query: CallbackQuery): Promise<Step<Signa
 			),
 		};
 	}
-	if (apiKey === '') return { ok: 'invalid' };
-	const key = signingKey(apiKey);
-	signingKeys.set(id, key, Date.now());
+	if (!key) return { ok: 'invalid' };
 	return { ok: checkSignatureWith(query, key) };
 }
 
@@ -237,23 +269,13 @@ function maxFileSizeOf(ctx: IWebhookFunctions): number | undefined {
 	return Number.isFinite(mb) && mb > 0 ? mb : undefined;
 }
 
-function readSettings(
-	{ call, query }: Request,
-	auth: Authenticated,
-	parsed: ParsedCallback,
-): Settings {
+function readSettings({ call }: Request, parsed: ParsedCallback): Settings {
 	const { ctx } = call;
 	const download = ctx.getNodeParameter('download', true) as boolean;
 	const node = ctx.getNode();
-	// One execution per task, status and (signed) reference. A signed URL replayed for another
-	// task cannot take that task's execution from its own callback: the reference differs.
-	// Unsigned callbacks share one key per task and status, which a signed delivery also takes
-	// (see startOnce): a genuine signed callback is never a duplicate of an unsigned one, but once
-	// a task ran from its signed callback, unsigned ones for it are.
-	const keyFor = (status: StatusClass) =>
-		auth.signature === 'valid' && query.signature
-			? `${deliveryKey(parsed.taskId, status)}:${query.signature.slice(0, 12)}`
-			: deliveryKey(parsed.taskId, status);
+	// One execution per task and status, whatever URL brings it (issue 44): a genuine callback
+	// replayed to another task's URL is a duplicate, not a run tagged with that URL's reference.
+	const keyFor = (status: StatusClass) => deliveryKey(parsed.taskId, status);
 	return {
 		event: ctx.getNodeParameter('event', 'any') as EventFilter,
 		verify: ctx.getNodeParameter('verify', true) as boolean,
@@ -272,23 +294,24 @@ function readSettings(
 }
 
 /**
- * De-duplicate (early): a replay of a delivery already taken is answered without a status
- * read. A false claim can only earn a "duplicate" answer for a task whose execution already
- * started. The delivery is taken for good in startOnce, once the task is confirmed.
+ * De-duplicate (early): a call for a task whose run already started, on whatever URL and
+ * whatever status it claims, is answered without a status read (a task that reached a final
+ * state stays there). The delivery is taken for good in startOnce, once the task is confirmed.
  */
 function alreadyTaken(
 	{ call }: Request,
 	settings: Settings,
 	parsed: ParsedCallback,
 ): IWebhookResponseData | undefined {
-	if (!settings.production || (parsed.claimed !== 'finished' && parsed.claimed !== 'failed')) {
-		return undefined;
-	}
+	if (!settings.production) return undefined;
 	const store = call.ctx.getWorkflowStaticData('node');
-	if (
-		!deliveries.has(settings.trigger, settings.keyFor(parsed.claimed), store.deliveries, Date.now())
-	) {
-		return undefined;
+	const ran = deliveries.taskRun(settings.trigger, parsed.taskId, store.deliveries, Date.now());
+	if (ran === undefined) return undefined;
+	if ((parsed.claimed === 'finished' || parsed.claimed === 'failed') && parsed.claimed !== ran) {
+		// A claim the task's own run contradicts (a final state does not change): refused unread.
+		return refuse(call, 409, {
+			error: `The callback says task ${parsed.taskId} is ${parsed.rawStatus ?? parsed.claimed}, but its ${ran} run already started; nothing was started`,
+		});
 	}
 	// A duplicate also repairs the stored deliveries: another process may have written back an
 	// older copy over this process's records (last writer wins), and n8n writes this call's copy
@@ -449,16 +472,17 @@ async function startOnce(
 	const stored = (store.deliveries ??= {}) as IDataObject;
 	const live = deliveries.attach(trigger, stored, now);
 	try {
-		if (!deliveries.take(trigger, key, now)) return duplicate(call, c.taskId);
-		const unsignedKey = deliveryKey(c.taskId, c.confirmed);
-		const marked =
-			auth.acceptUnsigned && key !== unsignedKey && deliveries.take(trigger, unsignedKey, now);
+		if (
+			deliveries.taskRun(trigger, c.taskId, stored, now) !== undefined ||
+			!deliveries.take(trigger, key, now)
+		) {
+			return duplicate(call, c.taskId);
+		}
 		try {
 			return await start(call, run);
 		} catch (error) {
 			// Not taken after all: the service's next attempt must run.
 			deliveries.forget(trigger, key);
-			if (marked) deliveries.forget(trigger, unsignedKey);
 			throw new NodeOperationError(ctx.getNode(), error as Error);
 		}
 	} finally {

@@ -1,6 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from '../shared/callbackBody';
+import {
+	DEDUPE_LIMITS,
+	deliveryKey,
+	pruneDeliveries,
+	rememberDelivery,
+	type StatusClass,
+} from '../shared/callbackBody';
+import { KNOWN_TASK_MS } from './statusReads';
 
 /**
  * What one n8n process remembers between callbacks, per trigger (workflow id + node id): the
@@ -9,8 +16,11 @@ import { DEDUPE_LIMITS, pruneDeliveries, rememberDelivery } from '../shared/call
  * as the process; several processes (queue mode) each have their own.
  */
 
-/** How long a task id the service called unknown is answered from memory, and how many. */
-export const UNKNOWN_TASK_LIMITS = { ttlMs: 60_000, maxEntries: 10_000 };
+/**
+ * How long a task id the service called unknown (or answered for with another task) is answered
+ * from memory, and how many: as long as a URL's payment for a known id lasts (statusReads.ts).
+ */
+export const UNKNOWN_TASK_LIMITS = { ttlMs: KNOWN_TASK_MS, maxEntries: 10_000 };
 
 /** Task ids recently found unknown: answered 404 again without asking the service. */
 export class UnknownTasks {
@@ -36,6 +46,34 @@ export class UnknownTasks {
 			this.entries.delete(oldest);
 		}
 		this.entries.set(key, now + this.limits.ttlMs);
+	}
+}
+
+/** The signature part of a delivery key stored before issue 44 (see taskRun). */
+const LEGACY_SUFFIX = /^[A-Za-z0-9_-]{12}$/;
+
+/**
+ * The task ids being confirmed in this process, and the URL each came to: a task being
+ * confirmed on one URL starts nothing on another (it is answered 503, without a status read, and
+ * comes again once the first call ended: a duplicate then, or a run if the first did not start).
+ */
+export class Confirming {
+	private readonly entries = new Map<string, { source: string; calls: number }>();
+
+	/** Enters a call; false when the task is being confirmed on another URL. */
+	enter(trigger: string, taskId: string, source: string): boolean {
+		const key = `${trigger}\n${taskId}`;
+		const entry = this.entries.get(key);
+		if (entry && entry.source !== source) return false;
+		if (entry) entry.calls++;
+		else this.entries.set(key, { source, calls: 1 });
+		return true;
+	}
+
+	leave(trigger: string, taskId: string): void {
+		const key = `${trigger}\n${taskId}`;
+		const entry = this.entries.get(key);
+		if (entry && --entry.calls <= 0) this.entries.delete(key);
 	}
 }
 
@@ -92,6 +130,35 @@ export class DeliveryMemory {
 		return typeof stored === 'object' && stored !== null && fresh((stored as IDataObject)[key]);
 	}
 
+	/**
+	 * The status whose run of this task was started, on whatever URL (`undefined`: none): its
+	 * finished or failed delivery known to this process or in the stored copy. Deliveries stored
+	 * before issue 44 carry the first 12 characters of their URL's signature after the status
+	 * (`<task>:<status>:<sig>`): they count too, whichever URL took them.
+	 */
+	taskRun(trigger: string, taskId: string, stored: unknown, now: number): StatusClass | undefined {
+		const sources = [this.knownOf(trigger)];
+		if (typeof stored === 'object' && stored !== null) sources.push(stored as IDataObject);
+		const fresh = (seenAt: unknown) =>
+			typeof seenAt === 'number' && now - seenAt <= this.limits.maxAgeMs;
+		for (const status of ['finished', 'failed'] as const) {
+			const key = deliveryKey(taskId, status);
+			for (const source of sources) {
+				if (fresh(source[key])) return status;
+				for (const [k, seenAt] of Object.entries(source)) {
+					if (
+						k.startsWith(`${key}:`) &&
+						LEGACY_SUFFIX.test(k.slice(key.length + 1)) &&
+						fresh(seenAt)
+					) {
+						return status;
+					}
+				}
+			}
+		}
+		return undefined;
+	}
+
 	/** Records a delivery; false when it is already known (stored or taken by this process). */
 	take(trigger: string, key: string, now: number): boolean {
 		const known = this.knownOf(trigger);
@@ -124,22 +191,54 @@ export class DeliveryMemory {
 
 /** How long a trigger's signing key is used without reading the credential again. */
 export const SIGNING_KEY_TTL_MS = 5 * 60_000;
+/**
+ * A signature the cached key refuses is checked with the credential as it is now (it may have
+ * changed) at most this often per trigger: in between, it is refused without a credential read.
+ */
+export const SIGNING_KEY_REFRESH_MS = 5_000;
 
 /**
  * The signing key of each trigger's credential (derived from the API key, not the key), so a
- * callback whose signature it accepts needs no credential read: in a webhook call each read is
- * a database read, a decryption and, in n8n 2.x, an expression isolate of its own, which a
- * flood of callbacks through a leaked URL would otherwise cost n8n on every call. A signature it
- * refuses is checked again with the credential as it is now (it may have changed).
+ * callback needs no credential read: in a webhook call each read is a database read, a
+ * decryption and, in n8n 2.x, an expression isolate of its own, which a flood of callbacks
+ * through a leaked URL would otherwise cost n8n on every call. A signature the key refuses is
+ * checked against the credential as it is now only when the key was read more than
+ * SIGNING_KEY_REFRESH_MS ago, one read per trigger at a time: forged signatures cost at most one
+ * credential read per trigger every few seconds, however many arrive.
  */
 export class SigningKeys {
-	private readonly entries = new Map<string, { key: Buffer; until: number }>();
+	private readonly entries = new Map<string, { key: Buffer; readAt: number }>();
+	private readonly reading = new Map<string, Promise<Buffer | undefined>>();
 
 	get(id: string, now: number): Buffer | undefined {
 		const entry = this.entries.get(id);
-		if (entry && entry.until > now) return entry.key;
+		if (entry && now - entry.readAt < SIGNING_KEY_TTL_MS) return entry.key;
 		this.entries.delete(id);
 		return undefined;
+	}
+
+	/** Whether the key was read so lately that a signature it refuses needs no new read. */
+	fresh(id: string, now: number): boolean {
+		const entry = this.entries.get(id);
+		return entry !== undefined && now - entry.readAt < SIGNING_KEY_REFRESH_MS;
+	}
+
+	/**
+	 * The key as the credential gives it now: one read shared by the calls that need it at once.
+	 * `undefined`: the credential has no key. A failed read is thrown to each of them.
+	 */
+	async read(id: string, load: () => Promise<Buffer | undefined>, now: () => number) {
+		let pending = this.reading.get(id);
+		if (!pending) {
+			pending = load().then((key) => {
+				if (key) this.set(id, key, now());
+				return key;
+			});
+			this.reading.set(id, pending);
+			const done = () => this.reading.delete(id);
+			pending.then(done, done);
+		}
+		return await pending;
 	}
 
 	set(id: string, key: Buffer, now: number): void {
@@ -147,10 +246,11 @@ export class SigningKeys {
 		while (this.entries.size >= 1_000) {
 			this.entries.delete(this.entries.keys().next().value as string);
 		}
-		this.entries.set(id, { key, until: now + SIGNING_KEY_TTL_MS });
+		this.entries.set(id, { key, readAt: now });
 	}
 }
 
 export const signingKeys = new SigningKeys();
 export const unknownTasks = new UnknownTasks();
 export const deliveries = new DeliveryMemory();
+export const confirming = new Confirming();

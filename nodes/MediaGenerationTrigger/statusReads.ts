@@ -14,11 +14,18 @@ import type { Fault } from '../shared/transport/faults';
 //   waiting first reads in turn per URL, so one URL cannot take every turn.
 // - A task id costs at most one read per READ_INTERVAL_MS, however often it is sent: callbacks
 //   for an id being read share that read, and one read shortly before is used again.
-// - Task ids the trigger has not read yet take a token of their URL's allowance
-//   (URL_READ_LIMITS): the URL of one submission (with a nonce) has its own task and a few more;
-//   URLs many tasks share (legacy signed ones, one per reference, and unsigned ones) have a larger one. A
-//   callback whose URL's allowance is spent is answered 429 at once, with no read: so forged
-//   task ids sent to one URL cost the key at most that URL's allowance, wherever they come from.
+// - Every read a URL causes takes a token of that URL's allowance (URL_READ_LIMITS), charged per
+//   URL and task id: the URL of one submission (with a nonce) has its own task and a few more;
+//   URLs many tasks share (legacy signed ones, one per reference, and unsigned ones) have a larger
+//   one. A callback whose URL's allowance is spent is answered 429 at once, with no read: so
+//   forged task ids sent to one URL cost the key at most that URL's allowance, wherever they come
+//   from. The one exception: a task id this same URL paid for less than KNOWN_TASK_MS ago, whose
+//   read found the task (the service's retries of a genuine callback). An id the service called
+//   unknown, or answered for with another task, is never exempt, and is answered from memory
+//   (memory.ts) for as long as a paid id is exempt: one forged id costs its URL a token every
+//   KNOWN_TASK_MS at most, however often it is sent.
+// - A URL holds at most PENDING_PER_URL places in the trigger's line (then 503 with
+//   Retry-After), so no URL can fill the line other URLs' callbacks wait in.
 
 /** All status reads of one trigger: 200 at once (a batch finishing together), then 10 a second. */
 export const TRIGGER_STATUS_READ_LIMITS = { perSecond: 10, burst: 200 };
@@ -34,6 +41,16 @@ export const URL_READ_LIMITS = {
 /** Callbacks waiting in one trigger's line for a read, at most (then 503 with Retry-After). */
 export const PENDING_LIMIT = 100;
 
+/** Places in that line one URL may hold (then 503 with Retry-After): a quarter of it at most. */
+export const PENDING_PER_URL = { own: URL_READ_LIMITS.own.burst, shared: PENDING_LIMIT / 4 };
+
+/**
+ * How long a URL's payment for a task id whose read found the task exempts that URL's later
+ * reads of it, and (memory.ts) how long an id found unknown is answered from memory: equal, so
+ * the exemption never outlives the memory of a refusal.
+ */
+export const KNOWN_TASK_MS = 10 * 60_000;
+
 /** One status read per task id per this interval, at most. */
 export const READ_INTERVAL_MS = 2_000;
 
@@ -44,10 +61,12 @@ export interface TaskRead {
 	startedAt: number;
 	result: Promise<ReadOutcome>;
 	settledAt?: number;
+	/** Settled with this very task (not unknown, not another task's answer, not a fault). */
+	found?: boolean;
 }
 
 /** How long a read is remembered (for READ_INTERVAL_MS and the URL allowance), and how many. */
-const TASK_READ_LIMITS = { ttlMs: 10 * 60_000, maxEntries: 10_000 };
+const TASK_READ_LIMITS = { ttlMs: KNOWN_TASK_MS, maxEntries: 10_000 };
 
 /** The reads of each task id: shared while in flight, used again within READ_INTERVAL_MS. */
 export class TaskReads {
@@ -76,10 +95,10 @@ export class TaskReads {
 		return entry ? entry.startedAt + this.intervalMs : 0;
 	}
 
-	/** Whether this id was read lately (so a URL's allowance is not charged for it again). */
-	known(trigger: string, taskId: string, now: number): boolean {
+	/** Whether this id's last read, lately, found the task (an id the service knows). */
+	found(trigger: string, taskId: string, now: number): boolean {
 		const entry = this.entries.get(key(trigger, taskId));
-		return entry !== undefined && now - entry.startedAt < TASK_READ_LIMITS.ttlMs;
+		return entry?.found === true && now - entry.startedAt < TASK_READ_LIMITS.ttlMs;
 	}
 
 	start(trigger: string, taskId: string, now: number, read: () => Promise<ReadOutcome>): TaskRead {
@@ -90,8 +109,10 @@ export class TaskReads {
 			this.entries.delete(this.entries.keys().next().value as string);
 		}
 		const entry: TaskRead = { startedAt: now, result: read() };
-		entry.result = entry.result.finally(() => {
+		entry.result = entry.result.then((outcome) => {
 			entry.settledAt = Date.now();
+			entry.found = 'task' in outcome && outcome.task.task_id === taskId;
+			return outcome;
 		});
 		this.entries.set(k, entry);
 		return entry;
@@ -99,6 +120,54 @@ export class TaskReads {
 }
 
 const key = (trigger: string, taskId: string) => `${trigger}\n${taskId}`;
+
+/**
+ * The URL allowances, charged per URL and task id: a read takes a token of its URL's allowance,
+ * unless this URL paid for this id less than KNOWN_TASK_MS ago and the id's last read found the
+ * task. The payment is not renewed by later reads: a pending task read again and again still
+ * costs its URL a token every KNOWN_TASK_MS.
+ */
+export class UrlAllowances {
+	private readonly paid = new Map<string, number>();
+	readonly own = new StatusReadBudget(URL_READ_LIMITS.own);
+	readonly shared = new StatusReadBudget(URL_READ_LIMITS.shared);
+
+	constructor(private readonly reads: TaskReads) {}
+
+	/** Takes what a read of `taskId` brought by `url` costs; false (429) when it has no token. */
+	charge(trigger: string, url: { key: string; shared: boolean }, taskId: string, now: number) {
+		const pair = `${trigger}\n${url.key}\n${taskId}`;
+		const paidAt = this.paid.get(pair);
+		if (
+			paidAt !== undefined &&
+			now - paidAt < KNOWN_TASK_MS &&
+			this.reads.found(trigger, taskId, now)
+		) {
+			return true;
+		}
+		if (!this.budget(url).take(this.urlKey(trigger, url), now)) return false;
+		this.paid.delete(pair);
+		// A Map iterates in insertion order: the first entries are the oldest.
+		while (this.paid.size >= TASK_READ_LIMITS.maxEntries) {
+			this.paid.delete(this.paid.keys().next().value as string);
+		}
+		this.paid.set(pair, now);
+		return true;
+	}
+
+	/** Milliseconds until the URL has a token again (for Retry-After). */
+	waitMs(trigger: string, url: { key: string; shared: boolean }): number {
+		return this.budget(url).waitMs(this.urlKey(trigger, url));
+	}
+
+	private budget(url: { shared: boolean }): StatusReadBudget {
+		return url.shared ? this.shared : this.own;
+	}
+
+	private urlKey(trigger: string, url: { key: string }): string {
+		return `${trigger}\n${url.key}`;
+	}
+}
 
 interface Waiter {
 	source: string;
@@ -134,6 +203,11 @@ export class ReadTurns {
 	/** First reads waiting in this trigger's line. */
 	parked(trigger: string): number {
 		return this.lines.get(trigger)?.parked ?? 0;
+	}
+
+	/** First reads of one URL waiting in this trigger's line. */
+	parkedBy(trigger: string, source: string): number {
+		return this.lines.get(trigger)?.firsts.get(source)?.length ?? 0;
 	}
 
 	/** Milliseconds until the line has room, roughly (for Retry-After). */
@@ -228,8 +302,5 @@ export class ReadTurns {
 export const triggerBudget = new StatusReadBudget(TRIGGER_STATUS_READ_LIMITS);
 export const readTurns = new ReadTurns(triggerBudget);
 export const taskReads = new TaskReads();
-/** The URL allowances, keyed by trigger and URL. */
-export const urlAllowances = {
-	own: new StatusReadBudget(URL_READ_LIMITS.own),
-	shared: new StatusReadBudget(URL_READ_LIMITS.shared),
-};
+/** The URL allowances, keyed by trigger and URL, charged per URL and task id. */
+export const urlAllowances = new UrlAllowances(taskReads);

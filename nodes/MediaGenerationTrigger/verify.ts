@@ -23,9 +23,10 @@ import {
 	type Settings,
 	type Step,
 } from './call';
-import { unknownTasks } from './memory';
+import { UNKNOWN_TASK_LIMITS, unknownTasks } from './memory';
 import {
 	PENDING_LIMIT,
+	PENDING_PER_URL,
 	readTurns,
 	taskReads,
 	urlAllowances,
@@ -67,6 +68,8 @@ interface Confirmation {
 	taskId: string;
 	/** The URL the call came to (its place in the line's turns). */
 	source: string;
+	/** Places in the line this URL may hold (PENDING_PER_URL). */
+	places: number;
 	/** Retry failed reads after a "confirming" answer (off for "Start With Error"). */
 	onFailure: boolean;
 	/** The end of the confirmation window. */
@@ -115,7 +118,7 @@ export async function verifyWithService(
 	return answerOutcome(c, outcome);
 }
 
-/** A task id the service called unknown less than a minute ago: 404 without a read. */
+/** A task id the service called unknown lately (UNKNOWN_TASK_LIMITS): 404 without a read. */
 function rememberedUnknown(
 	{ call }: Request,
 	settings: Settings,
@@ -124,7 +127,7 @@ function rememberedUnknown(
 	if (!unknownTasks.has(settings.trigger, parsed.taskId, Date.now())) return undefined;
 	return {
 		done: refuse(call, 404, {
-			error: `Task ${parsed.taskId} is unknown to the service (asked less than a minute ago); nothing was started`,
+			error: `Task ${parsed.taskId} is unknown to the service (asked less than ${UNKNOWN_TASK_LIMITS.ttlMs / 60_000} minutes ago); nothing was started`,
 		}),
 	};
 }
@@ -140,6 +143,7 @@ function newConfirmation(
 		trigger: settings.trigger,
 		taskId: parsed.taskId,
 		source: auth.source.key,
+		places: auth.source.shared ? PENDING_PER_URL.shared : PENDING_PER_URL.own,
 		// "Start With Error" starts at the first failure, as documented: no retries after it.
 		onFailure: options.onVerifyError !== 'start',
 		until: arrivedAt + CONFIRM_WITHIN_MS,
@@ -161,34 +165,32 @@ async function firstRead(
 	const now = Date.now();
 	const shared = taskReads.current(c.trigger, c.taskId, undefined, now);
 	if (shared) return { ok: shared };
-	if (!taskReads.known(c.trigger, c.taskId, now)) {
-		const allowance = auth.source.shared ? urlAllowances.shared : urlAllowances.own;
-		const key = `${c.trigger}\n${auth.source.key}`;
-		if (!allowance.take(key, now)) {
-			return {
-				done: refuse(
-					c.call,
-					429,
-					{
-						error:
-							'This callback URL has brought more task ids than it may have read in this time; nothing was started. Try again later.',
-					},
-					retryAfter(allowance.waitMs(key)),
-				),
-			};
-		}
+	if (!urlAllowances.charge(c.trigger, auth.source, c.taskId, now)) {
+		return {
+			done: refuse(
+				c.call,
+				429,
+				{
+					error:
+						'This callback URL has brought more task ids than it may have read in this time; nothing was started. Try again later.',
+				},
+				retryAfter(urlAllowances.waitMs(c.trigger, auth.source)),
+			),
+		};
 	}
 	// The read uses the credential: its key is scrubbed from whatever this call says from now.
 	await knowKey(c.call).catch(() => '');
 	const read = await obtainRead(c, 'first');
-	if (read === 'full') {
+	if (read === 'full' || read === 'url-full') {
+		const why =
+			read === 'full'
+				? `Too many callbacks are waiting for a status read (${PENDING_LIMIT})`
+				: `This callback URL already has ${c.places} callbacks waiting for a status read`;
 		return {
 			done: refuse(
 				c.call,
 				503,
-				{
-					error: `Too many callbacks are waiting for a status read (${PENDING_LIMIT}); nothing was started. Try again later.`,
-				},
+				{ error: `${why}; nothing was started. Try again later.` },
 				retryAfter(readTurns.drainMs(c.trigger)),
 			),
 		};
@@ -214,7 +216,7 @@ function confirmLater(c: Confirmation): boolean {
 async function obtainRead(
 	c: Confirmation,
 	kind: 'first' | 'retry',
-): Promise<TaskRead | 'no-turn' | 'full'> {
+): Promise<TaskRead | 'no-turn' | 'full' | 'url-full'> {
 	for (;;) {
 		const now = Date.now();
 		const current = taskReads.current(c.trigger, c.taskId, c.after, now);
@@ -228,6 +230,7 @@ async function obtainRead(
 		if (readTurns.takeNow(c.trigger, now)) return startRead(c, now);
 		if (!c.confirming && kind === 'first') {
 			if (readTurns.parked(c.trigger) >= PENDING_LIMIT) return 'full';
+			if (readTurns.parkedBy(c.trigger, c.source) >= c.places) return 'url-full';
 			confirmLater(c);
 		}
 		if (!(await readTurns.wait(c.trigger, kind, c.source, c.limit))) return 'no-turn';

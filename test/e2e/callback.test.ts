@@ -467,6 +467,45 @@ test('a callback whose body lies about a real task starts one execution with wha
 		expect(sim.requests.some((r) => r.path.includes('evil'))).toBe(false);
 	}));
 
+test("two tasks' genuine callbacks replayed to each other's URL three times each: one run per task, each with its own reference, the replays answered without a status read (issue 44, item 6)", () =>
+	n8n.explain(async () => {
+		const before = new Set((await executionsOf(TRIGGER_WF)).map((e) => e.id));
+		const [taskA, taskB] = [await finishedTask(), await finishedTask()];
+		const urlA = signed(`${triggerUrl()}?ref=row-A`);
+		const urlB = signed(`${triggerUrl()}?ref=row-B`);
+		expect((await sim.sendCallback(taskA, { url: urlA })).status).toBe(200);
+		expect((await sim.sendCallback(taskB, { url: urlB })).status).toBe(200);
+		await endedExecutions(TRIGGER_WF, before.size + 2);
+		const reads = sim.count('status');
+		const replays: number[] = [];
+		for (let i = 0; i < 3; i++) {
+			replays.push((await sim.sendCallback(taskA, { url: urlB })).status);
+			replays.push((await sim.sendCallback(taskB, { url: urlA })).status);
+		}
+		expect(replays).toEqual([200, 200, 200, 200, 200, 200]);
+		expect(sim.count('status')).toBe(reads);
+		// Barrier: a genuine callback after the replays; once its run ended, any run a replay had
+		// started would be listed too.
+		const barrier = await finishedTask();
+		expect(
+			(await sim.sendCallback(barrier, { url: signed(`${triggerUrl()}?ref=barrier`) })).status,
+		).toBe(200);
+		const fresh = (await endedExecutions(TRIGGER_WF, before.size + 3)).filter(
+			(e) => !before.has(e.id),
+		);
+		const runs = fresh.map((e) => {
+			const json = e.data!.resultData.runData['Media Generation Trigger'][0].data!.main[0]![0].json;
+			return [json.task_id, json.reference];
+		});
+		expect(runs.sort()).toEqual(
+			[
+				[taskA, 'row-A'],
+				[taskB, 'row-B'],
+				[barrier, 'barrier'],
+			].sort(),
+		);
+	}));
+
 test('10 callbacks arriving together are all remembered: after a restart of n8n, replaying them starts nothing', () =>
 	n8n.explain(async () => {
 		const before = new Set((await executionsOf(TRIGGER_WF)).map((e) => e.id));

@@ -12,6 +12,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { MANUAL_TRIGGER_TYPE, chain, type NodeSpec, type RunResult } from '../harness';
 import { startBinaryDataServer, type BinaryDataServer } from '../harness/binaryData';
+import { MAX_LINK_MS } from '../../nodes/shared/transport/binaryImageLinks';
 import { referenceChunks } from '../simulator/media';
 import { NODE, TRIGGER, errorText, mediaNode, nodeLogger, run, useSimulator } from './support';
 
@@ -216,6 +217,45 @@ describe('Vidmodel 2.0 Fast with frames from binary fields', () => {
 		expect(retried.status).toBe('success');
 		expect(sim().count('submit')).toBe(1);
 		expect(retried.outputOf(NODE)[0].json.task_id).toBe(sim().tasks()[0].id);
+	});
+});
+
+describe('links only to binary data of this workflow, for a bounded time (issue 45, findings 4 and 5)', () => {
+	test('a Timeout of ten years gives a link of MAX_LINK_MS (3 hours), not ten years', async () => {
+		const tenYears = 5_256_000;
+		const result = await runWith(
+			workflow(
+				[file('Start Frame', PNG, 'image/png', 'start.png')],
+				fast({}, { timeoutMinutes: tenYears }),
+			),
+		);
+		expect(result.status).toBe('success');
+		const [[link]] = submitted();
+		expect(claims(link).exp - claims(link).iat).toBe(MAX_LINK_MS / 1000);
+		expect(MAX_LINK_MS).toBe(3 * 60 * 60_000);
+	});
+
+	test("an item naming another workflow's file is refused before any request, naming the field and why; the file is never linked", async () => {
+		// Another workflow stored a file (n8n's id: <mode>:workflows/<its id>/executions/…).
+		const other = await runWith(
+			chain(
+				{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+				file('Start Frame', PNG, 'image/png', 'start.png'),
+			),
+			{ workflowId: 'another-workflow' },
+		);
+		const foreign = other.outputOf('Start Frame')[0].binary!.data;
+		expect(foreign.id).toMatch(/^[a-z0-9-]+:workflows\/another-workflow\/executions\//);
+		// This workflow gets an item whose binary field names that file.
+		const result = await runWith(workflow([], fast()), {
+			items: [{ json: {}, binary: { data: foreign } }],
+		});
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toMatch(
+			/binary field "data" \("Start Frame Binary Field"\) \(file "start\.png"\) is a file of another workflow \(id another-workflow\), so no link is made for it; allowed: binary data of an execution of this workflow/,
+		);
+		expect(sim().count('submit')).toBe(0);
+		expect(n8n.fetches).toHaveLength(0);
 	});
 });
 

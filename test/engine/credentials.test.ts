@@ -235,7 +235,7 @@ describe("the credential's Test applies the nodes' http:// rule: one table (issu
 	});
 	afterAll(() => network.restore());
 
-	it.each(BASE_URL_TABLE.filter(([url]) => !/^https:/i.test(url)))(
+	it.each(BASE_URL_TABLE.filter(([url]) => !/^https:/i.test(url.trim())))(
 		'%s → %s',
 		async (template, verdict) => {
 			const baseUrl = template.replace('{port}', new URL(sim.baseUrl).port);

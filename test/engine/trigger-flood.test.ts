@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { URL_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/statusReads';
+import { PENDING_PER_URL, URL_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/statusReads';
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
@@ -124,6 +124,53 @@ describe('a flood of forged callbacks cannot cost a genuine callback its run', (
 			allowance(URL_READ_LIMITS.own) + allowance(URL_READ_LIMITS.shared),
 		);
 		expect(answers.filter((a) => a.genuine).every((a) => a.status === 200)).toBe(true);
+	});
+});
+
+describe("a URL's places in the trigger's read line are capped (issue 45, finding 2)", () => {
+	it('with the budget spent, a flood through the shared unsigned URL holds at most PENDING_PER_URL.shared places; a genuine callback on its own URL still gets its run', async () => {
+		const { sim, receiver } = await setup({ options: { acceptUnsigned: true } });
+		const [genuine] = await finishedTasks(sim, receiver, 1);
+		// Spend the trigger's budget (200 at once, then 10 a second): 3 forged ids through each of
+		// 74 URLs the node signed (each URL's own allowance is 3).
+		const spend = Array.from({ length: 74 }, async () => {
+			const url = signCallbackUrl(receiver.callbackUrl(), API_KEY);
+			for (let k = 0; k < 3; k++) {
+				const id = forgedId();
+				await sim.sendCallback(id, { url, body: body(id) });
+			}
+		});
+		await Promise.all(spend);
+		// Now 40 forged callbacks at once through the unsigned URL (its allowance: 40 at once).
+		const unsigned = receiver.callbackUrl();
+		const flood = await Promise.all(
+			Array.from({ length: 40 }, async () => {
+				const id = forgedId();
+				const entry = await sim.sendCallback(id, { url: unsigned, body: body(id) });
+				return { id, status: entry.status };
+			}),
+		);
+		const own = await sim.sendCallback(genuine);
+		await receiver.waitFor(receiver.deliveries.length, 60_000);
+		const answersOf = (ids: Set<string>) =>
+			receiver.deliveries.filter((d) => ids.has(String((d.answer as IDataObject)?.task_id ?? '')));
+		const floodIds = new Set(flood.map((f) => f.id));
+		const waited = answersOf(floodIds).filter((d) => d.status === 202).length;
+		const capped = receiver.deliveries.filter((d) =>
+			/This callback URL already has \d+ callbacks waiting/.test(
+				String((d.answer as IDataObject)?.error ?? ''),
+			),
+		).length;
+		report(
+			`[trigger] line: 40 unsigned forged callbacks with the budget spent: ${waited} waited in line (cap ${PENDING_PER_URL.shared}), ${capped} answered 503 for the URL's places; genuine answered ${own.status}`,
+		);
+		expect(waited).toBeLessThanOrEqual(PENDING_PER_URL.shared);
+		expect(capped).toBeGreaterThan(0);
+		expect([200, 202]).toContain(own.status);
+		const runs = (await receiver.executions()).map((e) =>
+			String(e.outputOf('Downstream')[0]?.json.task_id),
+		);
+		expect(runs).toEqual([genuine]);
 	});
 });
 

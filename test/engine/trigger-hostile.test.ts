@@ -10,9 +10,11 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ANSWER_WITHIN_MS } from '../../nodes/MediaGenerationTrigger/handler';
+import { SIGNING_KEY_REFRESH_MS } from '../../nodes/MediaGenerationTrigger/memory';
 import { URL_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/statusReads';
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { credentialResolutions } from '../harness/credentials';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
 import { client } from '../simulator/client';
@@ -134,26 +136,28 @@ describe('the callback reference is authenticated', () => {
 		expect(JSON.stringify(deliveries.map((d) => d.answer))).not.toContain(sig);
 	});
 
-	it("a validly signed URL of another task cannot take this task's execution from its own callback", async () => {
+	it("a validly signed URL of another task posted with this task's id before this task's own callback: one run, and this task's own callback a duplicate (the one residual of one run per task, issue 44)", async () => {
 		const s = await setup();
 		const mine = await finishedTask(s, 'row-mine');
 		const other = await finishedTask(s, 'row-other');
-		// A leaked URL (of `other`) posted with `mine`'s id first: it starts a run tagged row-other,
-		// and mine's own callback still starts its own.
+		// A URL (of `other`) leaked before its own callback, posted with `mine`'s id first: the
+		// trigger cannot tell which URL `mine` was submitted with (the service does not say), so
+		// the first URL to bring the task takes its one run.
 		const leaked = await s.sim.sendCallback(mine, {
 			url: s.sim.task(other)!.callbackUrl!,
 			body: body(mine),
 		});
 		const own = await s.sim.sendCallback(mine);
 		expect([leaked.status, own.status]).toEqual([200, 200]);
-		await s.receiver.waitFor(2);
-		const refs = (await s.receiver.executions())
-			.map((e) => e.outputOf('Downstream')[0].json.reference)
-			.sort();
-		expect(refs).toEqual(['row-mine', 'row-other']);
+		const [, second] = await s.receiver.waitFor(2);
+		expect(second.answer).toEqual({ received: true, duplicate: true, task_id: mine });
+		const refs = (await s.receiver.executions()).map(
+			(e) => e.outputOf('Downstream')[0].json.reference,
+		);
+		expect(refs).toEqual(['row-other']);
 	});
 
-	it("the trigger's signing key is used without reading the credential each time, yet a changed API key counts at once", async () => {
+	it("the trigger's signing key is used without reading the credential each time, yet a changed API key counts within seconds", async () => {
 		const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30 });
 		const credentials = {
 			mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },
@@ -168,10 +172,12 @@ describe('the callback reference is authenticated', () => {
 		const forged = (url: string, id = `task_${randomBytes(6).toString('hex')}`) =>
 			sim.sendCallback(id, { url, body: body(id) });
 		expect((await forged(signed(receiver.callbackUrl({ ref: 'a' })))).status).toBe(404);
-		// The user puts another key in the credential: URLs signed with it are accepted at once
-		// (the status read then uses it; this simulator knows only the first key: 503).
+		// The user puts another key in the credential: URLs signed with it are accepted once the
+		// key read is older than SIGNING_KEY_REFRESH_MS (the status read then uses it; this
+		// simulator knows only the first key: 503).
 		const otherKey = `sk-${randomBytes(12).toString('hex')}`;
 		credentials.mediaGenerationApi.apiKey = otherKey;
+		await new Promise((r) => setTimeout(r, SIGNING_KEY_REFRESH_MS));
 		const withNewKey = await forged(signed(receiver.callbackUrl({ ref: 'b' }), otherKey));
 		expect(withNewKey.status).toBe(503);
 		const [, d] = await receiver.waitFor(2);
@@ -179,6 +185,38 @@ describe('the callback reference is authenticated', () => {
 		// A signature of neither key is refused.
 		const wrong = await forged(signed(receiver.callbackUrl({ ref: 'c' }), 'sk-attackers-own-key'));
 		expect(wrong.status).toBe(401);
+	});
+
+	it('200 well-formed but wrong signatures cost at most a few credential reads, not one each (issue 45, finding 3)', async () => {
+		const s = await setup();
+		const reads = () => credentialResolutions.get('mediaGenerationApi') ?? 0;
+		// A genuine callback first: the key is read and cached, as on a trigger in use.
+		const genuine = await finishedTask(s, 'row-genuine');
+		expect((await s.sim.sendCallback(genuine)).status).toBe(200);
+		const before = reads();
+		const started = Date.now();
+		const answers: number[] = [];
+		for (let wave = 0; wave < 20; wave++) {
+			const sent = Array.from({ length: 10 }, async () => {
+				const id = `task_${randomBytes(6).toString('hex')}`;
+				const url = signed(s.receiver.callbackUrl({ ref: `forged-${id}` }), 'sk-attackers-own-key');
+				return (await s.sim.sendCallback(id, { url, body: body(id) })).status;
+			});
+			answers.push(...(await Promise.all(sent)));
+			// Spread over more than one refresh interval: the key is read again, at most once each.
+			await new Promise((r) => setTimeout(r, 350));
+		}
+		const seconds = (Date.now() - started) / 1000;
+		const credentialReads = reads() - before;
+		report(
+			`[trigger] 200 wrong signatures in ${seconds.toFixed(1)} s: ${credentialReads} credential reads (one per ${SIGNING_KEY_REFRESH_MS / 1000} s at most)`,
+		);
+		expect(answers.every((status) => status === 401)).toBe(true);
+		expect(credentialReads).toBeLessThanOrEqual(
+			1 + Math.ceil((seconds * 1000) / SIGNING_KEY_REFRESH_MS),
+		);
+		expect(credentialReads).toBeLessThanOrEqual(5);
+		expect(statusReads(s.sim)).toBe(1);
 	});
 
 	it('unsigned callbacks are refused unless "Accept Unsigned Callbacks" is on', async () => {
@@ -350,6 +388,42 @@ describe('floods cost a bounded number of status reads', () => {
 		expect(unknown).toBeGreaterThan(0);
 		const cached = replays.filter((r) => r.status === 404).length;
 		expect(statusReads(s.sim) - before).toBeLessThanOrEqual(20 - cached);
+		expect(await s.receiver.executions()).toHaveLength(0);
+	});
+
+	it('one forged id sent for 30 simulated minutes beside new forged ids: its URL costs at most 3 + 1 a minute status reads (issue 45, finding 2)', async () => {
+		const s = await setup();
+		const url = signed(s.receiver.callbackUrl({ ref: 'seen' }));
+		// The trigger's clock (Date.now) runs 20 s further between waves: 90 waves, 30 minutes.
+		const realNow = Date.now.bind(Date);
+		let offset = 0;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
+		const forged = 'task_forged_for_ever';
+		try {
+			for (let wave = 0; wave < 90; wave++) {
+				const fresh = `task_forged_${wave}`;
+				await s.sim.sendCallback(forged, { url, body: body(forged) });
+				await s.sim.sendCallback(fresh, { url, body: body(fresh) });
+				offset += 20_000;
+			}
+		} finally {
+			clock.mockRestore();
+		}
+		const minutes = offset / 60_000;
+		const reads = statusReads(s.sim);
+		const ofForged = s.sim.requests.filter(
+			(r) => r.endpoint === 'status' && r.taskId === forged,
+		).length;
+		const allowed =
+			URL_READ_LIMITS.own.burst + Math.ceil(URL_READ_LIMITS.own.perSecond * 60 * minutes);
+		report(
+			`[trigger] one forged id and 90 new ones to one URL over ${minutes} simulated minutes: ${reads} status reads (allowance ${allowed}), ${ofForged} of the one id`,
+		);
+		// 3 + 1 a minute over 30 minutes: 33 status reads (docs/security.md cites this test).
+		expect(allowed).toBe(33);
+		expect(reads).toBeLessThanOrEqual(allowed);
+		// Answered from memory for KNOWN_TASK_MS after each read: one read per 10 minutes at most.
+		expect(ofForged).toBeLessThanOrEqual(1 + Math.ceil(minutes / 10));
 		expect(await s.receiver.executions()).toHaveLength(0);
 	});
 });

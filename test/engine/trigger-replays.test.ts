@@ -1,7 +1,7 @@
 // The Media Generation Trigger against replays and a faulty status endpoint (issue 19,
 // finding 5), over real HTTP: the simulator (or a faulty service) answers, callbacks are posted
 // to the trigger served by the webhook harness with n8n-core's WebhookContext.
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -41,6 +41,8 @@ async function trigger(
 	return receiver;
 }
 
+const statusReads = (sim: Simulator) => sim.requests.filter((r) => r.endpoint === 'status').length;
+
 async function simulator(): Promise<Simulator> {
 	const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30 });
 	closers.push(async () => {
@@ -72,7 +74,7 @@ describe('with Accept Unsigned Callbacks on', () => {
 		expect(await receiver.executions()).toHaveLength(1);
 	});
 
-	test('a genuine signed callback still runs after an unsigned one for its task came first', async () => {
+	test('an unsigned callback for a task that came first takes its one run: the signed one is then a duplicate, answered without a status read (one run per task, issue 44)', async () => {
 		const sim = await simulator();
 		const receiver = await trigger(sim.baseUrl, { options: { acceptUnsigned: true } });
 		const signedUrl = signCallbackUrl(receiver.callbackUrl({ ref: 'row-2' }), API_KEY);
@@ -85,16 +87,85 @@ describe('with Accept Unsigned Callbacks on', () => {
 		);
 		await client(sim).pollToEnd(taskId);
 		expect((await sim.sendCallback(taskId, { url: receiver.callbackUrl() })).status).toBe(200);
+		const reads = statusReads(sim);
 		expect((await sim.sendCallback(taskId, { url: signedUrl })).status).toBe(200);
-		const [unsigned, genuine] = await receiver.waitFor(2);
+		const [unsigned, signed] = await receiver.waitFor(2);
 		expect(unsigned.answer).toEqual({ received: true, task_id: taskId });
-		expect(genuine.answer).toEqual({ received: true, task_id: taskId });
-		const executions = await receiver.executions();
-		expect(executions).toHaveLength(2);
-		expect(executions.map((e) => e.outputOf('Downstream')[0].json.signed).sort()).toEqual([
-			false,
-			true,
-		]);
+		expect(signed.answer).toEqual({ received: true, duplicate: true, task_id: taskId });
+		expect(statusReads(sim)).toBe(reads);
+		expect(await receiver.executions()).toHaveLength(1);
+	});
+});
+
+describe('one run per task, whatever URL brings it (issue 44, item 6)', () => {
+	test("two tasks' genuine callbacks replayed to each other's URL three times: 2 runs with their own references, every replay a duplicate answered without a status read", async () => {
+		const sim = await simulator();
+		const receiver = await trigger(sim.baseUrl);
+		const urlA = signCallbackUrl(receiver.callbackUrl({ ref: 'row-A' }), API_KEY);
+		const urlB = signCallbackUrl(receiver.callbackUrl({ ref: 'row-B' }), API_KEY);
+		const create = (url: string) =>
+			client(sim).create(sim.imageModelId, { prompt: 'a fox' }, { callback_url: url });
+		const [taskA, taskB] = [await create(urlA), await create(urlB)];
+		await receiver.waitFor(2);
+		await sim.idle();
+		expect(receiver.deliveries.map((d) => d.status)).toEqual([200, 200]);
+		const reads = statusReads(sim);
+
+		const replays = [];
+		for (let i = 0; i < 3; i++) {
+			replays.push(await sim.sendCallback(taskA, { url: urlB }));
+			replays.push(await sim.sendCallback(taskB, { url: urlA }));
+		}
+		expect(replays.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+		const answers = (await receiver.waitFor(8)).slice(2).map((d) => d.answer);
+		expect(answers).toEqual(
+			[taskA, taskB, taskA, taskB, taskA, taskB].map((task_id) => ({
+				received: true,
+				duplicate: true,
+				task_id,
+			})),
+		);
+		expect(statusReads(sim)).toBe(reads);
+		const runs = (await receiver.executions()).map((e) => e.outputOf('Downstream')[0].json);
+		expect(runs.map((j) => [j.task_id, j.reference]).sort()).toEqual(
+			[
+				[taskA, 'row-A'],
+				[taskB, 'row-B'],
+			].sort(),
+		);
+	});
+
+	test('a task being confirmed on one URL starts nothing on another: 503 at once, no status read of its own; called again, a duplicate', async () => {
+		const sim = await simulator();
+		const receiver = await trigger(sim.baseUrl);
+		const urlA = signCallbackUrl(receiver.callbackUrl({ ref: 'row-A' }), API_KEY);
+		const urlB = signCallbackUrl(receiver.callbackUrl({ ref: 'row-B' }), API_KEY);
+		sim.faults.add({ endpoint: 'callback', kind: 'drop' });
+		const taskA = await client(sim).create(
+			sim.imageModelId,
+			{ prompt: 'a fox' },
+			{ callback_url: urlA },
+		);
+		await client(sim).pollToEnd(taskA);
+		// The status endpoint is slow: A's own callback is still being confirmed when the replay comes.
+		sim.faults.add({ endpoint: 'status', kind: 'slow', delayMs: 1_500, times: 1 });
+		const reads = statusReads(sim);
+		const own = sim.sendCallback(taskA, { url: urlA });
+		await new Promise((r) => setTimeout(r, 300));
+		const elsewhere = await sim.sendCallback(taskA, { url: urlB });
+		expect(elsewhere.status).toBe(503);
+		expect((await own).status).toBe(200);
+		expect(statusReads(sim)).toBe(reads + 1);
+		const again = await sim.sendCallback(taskA, { url: urlB });
+		expect(again.status).toBe(200);
+		const deliveries = await receiver.waitFor(3);
+		expect(deliveries.map((d) => d.answer)).toContainEqual(
+			expect.objectContaining({
+				error: expect.stringMatching(/being confirmed from another callback URL/),
+			}),
+		);
+		const runs = await receiver.executions();
+		expect(runs.map((e) => e.outputOf('Downstream')[0].json.reference)).toEqual(['row-A']);
 	});
 });
 

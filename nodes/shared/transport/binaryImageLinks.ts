@@ -39,11 +39,50 @@ export const LINK_TOKEN_PARAM = 'token';
 /**
  * How long a link lives when the node does not wait for the task (Wait for Completion off):
  * the service fetches reference images when it starts the task, and the execution, which may
- * end at once, no longer bounds it. When the node waits, the link lives as long as its Timeout.
+ * end at once, no longer bounds it. When the node waits, the link lives as long as its Timeout
+ * (Park Until Callbacks: its own deadline), at most MAX_LINK_MS.
  */
 export const UNWAITED_LINK_MS = 30 * 60_000;
+/**
+ * The longest a link lives, whatever the Timeout: the service fetches reference images when it
+ * starts the task, so a leaked link costs little after that (issue 45: a Timeout of ten years
+ * made a token valid for ten years).
+ */
+export const MAX_LINK_MS = 3 * 60 * 60_000;
 
 const where = (ref: BinaryImageRef) => `binary field "${ref.property}" ("${ref.label}")`;
+
+/**
+ * n8n's id of a file of an execution (filesystem and S3 modes):
+ * `<mode>:workflows/<workflow id>/executions/<execution id>/binary_data/<file id>`.
+ */
+const EXECUTION_FILE =
+	/^[a-z0-9-]+:workflows\/([^/\\]+)\/executions\/[^/\\]+\/binary_data\/[^/\\]+$/i;
+/**
+ * n8n's database mode: `database:<file UUID>`, which names no workflow (n8n keeps the file's
+ * execution in its table, out of a node's reach): the UUID, unguessable, is the only key.
+ */
+const DATABASE_FILE = /^database:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Why n8n's signed link must not be made for this binary data id, or undefined: the node signs
+ * links only to files of this workflow's own executions (n8n itself checks only that the path
+ * stays in its storage folder), so an item naming another workflow's file id gets no link to it.
+ */
+function foreignFile(ctx: IExecuteFunctions, id: string): string | undefined {
+	if (DATABASE_FILE.test(id)) return undefined;
+	const match = EXECUTION_FILE.exec(id);
+	const mine = ctx.getWorkflow().id;
+	const allowed =
+		'allowed: binary data of an execution of this workflow (a file a node of this workflow read, downloaded or made)';
+	if (!match || id.split(/[/\\]/).some((part) => part === '..' || part === '.')) {
+		return `is not stored as a file of an execution of this workflow (binary data id "${id.split(':')[0]}:…"), so no link is made for it; ${allowed}`;
+	}
+	if (!mine || match[1] !== String(mine)) {
+		return `is a file of another workflow (id ${match[1]}), so no link is made for it; ${allowed}`;
+	}
+	return undefined;
+}
 
 /** The stand-in of an unchecked binary reference in `image_urls` until the file is checked. */
 export function pendingImageUrl(index: number): string {
@@ -145,6 +184,8 @@ async function checkOne(
 	if (!binary.id) {
 		return `${where(ref)}${file} is held in memory (n8n's binary data mode "default"), so n8n cannot serve it at a link for the service; allowed: binary data n8n stores (set ${BINARY_MODE_VARIABLE}=filesystem, or database in queue mode, and restart n8n), or an image URL`;
 	}
+	const foreign = foreignFile(ctx, binary.id);
+	if (foreign) return `${where(ref)}${file} ${foreign}`;
 	// The size n8n stored with the file, when it has one: a large file is refused unread.
 	const stored = await ctx.helpers
 		.getBinaryMetadata(binary.id)
@@ -229,7 +270,15 @@ export async function linkBaseProblem(
 	return `the service cannot fetch the reference images from this n8n: its public URL ${link.origin}/ is refused (${problem}); allowed: a public URL of this n8n the service can reach. Set ${PUBLIC_URL_VARIABLE} to it and restart n8n, or, if the service runs on your own network, turn on "${allowPrivateField}" in the Media Generation credential`;
 }
 
-/** The links sent as `image_urls`, one per checked file, each valid for `lifetimeMs`. */
+/** How long the links live: `lifetimeMs` (the Timeout, or the park deadline), at most MAX_LINK_MS. */
+export function linkLifetimeMs(lifetimeMs: number): number {
+	return Math.min(lifetimeMs, MAX_LINK_MS);
+}
+
+/**
+ * The links sent as `image_urls`, one per checked file, each valid for `lifetimeMs` up to
+ * MAX_LINK_MS.
+ */
 export function linkImages(
 	ctx: IExecuteFunctions,
 	images: CheckedImage[],
@@ -237,6 +286,6 @@ export function linkImages(
 ): string[] {
 	return images.map((image) => {
 		if (!image.binary.id) throw new UnexpectedError('A binary reference image was not checked');
-		return sign(ctx, image, lifetimeMs);
+		return sign(ctx, image, linkLifetimeMs(lifetimeMs));
 	});
 }

@@ -11,8 +11,8 @@ describe('the nodes apply the Base URL table', () => {
 				/uses http:\/\/ for a host that is not this machine|is not an http\(s\) address/,
 			);
 		} else {
-			// Used as it is: the same text, without its trailing slash (paths are appended to it).
-			expect(normaliseBaseUrl(url)).toBe(url.replace(/\/$/, ''));
+			// Used as it is: the same text, trimmed, without its trailing slash (paths are appended).
+			expect(normaliseBaseUrl(url)).toBe(url.trim().replace(/\/$/, ''));
 		}
 	});
 });

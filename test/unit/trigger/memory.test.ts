@@ -102,3 +102,21 @@ describe('duplicate suppression under last-writer-wins static data', () => {
 		expect(memory.take('wf:other', 'x:finished', 20)).toBe(true);
 	});
 });
+
+describe('one run per task, whatever URL brought it (issue 44, item 6)', () => {
+	it("knows a task's run from its finished or failed delivery, and from deliveries stored before (keyed with their URL's signature)", () => {
+		const memory = new DeliveryMemory();
+		const now = 1_000_000;
+		expect(memory.taskRun('wf:a', 'task_1', {}, now)).toBeUndefined();
+		expect(memory.take('wf:a', 'task_1:failed', now)).toBe(true);
+		expect(memory.taskRun('wf:a', 'task_1', undefined, now)).toBe('failed');
+		expect(memory.taskRun('wf:b', 'task_1', undefined, now)).toBeUndefined();
+		// Stored by an earlier build: <task>:<status>:<12 characters of the URL's signature>.
+		const stored: IDataObject = { 'task_2:finished:AbCdEf012_-x': now - 1000 };
+		expect(memory.taskRun('wf:a', 'task_2', stored, now)).toBe('finished');
+		// Another task whose id only starts like it, and entries past the age limit, are not it.
+		expect(memory.taskRun('wf:a', 'task', stored, now)).toBeUndefined();
+		expect(memory.taskRun('wf:a', 'task_2', stored, now + 4 * 24 * 3600_000)).toBeUndefined();
+		expect(memory.taskRun('wf:a', 'task_3', { 'task_3:finished:short': now }, now)).toBeUndefined();
+	});
+});

@@ -7,8 +7,11 @@ import {
 	TRIGGER_DOWNLOADS,
 } from '../../../nodes/MediaGenerationTrigger/downloadLine';
 import {
+	KNOWN_TASK_MS,
 	ReadTurns,
 	TaskReads,
+	URL_READ_LIMITS,
+	UrlAllowances,
 	type ReadOutcome,
 } from '../../../nodes/MediaGenerationTrigger/statusReads';
 import { StatusReadBudget } from '../../../nodes/shared/statusReadBudget';
@@ -64,11 +67,59 @@ describe('the reads of one task id', () => {
 		expect(reads.current('t', 'x', undefined, Date.now())).toBe(first);
 		expect(reads.current('t', 'x', first.startedAt, Date.now())).toBeUndefined();
 		expect(reads.nextAt('t', 'x')).toBe(now + 200);
-		expect(reads.known('t', 'x', Date.now())).toBe(true);
-		expect(reads.known('t', 'y', Date.now())).toBe(false);
+		expect(reads.found('t', 'x', Date.now())).toBe(true);
+		expect(reads.found('t', 'y', Date.now())).toBe(false);
 		// Past the interval nothing is used again.
 		expect(reads.current('t', 'x', undefined, Date.now() + 1_000)).toBeUndefined();
 		expect(calls).toBe(1);
+	});
+});
+
+describe('the URL allowances, charged per URL and task id (issue 45, finding 2)', () => {
+	const own = { key: 'nonce:a', shared: false };
+	const other = { key: 'nonce:b', shared: false };
+
+	it('an id the service did not know is charged at every read, an id it knows once per URL per KNOWN_TASK_MS', async () => {
+		const reads = new TaskReads(0);
+		const allowances = new UrlAllowances(reads);
+		const t0 = 1_000_000;
+		// Found: the id's read answered this very task.
+		expect(allowances.charge('t', own, 'real', t0)).toBe(true);
+		await reads.start('t', 'real', t0, async () => task('real')).result;
+		// Not found: unknown to the service.
+		expect(allowances.charge('t', own, 'forged', t0)).toBe(true);
+		await reads.start('t', 'forged', t0, async () => ({
+			fault: { kind: 'http', statusCode: 404, message: 'not found' },
+		})).result;
+		// One token left of the burst of 3: the known id costs nothing more on its URL...
+		for (let i = 0; i < 5; i++) expect(allowances.charge('t', own, 'real', t0 + 1)).toBe(true);
+		// ...the forged one pays again, then the URL has nothing left.
+		expect(allowances.charge('t', own, 'forged', t0 + 1)).toBe(true);
+		expect(allowances.charge('t', own, 'forged', t0 + 2)).toBe(false);
+		expect(allowances.charge('t', own, 'real', t0 + 2)).toBe(true);
+		// Another URL pays for the known id itself.
+		expect(allowances.charge('t', other, 'real', t0 + 2)).toBe(true);
+		// The payment is not renewed by reads: past KNOWN_TASK_MS the known id pays again.
+		await reads.start('t', 'real', t0 + KNOWN_TASK_MS - 1, async () => task('real')).result;
+		const later = t0 + KNOWN_TASK_MS + 1;
+		const tokens = URL_READ_LIMITS.own.burst;
+		for (let i = 0; i < tokens; i++) expect(allowances.charge('t', own, `n${i}`, later)).toBe(true);
+		expect(allowances.charge('t', own, 'real', later)).toBe(false);
+	});
+
+	it('a URL holds at most its places in the line', async () => {
+		const turns = new ReadTurns(new StatusReadBudget({ burst: 1, perSecond: 0.1 }));
+		expect(turns.takeNow('t', Date.now())).toBe(true);
+		const until = Date.now() + 200;
+		const waits = [
+			turns.wait('t', 'first', 'shared', until),
+			turns.wait('t', 'first', 'shared', until),
+			turns.wait('t', 'first', 'own', until),
+		];
+		expect(turns.parkedBy('t', 'shared')).toBe(2);
+		expect(turns.parkedBy('t', 'own')).toBe(1);
+		expect(turns.parkedBy('t', 'none')).toBe(0);
+		await Promise.all(waits);
 	});
 });
 
