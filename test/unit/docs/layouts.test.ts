@@ -49,10 +49,12 @@ describe('what each layout keeps when n8n stops: one source for README.md and do
 					expect(cell.text).toBe('not tested');
 					continue;
 				}
-				const source = words(read(cell.shownBy.file));
-				expect(`${cell.shownBy.file}: ${source.includes(words(cell.shownBy.title))}`).toBe(
-					`${cell.shownBy.file}: true`,
-				);
+				for (const shown of [cell.shownBy].flat()) {
+					const source = words(read(shown.file));
+					expect(`${shown.file}: ${source.includes(words(shown.title))}`).toBe(
+						`${shown.file}: true`,
+					);
+				}
 			}
 		}
 	});

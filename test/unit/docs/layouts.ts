@@ -11,7 +11,8 @@ export interface ShownBy {
 
 export interface Cell {
 	text: string;
-	shownBy?: ShownBy;
+	/** One test, or one for each part of the cell's claim. */
+	shownBy?: ShownBy | ShownBy[];
 }
 
 /** The situations, in the table's column order. */
@@ -37,6 +38,7 @@ const CALLBACK_E2E = 'test/e2e/callback.test.ts';
 const QUEUE = 'test/queue/queue.test.ts';
 const RETRIES = 'test/engine/retries.test.ts';
 const PARKED_E2E = 'test/e2e/durable-wait.test.ts';
+const LOST_RUNS_E2E = 'test/e2e/lost-runs.test.ts';
 
 export const LAYOUTS: Layout[] = [
 	{
@@ -123,8 +125,15 @@ export const LAYOUTS: Layout[] = [
 		promise: 'a Generate that waits sends nothing again but loses its results',
 		cells: [
 			{
-				text: 'Retry sends nothing again; every item says what to do; the results are lost to n8n',
-				shownBy: { file: CALLBACK_E2E, title: 'n8n killed while the node waits (SIGKILL)' },
+				text: "Retry sends nothing again, also for a loop's later run (Loop Over Items, _Save execution progress_ on); every item of the run n8n lost says what to do; that run's results are lost to n8n",
+				shownBy: [
+					{ file: CALLBACK_E2E, title: 'n8n killed while the node waits (SIGKILL)' },
+					{
+						file: LOST_RUNS_E2E,
+						title:
+							'Loop Over Items of 2 batches, n8n SIGKILLed while the second batch waits, started again: the Retry submits nothing again',
+					},
+				],
 			},
 			notTested,
 			notTested,
