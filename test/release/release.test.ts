@@ -167,7 +167,11 @@ async function runExample(file: string) {
 		'success',
 		undefined,
 	]);
-	const node = exampleWorkflow(file, idOf(file)).nodes.find((n) => n.type === NODE_TYPE)!;
+	// The node that outputs the files: the last Media Generation node that waits (the long-task
+	// examples submit with Wait for Completion off, then Task → Wait for Completion).
+	const node = exampleWorkflow(file, idOf(file))
+		.nodes.filter((n) => n.type === NODE_TYPE && n.parameters.waitForCompletion !== false)
+		.pop()!;
 	expectServedFiles(outputItems({ data: execution.data! }, node.name));
 }
 
