@@ -80,6 +80,18 @@ export interface ExecutionSummary {
 	data?: ExecutionJson['data'];
 }
 
+/**
+ * A Retry of an execution whose node run n8n lost: it fails, and its error says the items were
+ * NOT sent again (the lost-run rule of acceptedTasks.ts).
+ */
+export function expectLostRunError(execution: ExecutionSummary): void {
+	expect(execution.status).toBe('error');
+	const error = execution.data!.resultData.error as { message?: string; description?: string };
+	expect(`${error.message}\n${error.description}`).toMatch(
+		/n8n stopped while this node was running[\s\S]*NOT sent again/,
+	);
+}
+
 export async function executionsOf(
 	n8n: N8nInstance,
 	apiKey: string,
