@@ -52,6 +52,7 @@ import {
 } from './itemErrors';
 import { hintCrashSafety } from './crashHint';
 import {
+	closeRun,
 	countSubmission,
 	findSubmitted,
 	forgetRun,
@@ -174,6 +175,9 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 		finish(ctx) {
 			forgetRun(ctx);
 		},
+
+		// Only runs n8n lost keep their start marker (see closeRun).
+		end: closeRun,
 	};
 }
 
