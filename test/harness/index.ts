@@ -440,6 +440,8 @@ export interface RunningExecution {
 	done: Promise<RunResult>;
 	/** Cancels like n8n's Stop button (aborts the execution's cancel signal); resolves with done. */
 	cancel(): Promise<RunResult>;
+	/** The hook events so far (the same array as the result's `events`). */
+	events: HarnessEvent[];
 }
 
 function defaultStartNode(workflow: WorkflowJson): string {
@@ -611,7 +613,7 @@ export function startWorkflow(
 	options.signal?.addEventListener('abort', () => void cancel().catch(() => undefined));
 	if (options.signal?.aborted) void cancel().catch(() => undefined);
 
-	return { executionId, done, cancel };
+	return { executionId, done, cancel, events };
 }
 
 /** Runs a workflow to its end (success, error or waiting) and returns what it produced. */

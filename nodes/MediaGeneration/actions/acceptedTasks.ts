@@ -73,8 +73,6 @@ interface Ledger {
 	version: 2;
 	/** The execution whose submissions `submitted` counts (the spend guard is per execution). */
 	execution: string;
-	/** The first execution of this chain of Retries that wrote the ledger (see startedMarker). */
-	origin: string;
 	submitted: number;
 	/** Run indexes of this node whose run was opened: saved by n8n only when the run ends. */
 	runs: Record<string, 1>;
@@ -105,6 +103,18 @@ const storedRuns = new WeakMap<Ledger, ReadonlySet<string>>();
 const sizes = new WeakMap<Ledger, number>();
 /** execute() calls that repeat a node run n8n lost (see lostRun). */
 const lost = new WeakSet<IExecuteFunctions>();
+/** The execution that wrote the ledger each ledger was read from (this one when none): see startedMarker. */
+const heldFrom = new WeakMap<Ledger, string>();
+/**
+ * Ledgers this process made in this execution from none (the node's first call in it), or from
+ * one of these: never read back from n8n's database, so every copy n8n stored of them was saved
+ * after a node ended (with saved progress) or holds no ledger at all (see closeRun).
+ */
+const madeHere = new WeakSet<Ledger>();
+/** The start marker each execute() call recorded itself (not found there before it). */
+const ownMarkers = new WeakMap<IExecuteFunctions, string>();
+/** execute() calls that recorded a task that may have been accepted (accepted, or no answer). */
+const mayBeAccepted = new WeakSet<IExecuteFunctions>();
 
 function runIndexOf(ctx: IExecuteFunctions): string {
 	const known = runIndexes.get(ctx);
@@ -198,12 +208,13 @@ function ledgerOf(ctx: IExecuteFunctions): Ledger {
 	const ledger: Ledger = {
 		version: 2,
 		execution: executionId,
-		origin: executionId,
 		submitted: 0,
 		runs: {},
 		entries: {},
 	};
 	let size = 0;
+	heldFrom.set(ledger, executionId);
+	if (raw === undefined || madeHere.has(raw as Ledger)) madeHere.add(ledger);
 	if (raw === undefined && modeOf(ctx) === 'retry' && hasRunSlot(ctx)) lost.add(ctx);
 	if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
 		const r = raw as Record<string, unknown>;
@@ -214,8 +225,9 @@ function ledgerOf(ctx: IExecuteFunctions): Ledger {
 			r.submitted >= 0
 		)
 			ledger.submitted = r.submitted;
+		if (typeof r.execution === 'string' && EXECUTION_ID.test(r.execution))
+			heldFrom.set(ledger, r.execution);
 		if (r.version === 2) {
-			if (typeof r.origin === 'string' && EXECUTION_ID.test(r.origin)) ledger.origin = r.origin;
 			const runs = r.runs;
 			if (runs && typeof runs === 'object' && !Array.isArray(runs)) {
 				for (const k of Object.keys(runs).slice(0, MAX_ENTRIES)) {
@@ -286,7 +298,11 @@ export async function openLedger(ctx: IExecuteFunctions): Promise<void> {
 	accounts.set(ctx, account);
 	const l = ledger(ctx);
 	const runIndex = runIndexOf(ctx);
-	const startedBefore = await startedMarker(ctx, `${l.origin}|${runIndex}`, runIndex);
+	const startedBefore = await startedMarker(
+		ctx,
+		`${heldFrom.get(l) ?? executionIdOf(ctx)}|${runIndex}`,
+		runIndex,
+	);
 	const known = storedRuns.get(l);
 	// A run of this index was started in this chain of executions and n8n saved no end of it.
 	if (modeOf(ctx) === 'retry' && startedBefore && known && !known.has(runIndex)) lost.add(ctx);
@@ -295,10 +311,15 @@ export async function openLedger(ctx: IExecuteFunctions): Promise<void> {
 
 /**
  * Records, in n8n's deduplication store (a database row per workflow and node, written at once,
- * in every process type), that run `runIndex` of this chain of executions started, and says
- * whether it was recorded before. The first run of the node (index 0) is not recorded: a Retry
- * tells its loss without it (no ledger at all). Best effort: where the store cannot be used, or
- * a concurrent execution of the same workflow overwrote the row, a lost later run is not told
+ * in every process type), that run `runIndex` started from the ledger of execution `held` (the
+ * execution whose stored ledger this run holds: the one a Retry starts from, or this one), and
+ * says whether it was recorded before. Keyed by the held ledger, not by the chain of Retries:
+ * a Retry finds the marker of a run that started from the very ledger it holds, and no other
+ * (issue 51: a Retry whose run the service refused blocked every later Retry of the same
+ * execution). A marker this run recorded is removed when the run ends (closeRun), so that only
+ * runs n8n lost keep one. The first run of the node (index 0) is not recorded: a Retry tells its
+ * loss without it (no ledger at all). Best effort: where the store cannot be used, or a
+ * concurrent execution of the same workflow overwrote the row, a lost later run is not told
  * apart (and its items are sent again, as before this rule).
  */
 async function startedMarker(
@@ -312,12 +333,52 @@ async function startedMarker(
 			mode: 'entries',
 			maxEntries: MAX_MARKERS,
 		});
+		if (processed.length === 0) ownMarkers.set(ctx, marker);
 		return processed.length > 0;
 	} catch (error) {
 		ctx.logger.debug('Media Generation could not record the start of a node run', {
 			error: error instanceof Error ? error.message : String(error),
 		});
 		return false;
+	}
+}
+
+/**
+ * Called when the node run ends (returned, threw, or parked the execution): removes the start
+ * marker this run recorded when nothing needs it any more, so that only runs n8n lost hold one
+ * (issue 51: every later run of every execution took one of the 1,000 the store keeps, and a
+ * crash's marker was soon dropped). Needed no more when:
+ * - nothing of this run may have been accepted (every submission refused, or none sent): a
+ *   Retry that sends its items again pays for nothing twice; or
+ * - the ledger it started from is this execution's own and was never read back from n8n's
+ *   database (madeHere), or the workflow saves its progress: every copy n8n keeps of this
+ *   execution then knows this run once it ended (saved right after the node), or holds no
+ *   ledger (nothing saved before the end: a Retry then starts without one, see lostRun).
+ * Kept otherwise: a run of a Retry, or after a wait, in a workflow that does not save its progress
+ * (a crash later in the execution leaves the copy stored at its start, which does not know this
+ * run), and the first later run of a Retry that got tasks accepted (another Retry of the same
+ * execution holds the same ledger and must not send them again). A marker found there before
+ * (a lost run) is never removed: every Retry of that execution must find it.
+ */
+export async function closeRun(ctx: IExecuteFunctions): Promise<void> {
+	const marker = ownMarkers.get(ctx);
+	if (marker === undefined) return;
+	const l = ledger(ctx);
+	let saves = false;
+	try {
+		saves = ctx.getWorkflowSettings().saveExecutionProgress === true;
+	} catch {
+		saves = false;
+	}
+	const own = heldFrom.get(l) === executionIdOf(ctx);
+	if (mayBeAccepted.has(ctx) && !(own && (madeHere.has(l) || saves))) return;
+	try {
+		await ctx.helpers.removeProcessed([marker], 'node', { mode: 'entries' });
+		ownMarkers.delete(ctx);
+	} catch (error) {
+		ctx.logger.debug('Media Generation could not remove the start marker of a node run', {
+			error: error instanceof Error ? error.message : String(error),
+		});
 	}
 }
 
@@ -408,6 +469,7 @@ export function record(
 ): void {
 	const l = ledger(ctx);
 	const key = keyOf(ctx, itemIndex);
+	if (entry.state !== 'failed') mayBeAccepted.add(ctx);
 	let size = sizes.get(l) ?? 0;
 	if (key in l.entries) {
 		delete l.entries[key];

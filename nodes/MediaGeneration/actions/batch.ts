@@ -51,6 +51,8 @@ export interface ItemOperation<Prepared extends object, Batch = undefined> {
 	settle?(ctx: IExecuteFunctions, batch: Batch): void;
 	/** After the output is made (not when the batch ends in an error). */
 	finish?(ctx: IExecuteFunctions): void;
+	/** Once the node run ends in any way after `begin` (output made, error thrown, parked). */
+	end?(ctx: IExecuteFunctions): Promise<void>;
 }
 
 /** Runs `fn` for indexes 0..count-1 with at most `limit` running at once; keeps order. */

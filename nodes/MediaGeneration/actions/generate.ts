@@ -52,6 +52,7 @@ import {
 } from './itemErrors';
 import { hintCrashSafety } from './crashHint';
 import {
+	closeRun,
 	countSubmission,
 	findSubmitted,
 	forgetRun,
@@ -61,6 +62,8 @@ import {
 	record,
 	submissionDigest,
 	submittedInExecution,
+	type Found,
+	type SubmissionDigest,
 } from './acceptedTasks';
 import { readCallbackReference, readRunOptions, type RunOptions } from './runOptions';
 import { generateRunProperties } from './runOptionsPanel';
@@ -174,6 +177,9 @@ export function generateOperation(kind: MediaKind): ItemOperation<Prepared, Batc
 		finish(ctx) {
 			forgetRun(ctx);
 		},
+
+		// Only runs n8n lost keep their start marker (see closeRun).
+		end: closeRun,
 	};
 }
 
@@ -327,6 +333,21 @@ async function generateParked(
 /** The callback URL as shown in the output: `secret`, `sig` and n8n's `signature` masked. */
 export const withoutSecret = maskCallbackUrl;
 
+/** What one item's run knows once its task is known: resumed from the ledger, or just submitted. */
+interface ItemTask {
+	submitted: SubmittedTask;
+	submittedAt: number;
+	/** The task as the status read of a resumed task found it. */
+	known?: Task;
+	knownAt?: number;
+	resumed: boolean;
+}
+
+/**
+ * One item of a Generate: checked, then its earlier submission looked up in the ledger (resumed,
+ * or refused when it may have been accepted unseen), else submitted and recorded; then its
+ * output made at once or after the wait.
+ */
 async function runItem(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -335,32 +356,13 @@ async function runItem(
 	durations?: DurationLearner,
 	parked = false,
 ): Promise<ItemOutcome> {
-	const { model, modelKey, input, run } = prepared;
+	const { model, input, run } = prepared;
 	// Items still queued behind Max Tasks in Flight when the user cancels are never sent.
 	if (ctx.getExecutionCancelSignal()?.aborted) {
 		return { ok: false, ...cancelled(ctx, itemIndex, { model }) };
 	}
-	const imageUrls = input.image_urls;
-	// Binary reference images were checked from their bytes (checkImageFiles), not as URLs.
-	if (
-		run.checkReferenceImages &&
-		!prepared.images &&
-		Array.isArray(imageUrls) &&
-		imageUrls.length > 0
-	) {
-		let problem: NodeOperationError | undefined;
-		try {
-			await checkReferenceImages(ctx, itemIndex, imageUrls.map(String));
-		} catch (error) {
-			problem =
-				error instanceof NodeOperationError
-					? error
-					: new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${String(error)}`, {
-							itemIndex,
-						});
-		}
-		if (problem) return { ok: false, error: problem, json: { model } };
-	}
+	const refused = await precheckReferenceUrls(ctx, itemIndex, prepared);
+	if (refused) return refused;
 
 	const body: IDataObject = { model, input };
 	// Signed with the credential, so the trigger can tell the reference is the node's own.
@@ -368,10 +370,6 @@ async function runItem(
 		body.callback_url = signCallbackUrl(run.callbackUrl, (await getApiCredentials(ctx)).apiKey);
 	const baseJson: IDataObject = { model, reference: run.callbackReference ?? null };
 
-	// A task this item's submission got in this node run (an earlier try of Retry On Fail, or the
-	// failed execution a Retry from the Executions list starts from): resume it, never re-pay.
-	let submitted: SubmittedTask | undefined;
-	let submittedAt = Date.now();
 	// Parked, the callback URL is the execution's resume URL, which a Retry's execution does not
 	// share: it is left out, so that the Retry finds the task (a user's Callback URL is refused
 	// in that mode, see checkParkable).
@@ -380,11 +378,65 @@ async function runItem(
 		input,
 		callbackUrl: parked ? undefined : run.callbackUrl,
 	});
+	const earlier = earlierSubmission(ctx, itemIndex, digest, baseJson);
+	if (earlier && 'ok' in earlier) return earlier;
+	const task = earlier
+		? await resumeTask(ctx, itemIndex, earlier, baseJson)
+		: await submitItem(ctx, itemIndex, prepared, body, digest, baseJson);
+	if ('ok' in task) return task;
+	progress.update(itemIndex, task.submitted.task_id, task.submitted.status);
+	if (!run.waitForCompletion) return unwaitedOutput(itemIndex, prepared, body, task);
+	return await awaitTask(ctx, itemIndex, prepared, task, digest, progress, durations);
+}
+
+/**
+ * The reference image URLs' pre-check (Options → Check Reference Images). Binary reference
+ * images were checked from their bytes (checkImageFiles), not as URLs.
+ */
+async function precheckReferenceUrls(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	prepared: Prepared,
+): Promise<ItemOutcome | undefined> {
+	const imageUrls = prepared.input.image_urls;
+	if (
+		!prepared.run.checkReferenceImages ||
+		prepared.images ||
+		!Array.isArray(imageUrls) ||
+		imageUrls.length === 0
+	)
+		return undefined;
+	let problem: NodeOperationError | undefined;
+	try {
+		await checkReferenceImages(ctx, itemIndex, imageUrls.map(String));
+	} catch (error) {
+		problem =
+			error instanceof NodeOperationError
+				? error
+				: new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: ${String(error)}`, {
+						itemIndex,
+					});
+	}
+	return problem ? { ok: false, error: problem, json: { model: prepared.model } } : undefined;
+}
+
+/**
+ * A task this item's submission got in this node run (an earlier try of Retry On Fail, or the
+ * failed execution a Retry from the Executions list starts from), to resume, never re-pay; or
+ * the item's failure when it may have been accepted and its task cannot be known (a lost run,
+ * an answer lost, a previous version's entry that no longer matches). Undefined: submit it.
+ */
+function earlierSubmission(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	digest: SubmissionDigest,
+	baseJson: IDataObject,
+): (Found & { taskId: string }) | ItemOutcome | undefined {
 	const found = findSubmitted(ctx, itemIndex, digest);
 	const previous = found?.state === 'failed' ? undefined : found;
 	if (!found && lostRun(ctx)) {
 		// Recorded as unknown: a later Retry of this execution does not send it blind either.
-		record(ctx, itemIndex, digest, { state: 'unknown', submittedAt });
+		record(ctx, itemIndex, digest, { state: 'unknown', submittedAt: Date.now() });
 		return { ok: false, ...lostRunFailure(ctx, itemIndex, baseJson) };
 	}
 	if (previous && previous.taskId === undefined) {
@@ -402,93 +454,143 @@ async function runItem(
 	if (found?.account === 'unmatched' && found.taskId !== undefined) {
 		return { ok: false, ...unmatchedLegacyTask(ctx, itemIndex, found.taskId, baseJson) };
 	}
+	return previous?.taskId ? (previous as Found & { taskId: string }) : undefined;
+}
+
+/**
+ * Resumes an accepted task. The account decides, not the credential's key: a task the
+ * credential's account does not know (401/404) is said per item, never submitted again.
+ */
+async function resumeTask(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	previous: Found & { taskId: string },
+	baseJson: IDataObject,
+): Promise<ItemTask | ItemOutcome> {
 	let known: Task | undefined;
 	let knownAt: number | undefined;
-	if (previous?.taskId) {
-		// The account decides, not the credential's key: a task the credential's account does not
-		// know (401/404) is said per item, never submitted again.
-		try {
-			known = await getTaskStatus(ctx, previous.taskId);
-			knownAt = Date.now();
-		} catch (error) {
-			const failure = resumedTaskUnknown(ctx, itemIndex, error, previous, baseJson);
-			if (failure) return { ok: false, ...failure };
-		}
-		submitted = {
+	try {
+		known = await getTaskStatus(ctx, previous.taskId);
+		knownAt = Date.now();
+	} catch (error) {
+		const failure = resumedTaskUnknown(ctx, itemIndex, error, previous, baseJson);
+		if (failure) return { ok: false, ...failure };
+	}
+	ctx.logger.debug('Media Generation resumes a task accepted before a retry', {
+		itemIndex,
+		taskId: previous.taskId,
+	});
+	return {
+		submitted: {
 			task_id: previous.taskId,
 			status: known?.status ?? 'not_started',
 			created_time: previous.createdTime,
+		},
+		submittedAt: previous.submittedAt,
+		known,
+		knownAt,
+		resumed: true,
+	};
+}
+
+/** Submits the item (its binary reference images linked now) and records what became of it. */
+async function submitItem(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	prepared: Prepared,
+	body: IDataObject,
+	digest: SubmissionDigest,
+	baseJson: IDataObject,
+): Promise<ItemTask | ItemOutcome> {
+	const submittedAt = Date.now();
+	if (prepared.images) {
+		// Signed now, so that a link lives its whole lifetime from the submission on.
+		const lifetimeMs = prepared.imageLinkMs ?? UNWAITED_LINK_MS;
+		body.input = {
+			...prepared.input,
+			image_urls: linkImages(ctx, prepared.images, lifetimeMs),
 		};
-		submittedAt = previous.submittedAt;
-		ctx.logger.debug('Media Generation resumes a task accepted before a retry', {
+		ctx.logger.debug('Media Generation links binary reference images', {
 			itemIndex,
-			taskId: previous.taskId,
+			sha256: prepared.images.map((i) => i.sha256),
+			linkSeconds: Math.ceil(lifetimeMs / 1000),
 		});
-	} else {
-		let failure: ItemOutcome | undefined;
-		if (prepared.images) {
-			// Signed now, so that a link lives its whole lifetime from the submission on.
-			const lifetimeMs = prepared.imageLinkMs ?? UNWAITED_LINK_MS;
-			body.input = { ...input, image_urls: linkImages(ctx, prepared.images, lifetimeMs) };
-			ctx.logger.debug('Media Generation links binary reference images', {
-				itemIndex,
-				sha256: prepared.images.map((i) => i.sha256),
-				linkSeconds: Math.ceil(lifetimeMs / 1000),
-			});
-		}
-		countSubmission(ctx);
-		try {
-			submitted = await submitTask(ctx, body, {
-				rateLimitDeadline: submittedAt + run.timeoutMs,
-				onRetry: (fault, attempt, delay) =>
-					ctx.logger.debug('Media Generation submit retried (not accepted by the service)', {
-						itemIndex,
-						attempt,
-						delay,
-						fault: fault.message,
-					}),
-			});
-		} catch (error) {
-			failure = { ok: false, ...submitFailure(ctx, itemIndex, error, baseJson) };
-		}
-		if (failure && failure.ok === false && failure.json.submission === 'unknown') {
+	}
+	countSubmission(ctx);
+	let submitted: SubmittedTask;
+	try {
+		submitted = await submitTask(ctx, body, {
+			rateLimitDeadline: submittedAt + prepared.run.timeoutMs,
+			onRetry: (fault, attempt, delay) =>
+				ctx.logger.debug('Media Generation submit retried (not accepted by the service)', {
+					itemIndex,
+					attempt,
+					delay,
+					fault: fault.message,
+				}),
+		});
+	} catch (error) {
+		const failure = { ok: false as const, ...submitFailure(ctx, itemIndex, error, baseJson) };
+		if (failure.json.submission === 'unknown') {
 			record(ctx, itemIndex, digest, { state: 'unknown', submittedAt });
 		}
-		if (failure || !submitted) return failure as ItemOutcome;
-		record(ctx, itemIndex, digest, {
-			state: 'accepted',
-			taskId: submitted.task_id,
-			createdTime: submitted.created_time,
-			submittedAt,
-		});
+		return failure;
 	}
-	progress.update(itemIndex, submitted.task_id, submitted.status);
+	record(ctx, itemIndex, digest, {
+		state: 'accepted',
+		taskId: submitted.task_id,
+		createdTime: submitted.created_time,
+		submittedAt,
+	});
+	return { submitted, submittedAt, resumed: false };
+}
 
-	const extra = { model, reference: run.callbackReference, submittedAt };
-	if (!run.waitForCompletion) {
-		const json = taskOutputJson(
-			{
-				task_id: submitted.task_id,
-				status: submitted.status,
-				created_time: submitted.created_time,
-			},
-			extra,
-		);
-		if (typeof body.callback_url === 'string') json.callback_url = withoutSecret(body.callback_url);
-		return { ok: true, data: { json, pairedItem: { item: itemIndex } } };
-	}
+/** Wait for Completion off: the task as the service answered, at once. */
+function unwaitedOutput(
+	itemIndex: number,
+	prepared: Prepared,
+	body: IDataObject,
+	task: ItemTask,
+): ItemOutcome {
+	const { submitted } = task;
+	const json = taskOutputJson(
+		{
+			task_id: submitted.task_id,
+			status: submitted.status,
+			created_time: submitted.created_time,
+		},
+		{
+			model: prepared.model,
+			reference: prepared.run.callbackReference,
+			submittedAt: task.submittedAt,
+		},
+	);
+	if (typeof body.callback_url === 'string') json.callback_url = withoutSecret(body.callback_url);
+	return { ok: true, data: { json, pairedItem: { item: itemIndex } } };
+}
 
+/** Wait for Completion on: polls the task to its end and downloads its files. */
+async function awaitTask(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	prepared: Prepared,
+	task: ItemTask,
+	digest: SubmissionDigest,
+	progress: ProgressReporter,
+	durations?: DurationLearner,
+): Promise<ItemOutcome> {
+	const { model, modelKey, input, run } = prepared;
 	const outcome = await completeTask(ctx, {
 		itemIndex,
-		taskId: submitted.task_id,
+		taskId: task.submitted.task_id,
 		model,
 		reference: run.callbackReference,
-		submittedAt,
-		origin: submittedAt,
+		submittedAt: task.submittedAt,
+		origin: task.submittedAt,
 		originKnown: true,
-		pollImmediately: previous !== undefined,
-		known,
-		knownFinishedAt: knownAt,
+		pollImmediately: task.resumed,
+		known: task.known,
+		knownFinishedAt: task.knownAt,
 		wait: true,
 		run,
 		progress,

@@ -38,20 +38,24 @@ export async function runBatch<Prepared extends object, Batch>(
 			};
 		}
 	});
-	const started = operation.begin
-		? await operation.begin(ctx, prepared)
-		: { batch: undefined as Batch };
-	if ('output' in started) return started.output;
-	const first = prepared.find((p): p is Prepared => !isOutcome(p));
-	const outcomes = await mapWithLimit(items.length, operation.concurrency(first), async (i) => {
-		const entry = prepared[i];
-		if (isOutcome(entry)) return entry;
-		return await guard(ctx, i, async () => await operation.execute(ctx, i, entry, started.batch));
-	});
-	operation.settle?.(ctx, started.batch);
-	const output = await finishBatch(ctx, outcomes);
-	operation.finish?.(ctx);
-	return output;
+	try {
+		const started = operation.begin
+			? await operation.begin(ctx, prepared)
+			: { batch: undefined as Batch };
+		if ('output' in started) return started.output;
+		const first = prepared.find((p): p is Prepared => !isOutcome(p));
+		const outcomes = await mapWithLimit(items.length, operation.concurrency(first), async (i) => {
+			const entry = prepared[i];
+			if (isOutcome(entry)) return entry;
+			return await guard(ctx, i, async () => await operation.execute(ctx, i, entry, started.batch));
+		});
+		operation.settle?.(ctx, started.batch);
+		const output = await finishBatch(ctx, outcomes);
+		operation.finish?.(ctx);
+		return output;
+	} finally {
+		await operation.end?.(ctx);
+	}
 }
 
 type Run = (ctx: IExecuteFunctions) => Promise<INodeExecutionData[]>;
