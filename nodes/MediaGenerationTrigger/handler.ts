@@ -43,7 +43,7 @@ import {
 	type Step,
 } from './call';
 import { downloadFiles, downloadMinutesOf } from './downloadLine';
-import { confirming, deliveries, signingKeys } from './memory';
+import { callsInProgress, confirming, deliveries, signingKeys } from './memory';
 import {
 	ANSWER_WITHIN_MS,
 	CONFIRM_WITHIN_MS,
@@ -101,6 +101,15 @@ function taskFromBody(parsed: ParsedCallback, status: string): { task: Task; pro
  * once (answering before the files are downloaded). Each step may end the call with an answer.
  */
 export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+	callsInProgress.enter();
+	try {
+		return await handleOne(ctx);
+	} finally {
+		callsInProgress.leave();
+	}
+}
+
+async function handleOne(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = readRequest(ctx);
 	const auth = await authenticate(request);
 	if ('done' in auth) return auth.done;

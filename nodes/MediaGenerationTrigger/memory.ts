@@ -250,6 +250,28 @@ export class SigningKeys {
 	}
 }
 
+/**
+ * The callbacks this process is handling now (from arrival to their run's item, downloads
+ * included): under a burst (ANSWER_FIRST_AT) a call is answered before its credential and
+ * status reads (verify.ts), since every one of them waits for the others' CPU.
+ */
+export class CallsInProgress {
+	private count = 0;
+
+	enter(): number {
+		return ++this.count;
+	}
+
+	leave(): void {
+		if (this.count > 0) this.count--;
+	}
+
+	get now(): number {
+		return this.count;
+	}
+}
+
+export const callsInProgress = new CallsInProgress();
 export const signingKeys = new SigningKeys();
 export const unknownTasks = new UnknownTasks();
 export const deliveries = new DeliveryMemory();
