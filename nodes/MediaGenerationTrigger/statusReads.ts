@@ -128,8 +128,6 @@ export class UrlAllowances {
 	readonly own = new StatusReadBudget(URL_READ_LIMITS.own);
 	readonly shared = new StatusReadBudget(URL_READ_LIMITS.shared);
 
-	constructor(private readonly reads: TaskReads) {}
-
 	/** Takes what a read brought by `url` costs; false (429) when it has no token. */
 	charge(trigger: string, url: { key: string; shared: boolean }, _taskId: string, now: number) {
 		return this.budget(url).take(this.urlKey(trigger, url), now);
@@ -283,4 +281,4 @@ export const triggerBudget = new StatusReadBudget(TRIGGER_STATUS_READ_LIMITS);
 export const readTurns = new ReadTurns(triggerBudget);
 export const taskReads = new TaskReads();
 /** The URL allowances, keyed by trigger and URL, charged per URL and task id. */
-export const urlAllowances = new UrlAllowances(taskReads);
+export const urlAllowances = new UrlAllowances();

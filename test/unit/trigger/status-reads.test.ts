@@ -7,7 +7,6 @@ import {
 	TRIGGER_DOWNLOADS,
 } from '../../../nodes/MediaGenerationTrigger/downloadLine';
 import {
-	KNOWN_TASK_MS,
 	ReadTurns,
 	TaskReads,
 	URL_READ_LIMITS,
@@ -81,7 +80,7 @@ describe('the URL allowances, charged per URL and task id (issue 45, finding 2)'
 
 	it('every read a URL causes takes a token, a task id it read before too: 3, then 1 a minute (issue 51, finding 5)', async () => {
 		const reads = new TaskReads(0);
-		const allowances = new UrlAllowances(reads);
+		const allowances = new UrlAllowances();
 		const t0 = 1_000_000;
 		// Found: the id's read answered this very task.
 		expect(allowances.charge('t', own, 'real', t0)).toBe(true);
