@@ -502,6 +502,30 @@ describe('secrets never leave the trigger', () => {
 });
 
 describe('duplicate suppression under concurrency and restarts', () => {
+	it('Verify off: a forged "failed" posted first to a genuine URL does not take the run of the genuine "finished" (issue 51, finding 8)', async () => {
+		const s = await setup({ verify: false });
+		const taskId = await finishedTask(s, 'row-genuine');
+		const url = s.sim.task(taskId)!.callbackUrl!;
+		const forged = await s.sim.sendCallback(taskId, {
+			url,
+			body: { code: 200, data: { task_id: taskId, status: 'failed', error_message: 'forged' } },
+		});
+		expect(forged.status).toBe(200);
+		// The genuine callback still runs (main's code answered it 409 "its failed run already started").
+		const genuine = await s.sim.sendCallback(taskId);
+		expect(genuine.status).toBe(200);
+		const again = await s.sim.sendCallback(taskId);
+		expect(again.status).toBe(200);
+		await s.receiver.waitFor(3);
+		const statuses = [];
+		for (const e of await s.receiver.executions()) {
+			const [item] = e.outputOf('Downstream');
+			statuses.push(item.json.status);
+		}
+		// One run per status at most: the forged failed one, and the genuine finished one, once.
+		expect(statuses.sort()).toEqual(['failed', 'finished']);
+	});
+
 	it('10 callbacks arriving together are all remembered; after a restart, replaying them starts nothing', async () => {
 		const s = await setup();
 		const ids = await Promise.all(
