@@ -180,6 +180,9 @@ describe('the callback reference is authenticated', () => {
 		await new Promise((r) => setTimeout(r, SIGNING_KEY_REFRESH_MS));
 		const withNewKey = await forged(signed(receiver.callbackUrl({ ref: 'b' }), otherKey));
 		expect(withNewKey.status).toBe(503);
+		// The limit stated in docs/security.md (issue 51, finding 4): a URL signed with the key
+		// before the change is refused from then on (no grace period for the old key).
+		expect((await forged(signed(receiver.callbackUrl({ ref: 'old' })))).status).toBe(401);
 		const [, d] = await receiver.waitFor(2);
 		expect(String((d.answer as IDataObject).error)).toMatch(/Could not confirm task .*HTTP 401/);
 		// A signature of neither key is refused.
@@ -243,7 +246,9 @@ describe('the callback reference is authenticated', () => {
 		expect(answers.every((status) => status === 401)).toBe(true);
 		// The key's absence is remembered for a refresh interval (main's code read it 20 times).
 		const seconds = (Date.now() - started) / 1000;
-		expect(reads() - before).toBeLessThanOrEqual(1 + Math.ceil((seconds * 1000) / SIGNING_KEY_REFRESH_MS));
+		expect(reads() - before).toBeLessThanOrEqual(
+			1 + Math.ceil((seconds * 1000) / SIGNING_KEY_REFRESH_MS),
+		);
 		expect(reads() - before).toBeLessThanOrEqual(5);
 		expect(statusReads(sim)).toBe(0);
 	});
