@@ -198,6 +198,35 @@ async function floorRound(
 	};
 }
 
+/** Answered with a 2xx within the sender's 10 s. */
+const answered2xx = (answers: Record<string, number>) =>
+	Object.entries(answers)
+		.filter(([k]) => /^2\d\d$/.test(k))
+		.reduce((s, [, n]) => s + n, 0);
+
+/**
+ * The row of issue 51: n8n's own Webhook node (the floor) beside the Trigger in the same round,
+ * under the same burners: answers within 10 s, runs per task, and the Trigger's CPU per callback.
+ */
+function versus(r: Round) {
+	const floorAnswered = r.floor ? answered2xx(r.floor.answers) : 0;
+	const triggerAnswered = answered2xx(r.answers);
+	const ran = Object.entries(r.runsPerTask)
+		.filter(([n]) => n !== '0')
+		.reduce((s, [, k]) => s + k, 0);
+	const triggerRuns = Object.entries(r.runsPerTask).reduce((s, [n, k]) => s + Number(n) * k, 0);
+	return {
+		floorAnswered,
+		triggerAnswered,
+		share: floorAnswered > 0 ? round((100 * triggerAnswered) / floorAnswered, 0) : undefined,
+		floorRunsPerTask: r.floor ? round(r.floor.runs / r.callbacks, 2) : undefined,
+		triggerRunsPerTask: round(triggerRuns / r.callbacks, 2),
+		// Callbacks answered 2xx whose task has no run (lost for a sender that does not retry).
+		answeredWithoutRun: Math.max(0, triggerAnswered - ran),
+		cpuMsPerCallback: r.n8nCpuMs === undefined ? undefined : Math.round(r.n8nCpuMs / r.callbacks),
+	};
+}
+
 const pingFailures = (n8n: N8nInstance) =>
 	(n8n.serverLogText().match(/Database ping failed/g) ?? []).length;
 /** The trigger's warning for a callback answered "confirming" whose status read then failed. */
@@ -852,6 +881,10 @@ export async function main(argv: string[]) {
 					loadDuring,
 				};
 				done.push(result);
+				const vs = versus(result);
+				say(
+					`${burners} burners × ${callbacks} callbacks, n8n's Webhook node vs the Trigger: answered (2xx) within 10 s ${vs.floorAnswered} vs ${vs.triggerAnswered} (the Trigger ${vs.share ?? '?'} % of the Webhook node's); runs per task ${vs.floorRunsPerTask} vs ${vs.triggerRunsPerTask}; answered without a run ${vs.answeredWithoutRun}; n8n's CPU per callback to the Trigger ${vs.cpuMsPerCallback ?? '?'} ms`,
+				);
 				say(
 					`${burners} burners × ${callbacks} callbacks: answers ${JSON.stringify(counts)}, answer time median ${result.answerMs.median} ms, p90 ${result.answerMs.p90} ms, max ${result.answerMs.max} ms; runs per task ${JSON.stringify(perTask)}; without a run ${result.tasksWithoutRun}, twice ${result.tasksRunTwice}; ${result.statusReads} status reads (callbacks that reached the trigger); ${result.unconfirmedAfterAnswer} answered 202 then not confirmed; refused by n8n before the trigger ran ${JSON.stringify(result.refusedByN8n)}; n8n's memory ${result.n8nRssMb.before} MB → peak ${result.n8nRssMb.peak} MB (process tree ${tree.before} → ${treePeak} MB: ${result.n8nTreeMb.perCallback} MB per callback in progress; the floor, n8n's Webhook node + HTTP Request: ${floor.treeMb.before} → ${floor.treeMb.peak} MB, ${floor.treeMb.perCallback} MB per callback, answers ${JSON.stringify(floor.answers)}, ${floor.runs} runs); n8n's CPU time ${result.n8nCpuMs} ms (${result.n8nCpuMs === undefined ? '?' : Math.round(result.n8nCpuMs / callbacks)} ms per callback); n8n's database ping failed ${result.dbPingFailures} times (load ${loadBefore} → ${loadDuring})`,
 				);
@@ -885,6 +918,10 @@ export async function main(argv: string[]) {
 					'run twice',
 					'MB per callback',
 					'floor MB per callback',
+					'floor 2xx in 10 s',
+					'trigger 2xx in 10 s',
+					'trigger/floor',
+					'CPU ms per callback',
 				],
 				...done.map((r) => {
 					const a = r.answers;
@@ -904,6 +941,10 @@ export async function main(argv: string[]) {
 						r.tasksRunTwice,
 						r.n8nTreeMb.perCallback ?? '?',
 						r.floor?.treeMb.perCallback ?? '?',
+						versus(r).floorAnswered,
+						versus(r).triggerAnswered,
+						`${versus(r).share ?? '?'} %`,
+						versus(r).cpuMsPerCallback ?? '?',
 					];
 				}),
 			]),

@@ -43,7 +43,7 @@ import {
 	type Step,
 } from './call';
 import { downloadFiles, downloadMinutesOf } from './downloadLine';
-import { confirming, deliveries, signingKeys } from './memory';
+import { callsInProgress, confirming, deliveries, signingKeys } from './memory';
 import {
 	ANSWER_WITHIN_MS,
 	CONFIRM_WITHIN_MS,
@@ -101,6 +101,15 @@ function taskFromBody(parsed: ParsedCallback, status: string): { task: Task; pro
  * once (answering before the files are downloaded). Each step may end the call with an answer.
  */
 export async function handleCallback(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+	callsInProgress.enter();
+	try {
+		return await handleOne(ctx);
+	} finally {
+		callsInProgress.leave();
+	}
+}
+
+async function handleOne(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = readRequest(ctx);
 	const auth = await authenticate(request);
 	if ('done' in auth) return auth.done;
@@ -306,7 +315,7 @@ function alreadyTaken(
 	if (!settings.production) return undefined;
 	const store = call.ctx.getWorkflowStaticData('node');
 	const ran = deliveries.taskRun(settings.trigger, parsed.taskId, store.deliveries, Date.now());
-	if (ran === undefined) return undefined;
+	if (ran === undefined || bodyFailedFirst(settings, ran, parsed.claimed)) return undefined;
 	if ((parsed.claimed === 'finished' || parsed.claimed === 'failed') && parsed.claimed !== ran) {
 		// A claim the task's own run contradicts (a final state does not change): refused unread.
 		return refuse(call, 409, {
@@ -323,6 +332,19 @@ function alreadyTaken(
 	);
 	deliveries.release(live, Date.now());
 	return duplicate(call, parsed.taskId);
+}
+
+/**
+ * Verify off: a "failed" run taken from a body does not take the task's one run from a later
+ * "finished" (issue 51, finding 8: a forged "failed" posted first made the genuine "finished"
+ * a 409 for three days). The task then runs once per status at most: failed, then finished.
+ */
+function bodyFailedFirst(
+	settings: Settings,
+	ran: StatusClass,
+	claimed: StatusClass | undefined,
+): boolean {
+	return !settings.verify && ran === 'failed' && claimed === 'finished';
 }
 
 /**
@@ -472,8 +494,9 @@ async function startOnce(
 	const stored = (store.deliveries ??= {}) as IDataObject;
 	const live = deliveries.attach(trigger, stored, now);
 	try {
+		const ran = deliveries.taskRun(trigger, c.taskId, stored, now);
 		if (
-			deliveries.taskRun(trigger, c.taskId, stored, now) !== undefined ||
+			(ran !== undefined && !bodyFailedFirst(settings, ran, c.confirmed)) ||
 			!deliveries.take(trigger, key, now)
 		) {
 			return duplicate(call, c.taskId);

@@ -209,6 +209,15 @@ export const SIGNING_KEY_REFRESH_MS = 5_000;
 export class SigningKeys {
 	private readonly entries = new Map<string, { key: Buffer; readAt: number }>();
 	private readonly reading = new Map<string, Promise<Buffer | undefined>>();
+	private readonly misses = new Map<string, { at: number; error?: Error }>();
+
+	private miss(id: string, entry: { at: number; error?: Error }): void {
+		this.misses.delete(id);
+		while (this.misses.size >= 1_000) {
+			this.misses.delete(this.misses.keys().next().value as string);
+		}
+		this.misses.set(id, entry);
+	}
 
 	get(id: string, now: number): Buffer | undefined {
 		const entry = this.entries.get(id);
@@ -225,15 +234,32 @@ export class SigningKeys {
 
 	/**
 	 * The key as the credential gives it now: one read shared by the calls that need it at once.
-	 * `undefined`: the credential has no key. A failed read is thrown to each of them.
+	 * `undefined`: the credential has no key. A failed read is thrown to each of them; either
+	 * outcome is given again without a read for SIGNING_KEY_REFRESH_MS (issue 51, finding 6).
 	 */
 	async read(id: string, load: () => Promise<Buffer | undefined>, now: () => number) {
+		// A read that found no key, or failed, lately: its outcome again, without a read (a flood
+		// of wrong signatures to a trigger whose credential has no key costs no read per call).
+		const miss = this.misses.get(id);
+		if (miss && now() - miss.at < SIGNING_KEY_REFRESH_MS) {
+			if (miss.error) throw miss.error;
+			return undefined;
+		}
 		let pending = this.reading.get(id);
 		if (!pending) {
-			pending = load().then((key) => {
-				if (key) this.set(id, key, now());
-				return key;
-			});
+			pending = load().then(
+				(key) => {
+					if (key) {
+						this.misses.delete(id);
+						this.set(id, key, now());
+					} else this.miss(id, { at: now() });
+					return key;
+				},
+				(error: unknown) => {
+					this.miss(id, { at: now(), error: error as Error });
+					throw error;
+				},
+			);
 			this.reading.set(id, pending);
 			const done = () => this.reading.delete(id);
 			pending.then(done, done);
@@ -250,6 +276,28 @@ export class SigningKeys {
 	}
 }
 
+/**
+ * The callbacks this process is handling now (from arrival to their run's item, downloads
+ * included): under a burst (ANSWER_FIRST_AT) a call is answered before its credential and
+ * status reads (verify.ts), since every one of them waits for the others' CPU.
+ */
+export class CallsInProgress {
+	private count = 0;
+
+	enter(): number {
+		return ++this.count;
+	}
+
+	leave(): void {
+		if (this.count > 0) this.count--;
+	}
+
+	get now(): number {
+		return this.count;
+	}
+}
+
+export const callsInProgress = new CallsInProgress();
 export const signingKeys = new SigningKeys();
 export const unknownTasks = new UnknownTasks();
 export const deliveries = new DeliveryMemory();

@@ -14,16 +14,13 @@ import type { Fault } from '../shared/transport/faults';
 //   waiting first reads in turn per URL, so one URL cannot take every turn.
 // - A task id costs at most one read per READ_INTERVAL_MS, however often it is sent: callbacks
 //   for an id being read share that read, and one read shortly before is used again.
-// - Every read a URL causes takes a token of that URL's allowance (URL_READ_LIMITS), charged per
-//   URL and task id: the URL of one submission (with a nonce) has its own task and a few more;
-//   URLs many tasks share (legacy signed ones, one per reference, and unsigned ones) have a larger
-//   one. A callback whose URL's allowance is spent is answered 429 at once, with no read: so
-//   forged task ids sent to one URL cost the key at most that URL's allowance, wherever they come
-//   from. The one exception: a task id this same URL paid for less than KNOWN_TASK_MS ago, whose
-//   read found the task (the service's retries of a genuine callback). An id the service called
-//   unknown, or answered for with another task, is never exempt, and is answered from memory
-//   (memory.ts) for as long as a paid id is exempt: one forged id costs its URL a token every
-//   KNOWN_TASK_MS at most, however often it is sent.
+// - Every read a URL causes takes a token of that URL's allowance (URL_READ_LIMITS): the URL of
+//   one submission (with a nonce) has its own task and a few more; URLs many tasks share (legacy
+//   signed ones, one per reference, and unsigned ones) have a larger one. A callback whose URL's
+//   allowance is spent is answered 429 at once, with no read: so task ids sent to one URL, forged
+//   or known, cost the key at most that URL's allowance, wherever they come from. An id the
+//   service called unknown, or answered for with another task, is answered from memory
+//   (memory.ts) for KNOWN_TASK_MS.
 // - A URL holds at most PENDING_PER_URL places in the trigger's line (then 503 with
 //   Retry-After), so no URL can fill the line other URLs' callbacks wait in.
 
@@ -122,37 +119,18 @@ export class TaskReads {
 const key = (trigger: string, taskId: string) => `${trigger}\n${taskId}`;
 
 /**
- * The URL allowances, charged per URL and task id: a read takes a token of its URL's allowance,
- * unless this URL paid for this id less than KNOWN_TASK_MS ago and the id's last read found the
- * task. The payment is not renewed by later reads: a pending task read again and again still
- * costs its URL a token every KNOWN_TASK_MS.
+ * The URL allowances: every read a URL causes takes a token of its allowance, whatever the task
+ * id (a known one too: issue 51, finding 5, a task id the URL had paid for was read every 2 s
+ * for 10 minutes without a token). Reads shared with another call of the id (in flight, or
+ * within READ_INTERVAL_MS) take none: the service's retries of a callback cost what they read.
  */
 export class UrlAllowances {
-	private readonly paid = new Map<string, number>();
 	readonly own = new StatusReadBudget(URL_READ_LIMITS.own);
 	readonly shared = new StatusReadBudget(URL_READ_LIMITS.shared);
 
-	constructor(private readonly reads: TaskReads) {}
-
-	/** Takes what a read of `taskId` brought by `url` costs; false (429) when it has no token. */
-	charge(trigger: string, url: { key: string; shared: boolean }, taskId: string, now: number) {
-		const pair = `${trigger}\n${url.key}\n${taskId}`;
-		const paidAt = this.paid.get(pair);
-		if (
-			paidAt !== undefined &&
-			now - paidAt < KNOWN_TASK_MS &&
-			this.reads.found(trigger, taskId, now)
-		) {
-			return true;
-		}
-		if (!this.budget(url).take(this.urlKey(trigger, url), now)) return false;
-		this.paid.delete(pair);
-		// A Map iterates in insertion order: the first entries are the oldest.
-		while (this.paid.size >= TASK_READ_LIMITS.maxEntries) {
-			this.paid.delete(this.paid.keys().next().value as string);
-		}
-		this.paid.set(pair, now);
-		return true;
+	/** Takes what a read brought by `url` costs; false (429) when it has no token. */
+	charge(trigger: string, url: { key: string; shared: boolean }, _taskId: string, now: number) {
+		return this.budget(url).take(this.urlKey(trigger, url), now);
 	}
 
 	/** Milliseconds until the URL has a token again (for Retry-After). */
@@ -303,4 +281,4 @@ export const triggerBudget = new StatusReadBudget(TRIGGER_STATUS_READ_LIMITS);
 export const readTurns = new ReadTurns(triggerBudget);
 export const taskReads = new TaskReads();
 /** The URL allowances, keyed by trigger and URL, charged per URL and task id. */
-export const urlAllowances = new UrlAllowances(taskReads);
+export const urlAllowances = new UrlAllowances();

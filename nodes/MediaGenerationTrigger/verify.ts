@@ -23,7 +23,7 @@ import {
 	type Settings,
 	type Step,
 } from './call';
-import { UNKNOWN_TASK_LIMITS, unknownTasks } from './memory';
+import { callsInProgress, UNKNOWN_TASK_LIMITS, unknownTasks } from './memory';
 import {
 	PENDING_LIMIT,
 	PENDING_PER_URL,
@@ -43,6 +43,14 @@ import {
 export const ANSWER_WITHIN_MS = 5_000;
 /** A callback answered "confirming" may be confirmed until this long after it arrived. */
 export const CONFIRM_WITHIN_MS = 60_000;
+/**
+ * From this many callbacks in progress in the process (this one included), a production call
+ * is answered "confirming" as soon as its URL is authenticated and its read is allowed, before
+ * the credential read and the status read: under a burst each of those waits for the CPU the
+ * other calls use, and a sender that gives up after 10 s would lose the callback. A call alone
+ * is answered with its outcome (200, 404, 409...), as before.
+ */
+export const ANSWER_FIRST_AT = 4;
 /** Status reads for one callback before the answer bound. */
 const VERIFY_ATTEMPTS = 3;
 /**
@@ -77,6 +85,8 @@ interface Confirmation {
 	/** The current limit: the answer bound, then (once answered 202) the window's end. */
 	limit: number;
 	confirming: boolean;
+	/** Answer "confirming" before the credential and status reads (a burst: ANSWER_FIRST_AT). */
+	answerFirst: boolean;
 	/** The start of the read whose outcome this call has (a retry wants a newer one). */
 	after?: number;
 }
@@ -149,6 +159,7 @@ function newConfirmation(
 		until: arrivedAt + CONFIRM_WITHIN_MS,
 		limit: deadline,
 		confirming: false,
+		answerFirst: settings.production && callsInProgress.now >= ANSWER_FIRST_AT,
 	};
 }
 
@@ -178,24 +189,33 @@ async function firstRead(
 			),
 		};
 	}
+	if (c.answerFirst && c.onFailure) {
+		// A burst: answered now, if the line has room for it (else 503 as below, unanswered).
+		if (readTurns.parked(c.trigger) >= PENDING_LIMIT) return lineFull(c, 'full');
+		if (readTurns.parkedBy(c.trigger, c.source) >= c.places) return lineFull(c, 'url-full');
+		confirmLater(c);
+	}
 	// The read uses the credential: its key is scrubbed from whatever this call says from now.
 	await knowKey(c.call).catch(() => '');
 	const read = await obtainRead(c, 'first');
-	if (read === 'full' || read === 'url-full') {
-		const why =
-			read === 'full'
-				? `Too many callbacks are waiting for a status read (${PENDING_LIMIT})`
-				: `This callback URL already has ${c.places} callbacks waiting for a status read`;
-		return {
-			done: refuse(
-				c.call,
-				503,
-				{ error: `${why}; nothing was started. Try again later.` },
-				retryAfter(readTurns.drainMs(c.trigger)),
-			),
-		};
-	}
+	if (read === 'full' || read === 'url-full') return lineFull(c, read);
 	return { ok: read === 'no-turn' ? undefined : read };
+}
+
+/** 503 with Retry-After: the trigger's line, or this URL's places in it, are full. */
+function lineFull(c: Confirmation, read: 'full' | 'url-full'): Step<TaskRead | undefined> {
+	const why =
+		read === 'full'
+			? `Too many callbacks are waiting for a status read (${PENDING_LIMIT})`
+			: `This callback URL already has ${c.places} callbacks waiting for a status read`;
+	return {
+		done: refuse(
+			c.call,
+			503,
+			{ error: `${why}; nothing was started. Try again later.` },
+			retryAfter(readTurns.drainMs(c.trigger)),
+		),
+	};
 }
 
 /** Answers "confirming" (once) and extends the limit to the confirmation window. */

@@ -7,7 +7,6 @@ import {
 	TRIGGER_DOWNLOADS,
 } from '../../../nodes/MediaGenerationTrigger/downloadLine';
 import {
-	KNOWN_TASK_MS,
 	ReadTurns,
 	TaskReads,
 	URL_READ_LIMITS,
@@ -79,32 +78,25 @@ describe('the URL allowances, charged per URL and task id (issue 45, finding 2)'
 	const own = { key: 'nonce:a', shared: false };
 	const other = { key: 'nonce:b', shared: false };
 
-	it('an id the service did not know is charged at every read, an id it knows once per URL per KNOWN_TASK_MS', async () => {
+	it('every read a URL causes takes a token, a task id it read before too: 3, then 1 a minute (issue 51, finding 5)', async () => {
 		const reads = new TaskReads(0);
-		const allowances = new UrlAllowances(reads);
+		const allowances = new UrlAllowances();
 		const t0 = 1_000_000;
 		// Found: the id's read answered this very task.
 		expect(allowances.charge('t', own, 'real', t0)).toBe(true);
 		await reads.start('t', 'real', t0, async () => task('real')).result;
-		// Not found: unknown to the service.
-		expect(allowances.charge('t', own, 'forged', t0)).toBe(true);
-		await reads.start('t', 'forged', t0, async () => ({
-			fault: { kind: 'http', statusCode: 404, message: 'not found' },
-		})).result;
-		// One token left of the burst of 3: the known id costs nothing more on its URL...
-		for (let i = 0; i < 5; i++) expect(allowances.charge('t', own, 'real', t0 + 1)).toBe(true);
-		// ...the forged one pays again, then the URL has nothing left.
-		expect(allowances.charge('t', own, 'forged', t0 + 1)).toBe(true);
-		expect(allowances.charge('t', own, 'forged', t0 + 2)).toBe(false);
-		expect(allowances.charge('t', own, 'real', t0 + 2)).toBe(true);
-		// Another URL pays for the known id itself.
-		expect(allowances.charge('t', other, 'real', t0 + 2)).toBe(true);
-		// The payment is not renewed by reads: past KNOWN_TASK_MS the known id pays again.
-		await reads.start('t', 'real', t0 + KNOWN_TASK_MS - 1, async () => task('real')).result;
-		const later = t0 + KNOWN_TASK_MS + 1;
-		const tokens = URL_READ_LIMITS.own.burst;
-		for (let i = 0; i < tokens; i++) expect(allowances.charge('t', own, `n${i}`, later)).toBe(true);
-		expect(allowances.charge('t', own, 'real', later)).toBe(false);
+		// The known id read again (a still pending task's callback replayed every 2 s): the
+		// burst of 3 is spent by the third read, the fourth is refused (main read it for free).
+		expect(allowances.charge('t', own, 'real', t0 + 2_000)).toBe(true);
+		expect(allowances.charge('t', own, 'real', t0 + 4_000)).toBe(true);
+		expect(allowances.charge('t', own, 'real', t0 + 6_000)).toBe(false);
+		expect(allowances.charge('t', own, 'forged', t0 + 6_000)).toBe(false);
+		// Another URL has its own allowance.
+		expect(allowances.charge('t', other, 'real', t0 + 6_000)).toBe(true);
+		// One a minute after the burst.
+		expect(allowances.charge('t', own, 'real', t0 + 6_000 + 61_000)).toBe(true);
+		expect(allowances.charge('t', own, 'real', t0 + 6_000 + 62_000)).toBe(false);
+		expect(URL_READ_LIMITS.own).toEqual({ burst: 3, perSecond: 1 / 60 });
 	});
 
 	it('a URL holds at most its places in the line', async () => {
