@@ -200,7 +200,7 @@ function printPhases() {
 	for (const r of rows) process.stdout.write(`${line(r).trimEnd()}\n`);
 }
 
-/** Runs jest projects and adds their counts to `totals` (printed as the run's last line). */
+/** Runs jest projects and adds their counts to `totals` (printed at the end, before the phases' table). */
 function jest(node, projects, extra = [], phase) {
 	// Inside the repository (git-ignored), kept after the run: the last results of each layer.
 	const report = path.join(ROOT, '.test-results', `jest-${projects.join('-')}.json`);
@@ -516,6 +516,9 @@ async function main() {
 	}
 	log(`${job} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	if (job === 'test') {
+		// The background's exit is noticed only between the foreground's steps: let its line come
+		// out now, before the summary, rather than after it.
+		await new Promise((resolve) => setImmediate(resolve));
 		printTotals();
 		printPhases();
 	}
