@@ -140,8 +140,68 @@ function formatCheck() {
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 
-/** Runs jest projects and adds their counts to `totals` (printed as the run's last line). */
-function jest(node, projects, extra = []) {
+/**
+ * Wall time of each phase of a `test` run, in the order they ran: the installs, build, lint,
+ * typecheck, format, and each layer (its wait for the background installs, its own preparation
+ * and its jest run; with its test counts). Printed as a table after the totals (`printPhases`),
+ * also when the run failed, so that a slow layer is seen at a glance.
+ */
+const phases = [];
+
+/** Runs `fn(phase)` (sync or async) and records its wall time as phase `name` (a layer's jest run adds its test counts to `phase`). */
+function timed(name, fn) {
+	const phase = { name, ms: 0, status: 'ok', tests: undefined };
+	phases.push(phase);
+	const started = Date.now();
+	const end = (failed) => {
+		phase.ms = Date.now() - started;
+		if (failed) phase.status = 'failed';
+	};
+	try {
+		const r = fn(phase);
+		if (r && typeof r.then === 'function')
+			return r.then(
+				(v) => (end(false), v),
+				(e) => {
+					end(true);
+					throw e;
+				},
+			);
+		end(false);
+		return r;
+	} catch (e) {
+		end(true);
+		throw e;
+	}
+}
+
+function printPhases() {
+	// The steps that took no time (cached installs, nothing to wait for) are left out; the layers never.
+	const shown = phases.filter(
+		(p) => p.ms >= 100 || p.name.startsWith('layer ') || p.status !== 'ok',
+	);
+	if (!shown.length) return;
+	const rows = shown.map((p) => [
+		p.name,
+		(p.ms / 1000).toFixed(1),
+		`${(p.ms / 60000).toFixed(1)}`,
+		p.tests
+			? `${p.tests.passed} passed, ${p.tests.failed} failed${p.tests.skipped ? `, ${p.tests.skipped} skipped` : ''}`
+			: '',
+		p.status,
+	]);
+	const total = phases.reduce((s, p) => s + p.ms, 0);
+	rows.push(['total', (total / 1000).toFixed(1), (total / 60000).toFixed(1), '', '']);
+	const head = ['phase', 's', 'min', 'tests', 'status'];
+	const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+	const line = (r) =>
+		r.map((c, i) => (i === 1 || i === 2 ? c.padStart(width[i]) : c.padEnd(width[i]))).join('  ');
+	process.stdout.write(`time per phase (wall clock):\n${line(head)}\n`);
+	for (const r of rows) process.stdout.write(`${line(r).trimEnd()}\n`);
+}
+
+/** Runs jest projects and adds their counts to `totals` (printed at the end, before the phases' table). */
+function jest(node, projects, extra = [], phase) {
 	// Inside the repository (git-ignored), kept after the run: the last results of each layer.
 	const report = path.join(ROOT, '.test-results', `jest-${projects.join('-')}.json`);
 	fs.mkdirSync(path.dirname(report), { recursive: true });
@@ -156,9 +216,13 @@ function jest(node, projects, extra = []) {
 	} finally {
 		if (fs.existsSync(report)) {
 			const r = JSON.parse(fs.readFileSync(report, 'utf8'));
-			totals.passed += r.numPassedTests;
-			totals.failed += r.numFailedTests + (r.numRuntimeErrorTestSuites || 0);
-			totals.skipped += r.numPendingTests + (r.numTodoTests || 0);
+			const counts = {
+				passed: r.numPassedTests,
+				failed: r.numFailedTests + (r.numRuntimeErrorTestSuites || 0),
+				skipped: r.numPendingTests + (r.numTodoTests || 0),
+			};
+			for (const k of Object.keys(totals)) totals[k] += counts[k];
+			if (phase) phase.tests = counts;
 		}
 	}
 }
@@ -207,12 +271,12 @@ const LAYER_NEEDS = {
  * must not be started twice in parallel), then whatever it started and left alive is killed,
  * even when jest failed or died (the servers record their pids in MGEN_QUEUE_PIDS).
  */
-function queueLayer(node) {
+function queueLayer(node, phase) {
 	const pids = path.join(os.tmpdir(), `mgen-queue-pids-${process.pid}`);
 	process.env.MGEN_QUEUE_PIDS = pids;
 	const started = Date.now();
 	try {
-		jest(node, ['queue'], ['--runInBand']);
+		jest(node, ['queue'], ['--runInBand'], phase);
 	} finally {
 		const { reapLeftovers } = require('./queue-services');
 		const killed = reapLeftovers(pids);
@@ -357,8 +421,10 @@ function tsx(node, script, args = []) {
 async function main() {
 	const [job = 'test', ...rest] = process.argv.slice(2);
 	const started = Date.now();
-	ensureDeps();
-	const node = node24();
+	const node = timed('install (devDependencies, Node 24)', () => {
+		ensureDeps();
+		return node24();
+	});
 	switch (job) {
 		case 'test': {
 			// `test e2e test/e2e/smoke.test.ts`: test files after the layers run only those files.
@@ -368,21 +434,22 @@ async function main() {
 			const layers = only.length ? only : LAYERS;
 			background.start(node, layers);
 			if (!only.length || only.includes('static')) {
-				build();
-				lint();
-				typecheck();
-				formatCheck();
+				timed('build', build);
+				timed('lint', lint);
+				timed('typecheck', typecheck);
+				timed('format', formatCheck);
 			} else {
-				build();
+				timed('build', build);
 			}
 			for (const layer of layers.filter((l) => l !== 'static')) {
 				if (!projectExists(layer)) {
 					log(`layer ${layer}: no tests yet`);
 					continue;
 				}
-				if (LAYER_NEEDS[layer] || LAYER_PREPARE[layer]) await background.settled(layer);
+				if (LAYER_NEEDS[layer] || LAYER_PREPARE[layer])
+					await timed(`${layer}: wait for background installs`, () => background.settled(layer));
 				if (LAYER_NEEDS[layer]) {
-					const need = LAYER_NEEDS[layer]();
+					const need = timed(`${layer}: system programs`, () => LAYER_NEEDS[layer]());
 					if (!need.ok) {
 						if (process.env.CI === 'true') {
 							throw new Error(
@@ -393,10 +460,13 @@ async function main() {
 						continue;
 					}
 				}
-				prepareLayer(node, layer);
+				if (LAYER_PREPARE[layer]) timed(`${layer}: prepare`, () => prepareLayer(node, layer));
 				log(`layer ${layer}`);
-				if (layer === 'queue') queueLayer(node);
-				else jest(node, [layer], LAYER_JEST_ARGS[layer]);
+				timed(`layer ${layer}`, (phase) =>
+					layer === 'queue'
+						? queueLayer(node, phase)
+						: jest(node, [layer], LAYER_JEST_ARGS[layer], phase),
+				);
 			}
 			break;
 		}
@@ -445,11 +515,18 @@ async function main() {
 			);
 	}
 	log(`${job} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-	if (job === 'test') printTotals();
+	if (job === 'test') {
+		// The background's exit is noticed only between the foreground's steps: let its line come
+		// out now, before the summary, rather than after it.
+		await new Promise((resolve) => setImmediate(resolve));
+		printTotals();
+		printPhases();
+	}
 }
 
 main().catch((error) => {
 	process.stderr.write(`[run] ${error.message}\n`);
 	if (totals.passed || totals.failed) printTotals();
+	if (process.argv[2] === undefined || process.argv[2] === 'test') printPhases();
 	process.exit(error.exitCode || 1);
 });

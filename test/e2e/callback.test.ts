@@ -23,6 +23,7 @@ import {
 	type ItemJson,
 } from './n8n';
 import {
+	activateWorkflows,
 	createApiKey as createOwnerApiKey,
 	endedExecutions as ended,
 	expectLostRunError,
@@ -216,14 +217,18 @@ beforeAll(async () => {
 			parkRetryWorkflow(),
 			crashSafeWorkflow(),
 		]);
-		await n8n.cli(['publish:workflow', `--id=${TRIGGER_WF}`], { label: 'publish-trigger' });
-		await n8n.cli(['publish:workflow', `--id=${SUBMIT_WF}`], { label: 'publish-submitter' });
-		await n8n.cli(['publish:workflow', `--id=${RETRY_WF}`], { label: 'publish-retry' });
-		await n8n.cli(['publish:workflow', `--id=${PARK_RETRY_WF}`], { label: 'publish-park-retry' });
-		await n8n.cli(['publish:workflow', `--id=${CRASH_SAFE_WF}`], { label: 'publish-crash-safe' });
 		await n8n.start();
 		const owner = await createOwnerApiKey(n8n, OWNER);
 		apiKey = owner.key;
+		// Published through the public API (the restarts below activate them again from the
+		// database, as n8n's start-up does for a `publish:workflow`).
+		await activateWorkflows(n8n, apiKey, [
+			TRIGGER_WF,
+			SUBMIT_WF,
+			RETRY_WF,
+			PARK_RETRY_WF,
+			CRASH_SAFE_WF,
+		]);
 		// Published as the editor does it.
 		const { versionId } = (await rest(n8n, `/workflows/${FORM_WF}`, { cookie: owner.cookie })).json
 			.data as { versionId: string };
@@ -507,47 +512,6 @@ test("two tasks' genuine callbacks replayed to each other's URL three times each
 		);
 	}));
 
-test('10 callbacks arriving together are all remembered: after a restart of n8n, replaying them starts nothing', () =>
-	n8n.explain(async () => {
-		const before = new Set((await executionsOf(TRIGGER_WF)).map((e) => e.id));
-		const ids = await Promise.all(
-			Array.from({ length: 10 }, (_, i) => finishedTask(`concurrent ${i} [sim:duration=30]`)),
-		);
-		const urls = ids.map((_, i) => signed(`${triggerUrl()}?ref=c-${i}`));
-		// All ten at once, each twice: one execution per task.
-		const first = await Promise.all(
-			[...ids, ...ids].map((id, i) => sim.sendCallback(id, { url: urls[i % 10] })),
-		);
-		expect(first.map((e) => e.status)).toEqual(Array(20).fill(200));
-		const fresh = (await endedExecutions(TRIGGER_WF, before.size + 10)).filter(
-			(e) => !before.has(e.id),
-		);
-		expect(fresh).toHaveLength(10);
-
-		await n8n.stop();
-		await n8n.start();
-		const replays = await Promise.all(ids.map((id, i) => sim.sendCallback(id, { url: urls[i] })));
-		expect(replays.map((e) => e.status)).toEqual(Array(10).fill(200));
-		const answers = sim.callbacks.slice(-10).map((c) => c.status);
-		expect(answers).toEqual(Array(10).fill(200));
-		// Barrier (see the forged test): one more genuine task, then exactly one new execution.
-		const barrier = await finishedTask();
-		expect(
-			(await sim.sendCallback(barrier, { url: signed(`${triggerUrl()}?ref=after-restart`) }))
-				.status,
-		).toBe(200);
-		const after = (await endedExecutions(TRIGGER_WF, before.size + 11)).filter(
-			(e) => !before.has(e.id),
-		);
-		expect(after).toHaveLength(11);
-		const started = after.map(
-			(e) =>
-				e.data!.resultData.runData['Media Generation Trigger'][0].data!.main[0]![0].json.task_id,
-		);
-		expect(started.filter((id) => id === barrier)).toHaveLength(1);
-		expect(new Set(started).size).toBe(11);
-	}));
-
 // ---- n8n's recovery paths: Retry from the Executions list, a restart, a new execution ----
 
 type Row = { prompt: string; timeout?: number };
@@ -602,14 +566,58 @@ test('Retry from the Executions list, original and current workflow: accepted ta
 		}
 	}));
 
-test('a Timeout, n8n restarted, the task finished meanwhile: the Retry fetches it without paying again', () =>
+// One restart of n8n for two recovery paths (each restart costs an n8n start-up): the callbacks
+// remembered across it, and a Timeout's Retry after it.
+test('n8n restarted once: 10 callbacks that arrived together are remembered (replaying them starts nothing); a Timeout whose task finished meanwhile is fetched by the Retry without paying again', () =>
 	n8n.explain(async () => {
+		// Before the restart: 10 callbacks at once, each twice, one execution per task; and a
+		// Generate that timed out on a task still running.
+		const before = new Set((await executionsOf(TRIGGER_WF)).map((e) => e.id));
+		const ids = await Promise.all(
+			Array.from({ length: 10 }, (_, i) => finishedTask(`concurrent ${i} [sim:duration=30]`)),
+		);
+		const urls = ids.map((_, i) => signed(`${triggerUrl()}?ref=c-${i}`));
+		// All ten at once, each twice: one execution per task.
+		const first = await Promise.all(
+			[...ids, ...ids].map((id, i) => sim.sendCallback(id, { url: urls[i % 10] })),
+		);
+		expect(first.map((e) => e.status)).toEqual(Array(20).fill(200));
+		const fresh = (await endedExecutions(TRIGGER_WF, before.size + 10)).filter(
+			(e) => !before.has(e.id),
+		);
+		expect(fresh).toHaveLength(10);
+
 		const p = 'retry-timeout';
 		const failed = await runRows([{ prompt: `${p} [sim:duration=8000]`, timeout: 0.05 }]);
 		expect(failed.status).toBe('error');
 		const [task] = sim.tasks().filter((t) => t.prompt.startsWith(p));
+
 		await n8n.stop();
 		await n8n.start();
+
+		// After it: the replays start nothing.
+		const replays = await Promise.all(ids.map((id, i) => sim.sendCallback(id, { url: urls[i] })));
+		expect(replays.map((e) => e.status)).toEqual(Array(10).fill(200));
+		const answers = sim.callbacks.slice(-10).map((c) => c.status);
+		expect(answers).toEqual(Array(10).fill(200));
+		// Barrier (see the forged test): one more genuine task, then exactly one new execution.
+		const barrier = await finishedTask();
+		expect(
+			(await sim.sendCallback(barrier, { url: signed(`${triggerUrl()}?ref=after-restart`) }))
+				.status,
+		).toBe(200);
+		const after = (await endedExecutions(TRIGGER_WF, before.size + 11)).filter(
+			(e) => !before.has(e.id),
+		);
+		expect(after).toHaveLength(11);
+		const started = after.map(
+			(e) =>
+				e.data!.resultData.runData['Media Generation Trigger'][0].data!.main[0]![0].json.task_id,
+		);
+		expect(started.filter((id) => id === barrier)).toHaveLength(1);
+		expect(new Set(started).size).toBe(11);
+
+		// And the Retry of the timed-out execution fetches the task, which finished meanwhile.
 		while (sim.task(task.id)?.endedAt === undefined) await new Promise((r) => setTimeout(r, 200));
 		const retried = await retry(failed.id, false);
 		expect(retried.status).toBe('success');

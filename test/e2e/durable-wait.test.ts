@@ -24,6 +24,7 @@ import {
 	type ExecutionSummary,
 	type ItemJson,
 } from './n8n';
+import { activateWorkflows } from './executions-api';
 import {
 	credentialImport,
 	exampleWorkflow,
@@ -303,18 +304,10 @@ beforeAll(async () => {
 			taskParkWorkflow(),
 			attackedWorkflow(),
 		]);
-		await n8n.cli(['publish:workflow', `--id=${WFC_WF}`], { label: 'publish-wfc' });
-		await n8n.cli(['publish:workflow', `--id=${WF}`], { label: 'publish-durable' });
-		await n8n.cli(['publish:workflow', `--id=${EXAMPLE_WF}`], { label: 'publish-example' });
 		await n8n.start();
 		apiKey = await createOwnerApiKey(n8n);
-		// Through the public API: no extra n8n CLI run.
-		const activated = await fetch(`${n8n.baseUrl}/api/v1/workflows/${ATTACK_WF}/activate`, {
-			method: 'POST',
-			headers: { 'X-N8N-API-KEY': apiKey },
-		});
-		if (!activated.ok)
-			throw new Error(`activate ${ATTACK_WF}: HTTP ${activated.status} ${await activated.text()}`);
+		// Through the public API: no n8n CLI run per workflow.
+		await activateWorkflows(n8n, apiKey, [WFC_WF, WF, EXAMPLE_WF, ATTACK_WF]);
 	});
 });
 

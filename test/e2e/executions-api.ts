@@ -63,6 +63,22 @@ export async function createApiKey(
 	return { key, cookie };
 }
 
+/**
+ * Publishes (activates) workflows of a started n8n through the public API, one request each, as
+ * a user's automation would: `n8n publish:workflow` would cost an n8n start-up per workflow (the
+ * CLI's path, publish then `n8n start`, stays covered by hostile.test.ts).
+ */
+export async function activateWorkflows(n8n: N8nInstance, apiKey: string, ids: string[]) {
+	for (const id of ids) {
+		const res = await fetch(`${n8n.baseUrl}/api/v1/workflows/${id}/activate`, {
+			method: 'POST',
+			headers: { 'X-N8N-API-KEY': apiKey },
+		});
+		if (!res.ok)
+			throw new Error(`activating ${id}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+	}
+}
+
 /** Logs the owner in again (after a restart, say); returns the auth cookie. */
 export async function login(n8n: N8nInstance, owner: Owner): Promise<string> {
 	const { res } = await rest(n8n, '/login', {

@@ -7,6 +7,7 @@
 import { startSimulator, type Simulator } from '../simulator';
 import { N8nInstance, removeEmptyRunFolder } from './n8n';
 import {
+	activateWorkflows,
 	createApiKey as createOwnerApiKey,
 	endedExecutions as ended,
 	expectLostRunError,
@@ -115,10 +116,9 @@ beforeAll(async () => {
 	await n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
 		await n8n.importWorkflows([loopWorkflow(), keyWorkflow()]);
-		await n8n.cli(['publish:workflow', `--id=${LOOP_WF}`], { label: 'publish-loop' });
-		await n8n.cli(['publish:workflow', `--id=${KEY_WF}`], { label: 'publish-key' });
 		await n8n.start();
 		apiKey = (await createOwnerApiKey(n8n, OWNER)).key;
+		await activateWorkflows(n8n, apiKey, [LOOP_WF, KEY_WF]);
 	});
 });
 
