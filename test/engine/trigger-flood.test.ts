@@ -123,7 +123,11 @@ describe('a flood of forged callbacks cannot cost a genuine callback its run', (
 		expect(forgedReads).toBeLessThanOrEqual(
 			allowance(URL_READ_LIMITS.own) + allowance(URL_READ_LIMITS.shared),
 		);
-		expect(answers.filter((a) => a.genuine).every((a) => a.status === 200)).toBe(true);
+		// Delivered: 200, or 202 "confirming" when answered before its confirming read (issue 51);
+		// each ran once (runs above).
+		expect(
+			answers.filter((a) => a.genuine).every((a) => a.status === 200 || a.status === 202),
+		).toBe(true);
 	});
 });
 

@@ -81,7 +81,10 @@ test('a burst over two processes, then each callback again to the other process:
 	await Promise.all(ids.map((id) => api.pollToEnd(id)));
 
 	const first = await Promise.all(ids.map((id, i) => deliver(i % 2 ? b : a, id)));
-	expect(first.map((c) => c.status)).toEqual(Array(10).fill(200));
+	// 200, or 202 "confirming" for a callback answered before its confirming read (the Trigger
+	// answers first once a few are in progress, issue 51): both tell the service it was delivered,
+	// and the runs counted below are what the user gets.
+	expect(first.filter((c) => c.status !== 200 && c.status !== 202)).toEqual([]);
 	await a.waitFor(5);
 	await b.waitFor(5);
 	expect((await a.executions()).length + (await b.executions()).length).toBe(10);
@@ -132,7 +135,9 @@ test('a batch of 100 tasks calling back at once: every callback starts its run (
 	await Promise.all(ids.map((id) => api.pollToEnd(id)));
 	// Sent once each, as by a service that never retries (was: 50 confirmed, the rest 429).
 	const answers = await Promise.all(ids.map((id) => deliver(receiver, id)));
-	expect(answers.filter((c) => c.status !== 200).map((c) => c.status)).toEqual([]);
+	expect(answers.filter((c) => c.status !== 200 && c.status !== 202).map((c) => c.status)).toEqual(
+		[],
+	);
 	await receiver.waitFor(100);
 	expect(await receiver.executions()).toHaveLength(100);
 });
