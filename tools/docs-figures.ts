@@ -869,7 +869,9 @@ function listedKey(doc: string, seen: string, f: Figure): string[] {
 		const at = seen.indexOf(f.text, from);
 		if (at < 0) break;
 		const before = seen.slice(Math.max(0, at - 60), at).replace(/\s+/g, ' ');
-		keys.push(`${doc} | ${before.split(' ').slice(-5).join(' ').trim()} [${f.text}]`);
+		keys.push(
+			`${doc} | ${before.split(' ').slice(-5).join(' ').trim()} [${f.text.replace(/\s+/g, ' ')}]`,
+		);
 		from = at + 1;
 	}
 	return keys;
@@ -934,23 +936,16 @@ export function check(root = ROOT, git: GitView = gitView(root)): Problem[] {
 				for (const ref of b.refs) if (isResults(ref.file)) results(ref.file, u.text, doc, b.line);
 				rest = rest.slice(0, b.start) + ' '.repeat(b.end - b.start) + rest.slice(b.end);
 			}
-			const loose = figures(rest);
-			if (loose.length)
-				problems.push({
-					doc,
-					line: u.line,
-					message: `${loose.map((f) => `"${f.text}"`).join(', ')} name(s) no value: ${HOW}`,
-				});
 			const seen = prose(rest);
-			for (const f of wholeFigures(rest)) {
+			for (const f of [...figures(rest), ...wholeFigures(rest)]) {
 				const keys = listedKey(doc, seen, f);
-				const listed = doc !== 'README.md' && keys.find((k) => unbound.has(k));
+				const listed = keys.find((k) => unbound.has(k));
 				if (listed) listedSeen.add(listed);
 				else
 					problems.push({
 						doc,
 						line: u.line,
-						message: `"${f.text}" names no value (a figure in words or whole units): ${HOW}`,
+						message: `"${f.text}" names no value: ${HOW}`,
 					});
 			}
 		}
@@ -969,7 +964,6 @@ export function check(root = ROOT, git: GitView = gitView(root)): Problem[] {
 export function unboundNow(root = ROOT): string[] {
 	const out: string[] = [];
 	for (const doc of docFiles(root)) {
-		if (doc === 'README.md') continue;
 		const text = scanned(doc, fs.readFileSync(path.join(root, doc), 'utf8'));
 		for (const u of units(doc, text)) {
 			let rest = u.text;
@@ -977,7 +971,7 @@ export function unboundNow(root = ROOT): string[] {
 				if (!(b instanceof Error))
 					rest = rest.slice(0, b.start) + ' '.repeat(b.end - b.start) + rest.slice(b.end);
 			const seen = prose(rest);
-			for (const f of wholeFigures(rest)) {
+			for (const f of [...figures(rest), ...wholeFigures(rest)]) {
 				const k = listedKey(doc, seen, f)[0];
 				if (k && !out.includes(k)) out.push(k);
 			}
