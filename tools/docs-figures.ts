@@ -27,7 +27,7 @@
 // reads, a time in ms, with decimals or as a range) fails the check unless it is written as code
 // (`30 s`). Figures in words and whole units ("a minute", "10 s", "3 of 6") fail too, except
 // the ones listed in tools/figures-unbound.txt (typed before this check; the list only shrinks,
-// and holds nothing of README.md).
+// README.md lines included, until they are bound).
 //
 // A results file must say which commit's code it measured: `machine.commit` (bench/run.ts) or
 // `commit` (bench/n8n.ts), and the command. The commit must be an ancestor of HEAD whose bench/
@@ -838,7 +838,7 @@ export interface Problem {
 /**
  * Figures in words and whole units ("a minute", "10 minutes", "60 s", "twice the reads", "3 of
  * 6") that are not bound yet. Each is listed in tools/figures-unbound.txt with the words before it:
- * the list only shrinks (an edited or new one is no longer in it and fails). README.md has none.
+ * the list only shrinks (an edited or new one is no longer in it and fails).
  */
 export function wholeFigures(text: string): Figure[] {
 	const seen = prose(text);
