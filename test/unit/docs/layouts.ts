@@ -72,7 +72,8 @@ export const LAYOUTS: Layout[] = [
 	},
 	{
 		name: 'Crash-safe: Generate with _Wait for Completion_ off → Task → Wait for Completion, _Save execution progress_ on',
-		promise: 'Generate → Task → Wait for Completion returns every result on a Retry',
+		promise:
+			'Generate → Task → Wait for Completion, with Save execution progress on, returns every result on a Retry (in queue mode, not when only the worker is killed: n8n wipes that execution, and a Callback URL to a Trigger delivers every task)',
 		cells: [
 			{
 				text: 'Retry returns every result, 0 submissions',
