@@ -581,7 +581,9 @@ test('n8n restarted once: 10 callbacks that arrived together are remembered (rep
 		const first = await Promise.all(
 			[...ids, ...ids].map((id, i) => sim.sendCallback(id, { url: urls[i % 10] })),
 		);
-		expect(first.map((e) => e.status)).toEqual(Array(20).fill(200));
+		// Delivered: 200, or 202 "confirming" for a call answered before its confirming read (a
+		// burst, issue 51); the executions counted below are what the user gets.
+		expect(first.filter((e) => e.status !== 200 && e.status !== 202)).toEqual([]);
 		const fresh = (await endedExecutions(TRIGGER_WF, before.size + 10)).filter(
 			(e) => !before.has(e.id),
 		);
@@ -597,9 +599,9 @@ test('n8n restarted once: 10 callbacks that arrived together are remembered (rep
 
 		// After it: the replays start nothing.
 		const replays = await Promise.all(ids.map((id, i) => sim.sendCallback(id, { url: urls[i] })));
-		expect(replays.map((e) => e.status)).toEqual(Array(10).fill(200));
+		expect(replays.filter((e) => e.status !== 200 && e.status !== 202)).toEqual([]);
 		const answers = sim.callbacks.slice(-10).map((c) => c.status);
-		expect(answers).toEqual(Array(10).fill(200));
+		expect(answers.filter((s) => s !== 200 && s !== 202)).toEqual([]);
 		// Barrier (see the forged test): one more genuine task, then exactly one new execution.
 		const barrier = await finishedTask();
 		expect(

@@ -996,7 +996,8 @@ describe('callbacks through the webhook processes', () => {
 			// after each call, last writer wins) can recognise those.
 			const burst = await finishedTasks(`${TAG} dup-later`, 10);
 			const first = await Promise.all(burst.map((id, i) => deliver(i % 2 ? b : a, id)));
-			for (const r of first) expect(r.status).toBe(200);
+			// 200, or 202 "confirming" when a process answers before its confirming read (issue 51).
+			for (const r of first) expect([200, 202]).toContain(r.status);
 			const firstRuns = await triggerRunsByTask(burst, 10);
 			for (const id of burst) expect((firstRuns.get(id) ?? []).length).toBe(1);
 			// Each copy goes once the one before is written back: a copy that starts a run is
