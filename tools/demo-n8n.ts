@@ -98,6 +98,7 @@ async function submitPhoto(
 	const body = new FormData();
 	body.append('field-0', new Blob([photo], { type: 'image/png' }), name);
 	body.append('field-1', wish);
+	body.append('field-2', 'customer@example.com');
 	const started = Date.now();
 	const res = await until('the published form', 30_000, async () => {
 		const r = await fetch(`${n8n.baseUrl}/form/${FORM_PATH}`, { method: 'POST', body });
@@ -168,7 +169,8 @@ export async function runJobsInN8n(options: {
 			sheetWorkflow(SHEET, folder),
 			agent,
 			save.workflow,
-			exampleWorkflow('form-photo-to-video.json', FORM),
+			// Its Keep a Copy node writes into the demo's folder, as the guide has the user set it.
+			exampleWorkflow('form-photo-to-video.json', FORM, folder),
 		]);
 		await n8n.start();
 		const session = await setupOwner(n8n);

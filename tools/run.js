@@ -211,6 +211,8 @@ function jest(node, projects, extra = [], phase) {
 	for (const p of projects) args.push('--selectProjects', p);
 	const files = (process.env.MGEN_TEST_FILES || '').split('\n').filter(Boolean);
 	if (files.length) args.push('--runTestsByPath', ...files);
+	// MGEN_TEST_NAME="words of a title": only the tests whose title matches (jest -t), for short runs.
+	if (process.env.MGEN_TEST_NAME) args.push('-t', process.env.MGEN_TEST_NAME);
 	try {
 		run(node, [...args, ...extra], { env: node24Env(node) });
 	} finally {

@@ -10,6 +10,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { mediaChunks, referenceChunks, startSimulator, type Simulator } from '../simulator';
@@ -75,6 +76,8 @@ const ROWS = Array.from({ length: 5 }, (_, i) => ({
 let sim: Simulator;
 let n8n: N8nInstance;
 let apiKey = '';
+/** The form job's storage folder (its Keep a Copy node), as the guide tells the user to set it. */
+let formFolder = '';
 
 const triggerUrl = () => `${n8n.baseUrl}/webhook/${TRIGGER_WEBHOOK_ID}/media-generation`;
 
@@ -188,6 +191,10 @@ function sha256(chunks: Iterable<Buffer>): string {
 beforeAll(async () => {
 	sim = await startSimulator({ apiKey: `e2e-callback-${process.pid}-secret` });
 	n8n = await N8nInstance.create('callback');
+	formFolder = path.join(n8n.dir, 'files');
+	fs.mkdirSync(formFolder);
+	// n8n 2.x's file nodes write only under N8N_RESTRICT_FILE_ACCESS_TO.
+	n8n.env.N8N_RESTRICT_FILE_ACCESS_TO = formFolder;
 	await n8n.explain(async () => {
 		const loopback = credentialImport(
 			sim.baseUrl,
@@ -200,7 +207,7 @@ beforeAll(async () => {
 			// The service fetches the photo from n8n's own link, here on 127.0.0.1.
 			{ ...loopback, data: { ...loopback.data, allowPrivateFileHosts: true } },
 		]);
-		const form = exampleWorkflow('form-photo-to-video.json', FORM_WF);
+		const form = exampleWorkflow('form-photo-to-video.json', FORM_WF, formFolder);
 		for (const node of form.nodes)
 			if (node.credentials?.mediaGenerationApi)
 				node.credentials.mediaGenerationApi = FORM_CREDENTIAL;
@@ -257,13 +264,14 @@ test('the running n8n lists both node types of the package', () =>
 		expect(names).toEqual(expect.arrayContaining([NODE_TYPE, TRIGGER_TYPE]));
 	}));
 
-test('examples/form-photo-to-video.json (docs/form-photos-to-videos.md): a photo sent through the form is animated from its upload, and the video comes back on the form page', () =>
+test('examples/form-photo-to-video.json (docs/form-photos-to-videos.md): a photo sent through the form is animated from its upload, the video comes back on the form page and the storage branch beside it keeps the same file', () =>
 	n8n.explain(async () => {
 		const photo = Buffer.concat([...referenceChunks('png', 40_000)]);
 		const prompt = 'The lighthouse beam sweeps over the sea';
 		const body = new FormData();
 		body.append('field-0', new Blob([photo], { type: 'image/png' }), 'lighthouse.png');
 		body.append('field-1', prompt);
+		body.append('field-2', 'customer@example.com');
 		// Right after start-up n8n may not have registered the published form yet (404).
 		let res: Response;
 		const deadline = Date.now() + 30_000;
@@ -308,6 +316,10 @@ test('examples/form-photo-to-video.json (docs/form-photos-to-videos.md): a photo
 		expect(sha256([Buffer.from(file.data.data)])).toBe(
 			sha256(mediaChunks(served.kind, served.size)),
 		);
+		// The storage branch beside the answer (Keep a Copy) stored the same file, named by its task.
+		const stored = path.join(formFolder, `${task.id}.mp4`);
+		expect(fs.existsSync(stored)).toBe(true);
+		expect(sha256([fs.readFileSync(stored)])).toBe(sha256(mediaChunks(served.kind, served.size)));
 	}));
 
 test('callbacks start one execution per task with the confirmed task, the reference and the files', () =>

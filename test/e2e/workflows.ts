@@ -205,12 +205,17 @@ export function triggerWorkflow(
 	);
 }
 
+/** The folder the examples write to as shipped: n8n's Docker image's `~/.n8n-files`. */
+export const EXAMPLE_FILES_FOLDER = '/home/node/.n8n-files';
+
 /**
  * A workflow from examples/, as a user imports it: our credential picked for every node that
- * asks for one, a fixed id for `n8n execute --id`.
+ * asks for one, a fixed id for `n8n execute --id`, and, given `folder`, the examples' folder
+ * (EXAMPLE_FILES_FOLDER) changed to it, as the guides tell the user to.
  */
-export function exampleWorkflow(file: string, id: string) {
-	const wf = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
+export function exampleWorkflow(file: string, id: string, folder?: string) {
+	const text = fs.readFileSync(path.join(ROOT, 'examples', file), 'utf8');
+	const wf = JSON.parse(folder ? text.split(EXAMPLE_FILES_FOLDER).join(folder) : text) as {
 		nodes: WorkflowNode[];
 	} & Record<string, unknown>;
 	for (const node of wf.nodes) {
