@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { getApiCredentials } from '../../shared/transport/api';
 import { scrubSecret } from '../../shared/transport/faults';
 import type { ItemFailure } from './itemErrors';
+import { OUTCOME_OPERATIONS, outcomeOf } from './outcome';
 
 export type ItemOutcome = { ok: true; data: INodeExecutionData } | ({ ok: false } & ItemFailure);
 
@@ -130,8 +131,13 @@ export async function finishBatch(
 	// n8n replace the json by the message alone, losing task_id. So: task fields under `details`
 	// for the error output, at the top level otherwise, and never an item-level `error`.
 	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
+	const withOutcome = OUTCOME_OPERATIONS.has(String(ctx.getNodeParameter('operation', 0, '')));
 	return outcomes.map((outcome, index) => {
-		if (outcome.ok) return outcome.data;
+		if (outcome.ok) {
+			if (withOutcome) outcome.data.json.outcome = outcomeOf(outcome.data.json, true);
+			return outcome.data;
+		}
+		if (withOutcome) outcome.json = { ...outcome.json, outcome: outcomeOf(outcome.json, false) };
 		const description = outcome.error.description
 			? { error_description: outcome.error.description }
 			: {};

@@ -9,6 +9,7 @@ import {
 } from '../../shared/transport/faults';
 import type { Task } from '../../shared/task';
 import { WaitTimeoutError } from '../polling/pollLoop';
+import { filesExpired } from './outcome';
 
 /** One item's failure: the error thrown without Continue On Fail, and the json it keeps. */
 export interface ItemFailure {
@@ -194,7 +195,7 @@ export function downloadFailure(
 					? `The file URLs stay valid 24 hours after generation: change what the message names, then try again with Task → Download Files and task_id ${taskId}.`
 					: `The file URLs stay valid 24 hours after generation: try again with Task → Download Files and task_id ${taskId}.`,
 		}),
-		json,
+		json: filesExpired(fault.statusCode, json.expires_at) ? { ...json, files_expired: true } : json,
 	};
 }
 

@@ -1,0 +1,137 @@
+// Test-only. examples/table-rows-to-videos.json and its batch sub-workflow as a user sets them
+// up in a real n8n: a Data Table named "products" (the name both workflows look for), the
+// videos folder n8n may write (n8n 2.x allows only N8N_RESTRICT_FILE_ACCESS_TO, default
+// ~/.n8n-files), both workflows published. Tests start production runs through a Webhook put in
+// place of "Try It Now" (the nightly and hourly schedules fire at fixed hours, so they are left
+// out: a run at 01:00 or on the hour would be a second run the test did not start). Data Table
+// rows are read and written through n8n's public API, as a user's own tooling would.
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { ROOT, type N8nInstance } from './n8n';
+import { exampleWorkflow, type WorkflowNode } from './workflows';
+
+export const TABLE_EXAMPLE = 'table-rows-to-videos.json';
+export const TABLE_BATCH_EXAMPLE = 'table-rows-to-videos-batch.json';
+export const TABLE_NAME = 'products';
+/** The columns the guide tells the user to create (all text). */
+export const TABLE_COLUMNS = [
+	'sku',
+	'product',
+	'prompt',
+	'status',
+	'task_id',
+	'video_file',
+	'error',
+];
+/** The batch workflow's id as shipped: the main workflow's Execute Workflow nodes name it. */
+export const BATCH_ID = (
+	JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', TABLE_BATCH_EXAMPLE), 'utf8')) as {
+		id: string;
+	}
+).id;
+
+export type TableRow = Record<string, string | number | null>;
+
+type Wf = ReturnType<typeof exampleWorkflow> & {
+	nodes: WorkflowNode[];
+	connections: Record<string, { main: Array<Array<{ node: string }>> }>;
+};
+
+/**
+ * Both workflows, videos written to `folder`; "Try It Now" a production Webhook at `hookPath`,
+ * the two schedules removed (see above). "When n8n Starts" stays: it is what collects after a
+ * restart.
+ */
+export function tableWorkflows(id: string, folder: string, hookPath: string): [Wf, Wf] {
+	const main = exampleWorkflow(TABLE_EXAMPLE, id, folder) as Wf;
+	const batch = exampleWorkflow(TABLE_BATCH_EXAMPLE, BATCH_ID, folder) as Wf;
+	const start = main.nodes.find((n) => n.name === 'Try It Now');
+	if (!start) throw new Error(`${TABLE_EXAMPLE}: no "Try It Now" node`);
+	Object.assign(start, {
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: randomUUID(),
+		parameters: { httpMethod: 'POST', path: hookPath, responseMode: 'onReceived', options: {} },
+	});
+	for (const name of ['Every Night at 1:00', 'Every Hour']) {
+		main.nodes = main.nodes.filter((n) => n.name !== name);
+		delete main.connections[name];
+	}
+	return [main, batch];
+}
+
+async function api<T>(n8n: N8nInstance, key: string, method: string, p: string, body?: unknown) {
+	const res = await fetch(`${n8n.baseUrl}/api/v1${p}`, {
+		method,
+		headers: { 'X-N8N-API-KEY': key, 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	if (!res.ok) throw new Error(`${method} /api/v1${p}: HTTP ${res.status} ${text.slice(0, 300)}`);
+	return (text ? JSON.parse(text) : undefined) as T;
+}
+
+export class Table {
+	private constructor(
+		private readonly n8n: N8nInstance,
+		private readonly key: string,
+		readonly id: string,
+	) {}
+
+	/** The table as the guide has the user create it: its name, text columns. */
+	static async create(n8n: N8nInstance, key: string): Promise<Table> {
+		const created = await api<{ id: string }>(n8n, key, 'POST', '/data-tables', {
+			name: TABLE_NAME,
+			columns: TABLE_COLUMNS.map((name) => ({ name, type: 'string' })),
+		});
+		return new Table(n8n, key, created.id);
+	}
+
+	async insert(rows: TableRow[]): Promise<void> {
+		for (let i = 0; i < rows.length; i += 500)
+			await api(this.n8n, this.key, 'POST', `/data-tables/${this.id}/rows`, {
+				data: rows.slice(i, i + 500),
+				returnType: 'count',
+			});
+	}
+
+	/** Every row, in id order. */
+	async rows(): Promise<TableRow[]> {
+		const all: TableRow[] = [];
+		let cursor: string | null | undefined;
+		do {
+			const page = await api<{ data: TableRow[]; nextCursor?: string | null }>(
+				this.n8n,
+				this.key,
+				'GET',
+				`/data-tables/${this.id}/rows?limit=250&sortBy=${encodeURIComponent('id:asc')}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+			);
+			all.push(...page.data);
+			cursor = page.nextCursor;
+		} while (cursor);
+		return all;
+	}
+
+	/** Empties the table (between tests). */
+	async clear(): Promise<void> {
+		await api(this.n8n, this.key, 'DELETE', `/data-tables/${this.id}/rows/clear`);
+	}
+
+	/** Sets columns of the rows matching `where` (a user editing the table). */
+	async update(where: Record<string, string | number>, data: TableRow): Promise<void> {
+		await api(this.n8n, this.key, 'PATCH', `/data-tables/${this.id}/rows/update`, {
+			filter: {
+				type: 'and',
+				filters: Object.entries(where).map(([columnName, value]) => ({
+					columnName,
+					condition: 'eq',
+					value,
+				})),
+			},
+			data,
+		});
+	}
+}
