@@ -143,10 +143,17 @@ test(`two runs started at the same moment (a duplicate schedule fire, Execute wo
 	for (const row of after) expectVideo(row);
 	const twice = rows.filter((r) => submissionsOf(r.prompt) !== 1);
 	expect(twice).toEqual([]);
-	// Both runs did part of the sending (otherwise this shows nothing about two at once).
-	const execs = await listExecutions(n8n, key, BATCH_ID, undefined, false);
+	// Both runs sent rows (otherwise this shows nothing about two at once): each one's Send 50
+	// Rows got at least one batch back.
+	const [a, b] = await listExecutions(n8n, key, WF, undefined, true);
+	const batchesSent = (e: typeof a) =>
+		(e.data?.resultData.runData['Send 50 Rows'] ?? []).filter(
+			(r) => r.data?.main[0]?.[0]?.json.id !== undefined,
+		).length;
+	expect(batchesSent(a)).toBeGreaterThan(0);
+	expect(batchesSent(b)).toBeGreaterThan(0);
 	process.stdout.write(
-		`[e2e] table job, 2 runs at once: ${rows.length} rows, ${sim.tasks().filter((t) => t.prompt.includes('twice-')).length} submissions, ${execs.length} batch executions\n`,
+		`[e2e] table job, 2 runs at once: ${rows.length} rows, ${sim.tasks().filter((t) => t.prompt.includes('twice-')).length} submissions; batches sent by each run: ${batchesSent(a)} and ${batchesSent(b)}\n`,
 	);
 });
 
@@ -172,4 +179,71 @@ test('a row whose task finished more than 24 hours ago gets "expired" and its re
 	expect(row).toMatchObject({ status: 'expired', task_id: taskId, video_file: null });
 	expect(String(row.error)).toMatch(/24 hours/);
 	expect(sim.tasks().length).toBe(tasks);
+});
+
+/** SIGKILL of n8n (an out-of-memory kill, a host that dies) once `when` holds, then n8n started again. */
+async function killWhen(what: string, when: () => Promise<boolean>) {
+	await until(what, async () => await when(), 120_000);
+	await n8n.kill();
+	const killedAt = Date.now();
+	await n8n.start();
+	return killedAt;
+}
+
+const statuses = async () => (await table.rows()).map((r) => r.status);
+
+test(`killed (SIGKILL) while it sends: when n8n starts again it marks the batch in flight "may have been charged" (at most ${BATCH} rows, none sent twice) and collects what was sent before; the next run sends the rest, and every other row ends with its video`, async () => {
+	// The second batch's first 5 rows get their answer late (the service is slow to accept them).
+	const rows = sampleRows(2 * BATCH + 20, 2_000, 'kill-send');
+	for (let i = BATCH; i < BATCH + 5; i++) rows[i].prompt = `${rows[i].prompt} (late)`;
+	await fresh(rows);
+	sim.faults.add({ endpoint: 'submit', kind: 'slow', delayMs: 30_000, match: '(late)' });
+	const before = (await listExecutions(n8n, key, WF, undefined, false)).length;
+	const secondBatch = new Set(rows.slice(BATCH, 2 * BATCH).map((r) => r.prompt));
+	void fetch(`${n8n.baseUrl}/webhook/${HOOK}`, { method: 'POST', body: '{}' });
+	await killWhen(
+		'the second batch partly accepted',
+		async () => sim.tasks().filter((t) => secondBatch.has(t.prompt)).length >= 5,
+	);
+	sim.faults.clear();
+	// "When n8n Starts" ran: the first batch collected, the batch in flight marked.
+	await ended(before + 2);
+	const marked = (await table.rows()).filter((r) => r.status === 'may have been charged');
+	expect(marked.length).toBeGreaterThan(0);
+	expect(marked.length).toBeLessThanOrEqual(BATCH);
+	for (const r of marked) {
+		expect(secondBatch).toContain(r.prompt);
+		expect(String(r.error)).toMatch(/n8n stopped while this row was being sent/);
+	}
+	// The next night's run.
+	await runs(1);
+	const after = await table.rows();
+	for (const row of after.filter((r) => r.status !== 'may have been charged')) expectVideo(row);
+	expect(after.filter((r) => r.status === 'may have been charged')).toEqual(marked);
+	// Nothing paid twice; every row outside the batch in flight paid once.
+	for (const row of rows) expect(submissionsOf(row.prompt)).toBeLessThanOrEqual(1);
+	for (const row of rows.filter((r) => !secondBatch.has(r.prompt)))
+		expect(submissionsOf(row.prompt)).toBe(1);
+	process.stdout.write(
+		`[e2e] table job killed while sending batch 2: ${marked.length} rows "may have been charged" (at most ${BATCH}), ${marked.filter((r) => submissionsOf(r.prompt) === 1).length} of them paid; ${after.filter((r) => r.status === 'finished').length} of ${rows.length} rows finished, none paid twice\n`,
+	);
+});
+
+test('killed (SIGKILL) while it waits for the videos: when n8n starts again it collects every video on its own, sending nothing again', async () => {
+	const rows = sampleRows(BATCH + 10, 15_000, 'kill-wait');
+	await fresh(rows);
+	const before = (await listExecutions(n8n, key, WF, undefined, false)).length;
+	void fetch(`${n8n.baseUrl}/webhook/${HOOK}`, { method: 'POST', body: '{}' });
+	const killedAt = await killWhen('every row submitted', async () =>
+		(await statuses()).every((s) => s === 'submitted'),
+	);
+	expect(
+		sim
+			.tasks()
+			.filter((t) => t.prompt.includes('kill-wait') && t.createdAt + t.durationMs <= killedAt),
+	).toEqual([]);
+	const sent = sim.tasks().length;
+	await ended(before + 2);
+	for (const row of await table.rows()) expectVideo(row);
+	expect(sim.tasks().length).toBe(sent);
 });
