@@ -54,7 +54,12 @@ it('callback-submit.json ends at once with the task; callback-receive.json gets 
 		expect(bytes.subarray(4, 8).toString('ascii')).toBe('ftyp');
 		// Same item shape as the generation node's waiting path, plus the trigger's fields.
 		expect(Object.keys(item.json).sort()).toEqual(
-			[...Object.keys(submitted.json).filter((k) => k !== 'callback_url'), 'verified', 'signed']
+			// `outcome` (a ledger row's status) is on the node's items only.
+			[
+				...Object.keys(submitted.json).filter((k) => k !== 'callback_url' && k !== 'outcome'),
+				'verified',
+				'signed',
+			]
 				.filter((k, i, all) => all.indexOf(k) === i)
 				.sort(),
 		);
