@@ -608,21 +608,33 @@ describe('AI Agent', () => {
 });
 
 describe('the guides', () => {
-	test('examples/spreadsheet-rows-to-videos.json (docs/spreadsheet-to-videos.md): the workflow, and Generate Videos with its key and batch size in Options', () =>
+	test('examples/table-rows-to-videos.json and its batch workflow (docs/spreadsheet-to-videos.md): the job, and Generate Videos keyed by the row id', () =>
 		explain(async () => {
-			await openExample('spreadsheet-rows-to-videos.json', 'Spreadsheet rows to videos');
+			await openExample('table-rows-to-videos.json', 'Table rows to videos');
 			await page.waitForTimeout(1500);
-			await bothThemes('sheet-workflow', () =>
+			for (const name of [
+				'Try It Now',
+				'Every Hour',
+				'When n8n Starts',
+				'Send 50 Rows',
+				'Collect 50 Videos',
+			])
+				await page
+					.locator(`[data-test-id=canvas-node][data-node-name="${name}"]`)
+					.first()
+					.waitFor();
+			await bothThemes('table-workflow', () =>
 				page.locator('#canvas, [data-test-id=canvas]').first(),
 			);
+			await openExample('table-rows-to-videos-batch.json', 'Table rows to videos (one batch)');
 			await openNode('Generate Videos');
 			const ndv = page.getByTestId('ndv').locator('[data-test-id=node-parameters]').first();
 			// The options the guide talks about, set as the guide says.
 			for (const label of ['Callback Reference', 'Max Tasks in Flight']) {
 				await parameterItem(label).waitFor();
 			}
-			expect(await ndv.innerText()).toContain('{{ $json.sku }}');
-			await bothThemes('sheet-generate-videos', () => ndv);
+			expect(await ndv.innerText()).toContain('{{ $json.id }}');
+			await bothThemes('table-generate-videos', () => ndv);
 			await closeNode();
 		}));
 

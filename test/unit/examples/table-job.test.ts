@@ -19,6 +19,9 @@ interface Workflow {
 const read = (file: string): Workflow =>
 	JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as Workflow;
 
+/** Wait for Videos' Timeout in the batch workflow (docs/spreadsheet-to-videos.md binds it). */
+const WAIT_TIMEOUT_MINUTES = 30;
+
 const JOBS = ['table-rows-to-videos.json', 'table-rows-to-videos-batch.json'];
 
 /** Every string value under a node's parameters. */
@@ -66,4 +69,11 @@ it('the batch runs in the sub-workflow both Execute Workflow nodes name', () => 
 	const calls = read('table-rows-to-videos.json').nodes.filter((n) => n.type === 'n8n-nodes-base.executeWorkflow');
 	expect(calls.map((n) => n.name).sort()).toEqual(['Collect 50 Videos', 'Send 50 Rows']);
 	for (const call of calls) expect(JSON.stringify(call.parameters)).toContain(batch.id);
+});
+
+it(`Wait for Videos waits ${WAIT_TIMEOUT_MINUTES} minutes for each video, the Timeout the guide names`, () => {
+	const wait = read('table-rows-to-videos-batch.json').nodes.find((n) => n.name === 'Wait for Videos');
+	expect((wait?.parameters as { options?: { timeoutMinutes?: number } }).options?.timeoutMinutes).toBe(
+		WAIT_TIMEOUT_MINUTES,
+	);
 });
