@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-// The half of `npm run demo` that needs n8n's own nodes (spreadsheet files, Merge, the AI Agent,
+// The half of `npm run demo` that needs n8n's own nodes (Data Tables, Merge, the AI Agent,
 // the Form Trigger): the three jobs of the README's guides run in a real n8n (the version the test layers use,
 // installed once into the cache), with this package installed as a community package, against
 // the demo's simulator. The agent's chat model is the agent layer's scripted OpenAI-compatible
@@ -19,11 +19,12 @@ import {
 import { startFakeOpenAi, textOf, toolResults, type ChatRequest } from '../test/agent/fake-openai';
 import { N8nInstance } from '../test/e2e/n8n';
 import { rest, setupOwner, type RestSession } from '../test/e2e/rest';
-import { SHEET_FILE, SHIPPED_SHEET, readSheet, sheetWorkflow, type Row } from '../test/e2e/sheet';
+import { SHEET_FILE, SHIPPED_SHEET, parseCsv, toCsv, type Row } from '../test/e2e/sheet';
+import { BATCH_ID, TABLE_BATCH_EXAMPLE, TABLE_EXAMPLE, Table } from '../test/e2e/table';
 import { credentialImport, exampleWorkflow } from '../test/e2e/workflows';
 import { referenceChunks, type Simulator } from '../test/simulator';
 
-const SHEET = 'mgenDemoSheet01';
+const TABLE_JOB = 'mgenDemoTable01';
 const AGENT = 'mgenDemoAgent01';
 const SAVE = 'mgenDemoSave001';
 const FORM = 'mgenDemoForm001';
@@ -129,6 +130,19 @@ async function submitPhoto(
 	return { photo: photoFile, video };
 }
 
+/** A public-API key of the owner (Data Tables' rows are filled and read through it). */
+async function apiKeyOf(n8n: N8nInstance, session: RestSession): Promise<string> {
+	const { data: scopes } = await rest<string[]>(n8n, '/api-keys/scopes', { session });
+	const { data } = await rest<{ rawApiKey?: string; apiKey?: string }>(n8n, '/api-keys', {
+		method: 'POST',
+		session,
+		body: { label: 'demo', scopes, expiresAt: null },
+	});
+	const key = data.rawApiKey ?? data.apiKey;
+	if (!key) throw new Error('no API key in the answer of POST /rest/api-keys');
+	return key;
+}
+
 export async function runJobsInN8n(options: {
 	sim: Simulator;
 	outDir: string;
@@ -143,7 +157,6 @@ export async function runJobsInN8n(options: {
 	fs.mkdirSync(folder);
 	// n8n 2.x lets its file nodes read and write only under N8N_RESTRICT_FILE_ACCESS_TO.
 	n8n.env.N8N_RESTRICT_FILE_ACCESS_TO = folder;
-	fs.copyFileSync(SHIPPED_SHEET, path.join(folder, SHEET_FILE));
 	const report: JobsReport = {
 		ok: false,
 		n8nVersion: n8n.install.version,
@@ -166,7 +179,10 @@ export async function runJobsInN8n(options: {
 			`${n8n.baseUrl}/${save.productionPath}`,
 		);
 		await n8n.importWorkflows([
-			sheetWorkflow(SHEET, folder),
+			// The table job as imported: published is only its batch workflow (the job's schedules would
+			// start runs of their own), the job runs from Try It Now as Execute workflow does.
+			exampleWorkflow(TABLE_EXAMPLE, TABLE_JOB, folder),
+			exampleWorkflow(TABLE_BATCH_EXAMPLE, BATCH_ID, folder),
 			agent,
 			save.workflow,
 			// Its Keep a Copy node writes into the demo's folder, as the guide has the user set it.
@@ -174,7 +190,7 @@ export async function runJobsInN8n(options: {
 		]);
 		await n8n.start();
 		const session = await setupOwner(n8n);
-		for (const id of [AGENT, SAVE, FORM]) {
+		for (const id of [AGENT, SAVE, FORM, BATCH_ID]) {
 			const { data } = await rest<{ versionId: string }>(n8n, `/workflows/${id}`, { session });
 			await rest(n8n, `/workflows/${id}/activate`, {
 				method: 'POST',
@@ -186,23 +202,33 @@ export async function runJobsInN8n(options: {
 			`  n8n ${n8n.install.version} started with this package installed, ready after ${((Date.now() - started) / 1000).toFixed(1)} s`,
 		);
 
-		// Job 1: the sheet, 20 rows, each result back in its row.
+		// Job 1: the table, 20 rows, each result back in its row.
 		log('');
+		const table = await Table.create(n8n, await apiKeyOf(n8n, session));
+		const sample = parseCsv(fs.readFileSync(SHIPPED_SHEET, 'utf8'));
+		await table.insert(sample);
 		log(
-			`▶ examples/spreadsheet-rows-to-videos.json with examples/${SHEET_FILE} (${readSheet(folder).length} rows)`,
+			`▶ examples/${TABLE_EXAMPLE} and examples/${TABLE_BATCH_EXAMPLE}, the Data Table "products" filled from examples/${SHEET_FILE} (${sample.length} rows)`,
 		);
-		const sheetStarted = Date.now();
-		const status = await runInEditor(n8n, session, SHEET, 'Try It Now');
-		report.sheet.seconds = (Date.now() - sheetStarted) / 1000;
-		report.sheet.rows = readSheet(folder);
-		const sheetOut = path.join(outDir, 'spreadsheet');
-		fs.mkdirSync(sheetOut, { recursive: true });
-		fs.copyFileSync(path.join(folder, SHEET_FILE), path.join(sheetOut, SHEET_FILE));
+		const tableStarted = Date.now();
+		const status = await runInEditor(n8n, session, TABLE_JOB, 'Try It Now');
+		report.sheet.seconds = (Date.now() - tableStarted) / 1000;
+		report.sheet.rows = (await table.rows()).map((r) =>
+			Object.fromEntries(
+				['sku', 'product', 'prompt', 'status', 'task_id', 'video_file', 'error'].map((k) => [
+					k,
+					r[k] === null || r[k] === undefined ? '' : String(r[k]),
+				]),
+			),
+		);
+		const tableOut = path.join(outDir, 'table');
+		fs.mkdirSync(tableOut, { recursive: true });
+		fs.writeFileSync(path.join(tableOut, SHEET_FILE), toCsv(report.sheet.rows));
 		for (const row of report.sheet.rows.filter((r) => r.video_file)) {
-			const from = path.join(folder, row.video_file);
-			if (!fs.existsSync(from)) continue;
-			fs.copyFileSync(from, path.join(sheetOut, row.video_file));
-			report.sheet.files.push(path.join(sheetOut, row.video_file));
+			if (!fs.existsSync(row.video_file)) continue;
+			const to = path.join(tableOut, path.basename(row.video_file));
+			fs.copyFileSync(row.video_file, to);
+			report.sheet.files.push(to);
 		}
 		report.sheet.finished = report.sheet.rows.filter(
 			(r) => r.status === 'finished' && r.video_file,
@@ -212,11 +238,11 @@ export async function runJobsInN8n(options: {
 		);
 		for (const row of report.sheet.rows.slice(0, 3)) {
 			log(
-				`  row ${row.sku}: status ${row.status}, video_file ${row.video_file || '(none)'}, task_id ${row.task_id}`,
+				`  row ${row.sku}: status ${row.status}, video_file ${path.basename(row.video_file) || '(none)'}, task_id ${row.task_id}`,
 			);
 		}
 		log(
-			`  … the sheet with every row: ${path.relative(process.cwd(), path.join(sheetOut, SHEET_FILE))}`,
+			`  … the table with every row, as a CSV file: ${path.relative(process.cwd(), path.join(tableOut, SHEET_FILE))}`,
 		);
 		if (status !== 'success' || report.sheet.finished !== report.sheet.rows.length) {
 			report.sheet.error = `execution ${status}, ${report.sheet.finished} of ${report.sheet.rows.length} rows with a video`;

@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 // `npm run demo`: the one-item example workflows in examples/ run end to end through n8n's real
 // execution engine (n8n-core's WorkflowExecute, in-process) against the embedded simulator of the
-// service, over real HTTP; then the spreadsheet and AI Agent examples, which need n8n's own nodes,
+// service, over real HTTP; then the table and AI Agent examples, which need n8n's own nodes,
 // run in a real n8n (demo-n8n.ts; skipped with --no-n8n). The generated files are written to
 // ./demo-output/. Exits non-zero if any example fails. No API key or network access is needed.
 import { createHash } from 'node:crypto';
@@ -38,7 +38,7 @@ export interface DemoOptions {
 	durationMs?: number;
 	log?: (line: string) => void;
 	/**
-	 * Also run the jobs that need n8n's own nodes (the spreadsheet and the AI Agent examples) in a
+	 * Also run the jobs that need n8n's own nodes (the table and the AI Agent examples) in a
 	 * real n8n (demo-n8n.ts). The command does, unless given --no-n8n; the engine layer's test of
 	 * this file does not (the e2e and agent layers run those examples).
 	 */
@@ -378,7 +378,7 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 	);
 	if (jobs) {
 		log(
-			`  ${rel(path.join(outDir, 'spreadsheet'))}/: products.csv with each row's status, video_file and task_id, and each row's video`,
+			`  ${rel(path.join(outDir, 'table'))}/: products.csv, the Data Table's rows with each row's status, video_file and task_id, and each row's video`,
 		);
 		log(
 			`  ${rel(path.join(outDir, 'form'))}/: the video the form page gave back for the uploaded photo`,
@@ -387,15 +387,13 @@ export async function main(options: DemoOptions = {}): Promise<DemoReport> {
 			`  ${rel(path.join(outDir, 'agent'))}/: the video the callback workflow saved while the agent chatted`,
 		);
 	} else {
-		log(
-			'  (the spreadsheet, form and AI Agent jobs were skipped: run without --no-n8n to see them)',
-		);
+		log('  (the table, form and AI Agent jobs were skipped: run without --no-n8n to see them)');
 	}
 	log(
 		'  examples/: the workflows to import into your n8n; the guides: docs/spreadsheet-to-videos.md, ' +
 			'docs/form-photos-to-videos.md, docs/agent-videos.md',
 	);
-	const what = `${runs.length} in-process example(s)${jobs ? ', the spreadsheet, form and AI Agent jobs' : ''}`;
+	const what = `${runs.length} in-process example(s)${jobs ? ', the table, form and AI Agent jobs' : ''}`;
 	log(ok ? `Demo passed: ${what}, files in ${rel(outDir)}` : 'Demo FAILED');
 	return {
 		ok,

@@ -5,7 +5,7 @@
 // place of "Try It Now" (the nightly and hourly schedules fire at fixed hours, so they are left
 // out: a run at 01:00 or on the hour would be a second run the test did not start). Data Table
 // rows are read and written through n8n's public API, as a user's own tooling would.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -74,25 +74,35 @@ async function api<T>(n8n: N8nInstance, key: string, method: string, p: string, 
 	return (text ? JSON.parse(text) : undefined) as T;
 }
 
+/** A call of n8n's public API: method, path under /api/v1, body; the parsed answer. */
+export type ApiCall = <T>(method: string, p: string, body?: unknown) => Promise<T>;
+
 export class Table {
 	private constructor(
-		private readonly n8n: N8nInstance,
-		private readonly key: string,
+		private readonly call: ApiCall,
 		readonly id: string,
 	) {}
 
 	/** The table as the guide has the user create it: its name, text columns. */
 	static async create(n8n: N8nInstance, key: string): Promise<Table> {
-		const created = await api<{ id: string }>(n8n, key, 'POST', '/data-tables', {
+		return await Table.createWith(
+			async <T>(method: string, p: string, body?: unknown) =>
+				await api<T>(n8n, key, method, p, body),
+		);
+	}
+
+	/** The same through another way to call the public API (a queue-mode cluster's main). */
+	static async createWith(call: ApiCall): Promise<Table> {
+		const created = await call<{ id: string }>('POST', '/data-tables', {
 			name: TABLE_NAME,
 			columns: TABLE_COLUMNS.map((name) => ({ name, type: 'string' })),
 		});
-		return new Table(n8n, key, created.id);
+		return new Table(call, created.id);
 	}
 
 	async insert(rows: TableRow[]): Promise<void> {
 		for (let i = 0; i < rows.length; i += 500)
-			await api(this.n8n, this.key, 'POST', `/data-tables/${this.id}/rows`, {
+			await this.call('POST', `/data-tables/${this.id}/rows`, {
 				data: rows.slice(i, i + 500),
 				returnType: 'count',
 			});
@@ -103,9 +113,7 @@ export class Table {
 		const all: TableRow[] = [];
 		let cursor: string | null | undefined;
 		do {
-			const page = await api<{ data: TableRow[]; nextCursor?: string | null }>(
-				this.n8n,
-				this.key,
+			const page = await this.call<{ data: TableRow[]; nextCursor?: string | null }>(
 				'GET',
 				`/data-tables/${this.id}/rows?limit=250&sortBy=${encodeURIComponent('id:asc')}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
 			);
@@ -117,12 +125,12 @@ export class Table {
 
 	/** Empties the table (between tests). */
 	async clear(): Promise<void> {
-		await api(this.n8n, this.key, 'DELETE', `/data-tables/${this.id}/rows/clear`);
+		await this.call('DELETE', `/data-tables/${this.id}/rows/clear`);
 	}
 
 	/** Sets columns of the rows matching `where` (a user editing the table). */
 	async update(where: Record<string, string | number>, data: TableRow): Promise<void> {
-		await api(this.n8n, this.key, 'PATCH', `/data-tables/${this.id}/rows/update`, {
+		await this.call('PATCH', `/data-tables/${this.id}/rows/update`, {
 			filter: {
 				type: 'and',
 				filters: Object.entries(where).map(([columnName, value]) => ({

@@ -531,7 +531,7 @@ export class QueueCluster {
 			throw new Error(
 				`${init.method ?? 'GET'} /api/v1${route}: HTTP ${res.status} ${text.slice(0, 300)}`,
 			);
-		return JSON.parse(text) as T;
+		return (text ? JSON.parse(text) : undefined) as T;
 	}
 
 	/** A credential through the public API (n8n encrypts it with the shared key); its id. */

@@ -32,8 +32,8 @@ export interface Layout {
 
 const notTested: Cell = { text: 'not tested' };
 
-const SHEET_E2E = 'test/e2e/sheet-ledger.test.ts';
-const SHEET_QUEUE = 'test/queue/sheet.test.ts';
+const TABLE_E2E = 'test/e2e/table-job.test.ts';
+const TABLE_QUEUE = 'test/queue/table.test.ts';
 const CALLBACK_E2E = 'test/e2e/callback.test.ts';
 const QUEUE = 'test/queue/queue.test.ts';
 const RETRIES = 'test/engine/retries.test.ts';
@@ -42,31 +42,31 @@ const LOST_RUNS_E2E = 'test/e2e/lost-runs.test.ts';
 
 export const LAYOUTS: Layout[] = [
 	{
-		name: 'The sheet as the ledger: each batch of rows sent, its task IDs written into the rows, then Task → Wait for Completion on every row with a task ID ([the spreadsheet job](spreadsheet-to-videos.md))',
+		name: 'The table as the ledger: each row claimed before it is sent, its task ID written into the row, then Task → Wait for Completion on every row with a task ID ([the table job](spreadsheet-to-videos.md))',
 		promise:
-			"the sheet job's next run collects every paid video and pays again at most the batch being sent",
+			'the table job collects every paid video and never pays twice for a row',
 		cells: [
 			{
-				text: 'the next run sends nothing again and every row gets its video',
-				shownBy: { file: SHEET_E2E, title: 'killed (SIGKILL) while it waits for the videos' },
+				text: 'when n8n starts again it collects every video on its own, sending nothing again',
+				shownBy: { file: TABLE_E2E, title: 'killed (SIGKILL) while it waits for the videos' },
 			},
 			{
 				text: 'the next run sends nothing again and every row gets its video',
 				shownBy: {
-					file: SHEET_QUEUE,
+					file: TABLE_QUEUE,
 					title: 'the worker SIGKILLed while the job waits, the process that queued it alive',
 				},
 			},
 			{
 				text: 'the next run sends nothing again and every row gets its video',
 				shownBy: {
-					file: SHEET_QUEUE,
+					file: TABLE_QUEUE,
 					title: 'the worker and the webhook process that queued the job both SIGKILLed',
 				},
 			},
 			{
-				text: 'the next run sends again at most the batch being sent (10 rows); every row gets its video',
-				shownBy: { file: SHEET_E2E, title: 'killed (SIGKILL) while it sends the second batch' },
+				text: 'the rows of the batch being sent (at most 50) are marked "may have been charged" and never sent again; every other row gets its video',
+				shownBy: { file: TABLE_E2E, title: 'killed (SIGKILL) while it sends' },
 			},
 		],
 	},
