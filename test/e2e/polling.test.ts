@@ -28,7 +28,6 @@ import {
 	workflow,
 	type WorkflowNode,
 } from './workflows';
-import { SHIPPED_SHEET, parseCsv, readSheet, sheetWorkflow, toCsv, type Row } from './sheet';
 
 jest.setTimeout(300_000);
 
@@ -46,11 +45,10 @@ const WF = {
 	big: 'mgenBigFile0001',
 	gzipCut: 'mgenGzipCut0001',
 	tooLarge: 'mgenTooLarge001',
-	sheet: 'mgenSheetRows01',
 	inMemory: 'mgenInMemory001',
 };
-/** The folder the spreadsheet example reads and writes (n8n may touch no other). */
-let sheetFolder: string;
+/** The folder n8n's file nodes may read and write (n8n may touch no other). */
+let filesFolder: string;
 
 /**
  * Edit Fields (a PNG as base64) → Convert to File → Vidmodel 2.0 Fast from that binary (issue
@@ -207,10 +205,10 @@ function expectNoKeyLeaks(text: string) {
 beforeAll(async () => {
 	sim = await startSimulator({ apiKey: `e2e-polling-${process.pid}-secret` });
 	n8n = await N8nInstance.create('polling');
-	sheetFolder = path.join(n8n.dir, 'files');
-	fs.mkdirSync(sheetFolder);
+	filesFolder = path.join(n8n.dir, 'files');
+	fs.mkdirSync(filesFolder);
 	// n8n 2.x reads and writes files only under N8N_RESTRICT_FILE_ACCESS_TO (default ~/.n8n-files).
-	n8n.env.N8N_RESTRICT_FILE_ACCESS_TO = sheetFolder;
+	n8n.env.N8N_RESTRICT_FILE_ACCESS_TO = filesFolder;
 	await n8n.explain(async () => {
 		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
 		await n8n.importWorkflows([
@@ -221,7 +219,6 @@ beforeAll(async () => {
 			largeFileWorkflow(WF.big, 1 * GB),
 			gzipCutWorkflow(),
 			gzipCutWorkflow(WF.tooLarge, 'database-limit [sim:size=2000000] [sim:duration=0]'),
-			sheetWorkflow(WF.sheet, sheetFolder),
 			binaryFrameWorkflow(),
 		]);
 	});
@@ -327,120 +324,6 @@ describe('error output and batches', () => {
 			}
 			expect(done).toHaveLength(BATCH_ROWS.filter((r) => r.expect === 'finished').length);
 			expectNoKeyLeaks(result.stdout + result.stderr);
-		}));
-});
-
-describe('examples/spreadsheet-rows-to-videos.json (guide: docs/spreadsheet-to-videos.md)', () => {
-	/**
-	 * The shipped sheet with what a real one holds: an extra column, a row done on an earlier
-	 * night, a row with no prompt, a row the service fails; durations vary so that the tasks end
-	 * in another order than the rows.
-	 */
-	const DONE = 'SKU-1007';
-	const EMPTY = 'SKU-1012';
-	const FAILS = 'SKU-1004';
-	function testSheet(): Row[] {
-		return parseCsv(fs.readFileSync(SHIPPED_SHEET, 'utf8')).map((row, i) => {
-			const out: Row = {
-				sku: row.sku,
-				product: row.product,
-				price: `${10 + i}.90`,
-				prompt: row.prompt,
-			};
-			out.prompt += ` [sim:duration=${100 + ((i * 7) % 20) * 60}]`;
-			if (row.sku === FAILS) out.prompt += ' [sim:fail=no footage of this product]';
-			if (row.sku === EMPTY) out.prompt = '';
-			if (row.sku === DONE)
-				Object.assign(out, {
-					status: 'finished',
-					video_file: `${DONE}.mp4`,
-					task_id: 'task_from_last_night',
-					error: '',
-				});
-			return out;
-		});
-	}
-
-	test('each row gets its own result by its sku, each video is saved as <sku>.mp4, done rows are skipped; a second run submits only the failed row', () =>
-		n8n.explain(async () => {
-			const sheet = testSheet();
-			fs.writeFileSync(path.join(sheetFolder, 'products.csv'), toCsv(sheet));
-			const before = sim.tasks().length;
-			const { run, result } = await n8n.execute(WF.sheet);
-			expect(run.data.resultData.error).toBeUndefined();
-			expectNoKeyLeaks(result.stdout + result.stderr);
-
-			// One submission per row to do: not the done row, not the row with no prompt.
-			const created = sim.tasks().slice(before);
-			expect(created.map((t) => t.prompt).sort()).toEqual(
-				sheet
-					.filter((r) => r.sku !== DONE && r.sku !== EMPTY)
-					.map((r) => r.prompt)
-					.sort(),
-			);
-			// The tasks ended in another order than the rows (so matching by position would be wrong).
-			const byEnd = [...created]
-				.sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0))
-				.map((t) => t.prompt);
-			expect(byEnd).not.toEqual(created.map((t) => t.prompt));
-
-			const written = readSheet(sheetFolder);
-			// Every row kept, in its order, with its own columns unchanged.
-			expect(written.map((r) => [r.sku, r.product, r.price, r.prompt])).toEqual(
-				sheet.map((r) => [r.sku, r.product, r.price, r.prompt]),
-			);
-			for (const row of written) {
-				const original = sheet.find((r) => r.sku === row.sku)!;
-				if (row.sku === DONE) {
-					expect(row).toMatchObject({
-						status: 'finished',
-						video_file: `${DONE}.mp4`,
-						task_id: 'task_from_last_night',
-					});
-					continue;
-				}
-				if (row.sku === EMPTY) {
-					// Refused before any request: the row says why, and that it cost nothing.
-					expect(row.status).toBe('not sent');
-					expect(row.video_file).toBe('');
-					expect(row.task_id).toBe('');
-					expect(row.error).toMatch(/prompt/i);
-					continue;
-				}
-				// The task in this row is the one submitted with this row's prompt.
-				const task = sim.task(row.task_id);
-				expect(task?.prompt).toBe(original.prompt);
-				if (row.sku === FAILS) {
-					expect(row).toMatchObject({
-						status: 'failed',
-						video_file: '',
-						error: 'no footage of this product',
-					});
-					continue;
-				}
-				expect(row).toMatchObject({ status: 'finished', video_file: `${row.sku}.mp4`, error: '' });
-				// The video saved next to the sheet is the file the service served for this task.
-				const saved = path.join(sheetFolder, row.video_file);
-				const [served] = task!.files;
-				expect(fs.statSync(saved).size).toBe(served.size);
-				expect(await sha256OfFile(saved)).toBe(sha256OfServed(served.kind, served.size));
-			}
-			expect(written.filter((r) => r.status === 'finished')).toHaveLength(18);
-
-			// The next night: only the row without a video that can be made is submitted again.
-			const second = sim.tasks().length;
-			const again = await n8n.execute(WF.sheet);
-			expect(again.run.data.resultData.error).toBeUndefined();
-			expect(
-				sim
-					.tasks()
-					.slice(second)
-					.map((t) => t.prompt),
-			).toEqual([sheet.find((r) => r.sku === FAILS)!.prompt]);
-			const rewritten = readSheet(sheetFolder);
-			expect(rewritten.filter((r) => r.status === 'finished')).toEqual(
-				written.filter((r) => r.status === 'finished'),
-			);
 		}));
 });
 

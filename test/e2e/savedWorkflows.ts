@@ -192,7 +192,11 @@ export const NOT_RUN_HERE: Record<string, string> = {
 		'MCP Server Trigger; the agent layer runs the example itself, with the MCP client SDK, on n8n 2.41.1 only',
 	'example-big-video-by-url.json': 'HTTP Request to a storage service outside this machine',
 	'example-spreadsheet-rows-to-videos.json':
-		'reads and writes files in a folder of the machine; test/e2e/polling.test.ts runs the example itself',
+		'reads and writes files in a folder of the machine; the CSV job of 0.1.0, which the Data Table job replaced',
+	'example-table-rows-to-videos.json':
+		'a Data Table the user creates, and its batch workflow by id; test/e2e/table-job.test.ts runs the example itself',
+	'example-table-rows-to-videos-batch.json':
+		'a Data Table the user creates, called by the job; test/e2e/table-job.test.ts runs the example itself',
 	'example-form-photo-to-video.json':
 		"a form a person fills in; test/e2e/callback.test.ts submits the example's form itself",
 	'example-save-finished-videos.json':

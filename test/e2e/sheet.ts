@@ -1,33 +1,15 @@
-// Test-only. examples/spreadsheet-rows-to-videos.json as a user sets it up: the folder in its
-// "Folder" node pointed at a folder n8n may read and write (n8n 2.x allows only
-// N8N_RESTRICT_FILE_ACCESS_TO, default ~/.n8n-files), the sheet put there. Used by the e2e layer
-// (test/e2e/polling.test.ts) and by `npm run demo`.
+// Test-only. The sample rows (examples/products.csv) and CSV as a user's file holds it: the
+// rows the table job's tests and `npm run demo` put into the Data Table, the demo's table
+// written out.
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { ROOT } from './n8n';
-import { exampleWorkflow, type WorkflowNode } from './workflows';
 
-export const SHEET_EXAMPLE = 'spreadsheet-rows-to-videos.json';
-/** The sheet the example reads and writes back, as shipped next to it. */
+/** The sample rows, as shipped. */
 export const SHEET_FILE = 'products.csv';
 export const SHIPPED_SHEET = path.join(ROOT, 'examples', SHEET_FILE);
-
-/** The example with its Folder node set to `folder` (what the user types there). */
-export function sheetWorkflow(id: string, folder: string) {
-	const wf = exampleWorkflow(SHEET_EXAMPLE, id) as ReturnType<typeof exampleWorkflow> & {
-		nodes: WorkflowNode[];
-	};
-	const node = wf.nodes.find((n) => n.name === 'Folder');
-	const assignments = (
-		node?.parameters.assignments as { assignments?: Array<{ name: string; value: unknown }> }
-	)?.assignments;
-	const entry = assignments?.find((a) => a.name === 'folder');
-	if (!entry) throw new Error(`${SHEET_EXAMPLE}: no "folder" field in its Folder node`);
-	entry.value = folder;
-	return wf;
-}
 
 export type Row = Record<string, string>;
 
@@ -77,6 +59,14 @@ export function toCsv(rows: Row[]): string {
 	);
 }
 
-export function readSheet(folder: string): Row[] {
-	return parseCsv(fs.readFileSync(path.join(folder, SHEET_FILE), 'utf8'));
+/** The shipped 20-row sample, each video taking `durationMs` at the service (plus a spread). */
+export function timedSheet(
+	durationMs: number,
+	mark: (row: Row, index: number) => string = () => '',
+): Row[] {
+	return parseCsv(fs.readFileSync(SHIPPED_SHEET, 'utf8')).map((row, i) => ({
+		sku: row.sku,
+		product: row.product,
+		prompt: `${row.prompt}${mark(row, i)} [sim:duration=${durationMs + (i % 5) * 300}]`,
+	}));
 }

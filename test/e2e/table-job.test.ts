@@ -13,7 +13,7 @@ import { client } from '../simulator/client';
 import { activateWorkflows } from './executions-api';
 import { N8nInstance, createOwnerApiKey, listExecutions, removeEmptyRunFolder } from './n8n';
 import { BATCH_ID, Table, tableWorkflows, type TableRow } from './table';
-import { timedSheet } from './sheetChecks';
+import { timedSheet } from './sheet';
 import { credentialImport } from './workflows';
 
 jest.setTimeout(400_000);

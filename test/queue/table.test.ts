@@ -14,7 +14,7 @@ import * as path from 'node:path';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { CREDENTIAL_TYPE, removeEmptyRunFolder } from '../e2e/n8n';
-import { timedSheet } from '../e2e/sheetChecks';
+import { timedSheet } from '../e2e/sheet';
 import { Table, tableWorkflows, type TableRow } from '../e2e/table';
 import { QueueCluster, type N8nProcess } from './cluster';
 
