@@ -4,15 +4,14 @@
 // every row's life in its status, and what a SIGKILL of n8n costs. Guide:
 // docs/spreadsheet-to-videos.md.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { mediaChunks, startSimulator, type Simulator } from '../simulator';
+import { startSimulator, type Simulator } from '../simulator';
 import { client } from '../simulator/client';
 import { activateWorkflows } from './executions-api';
 import { N8nInstance, createOwnerApiKey, listExecutions, removeEmptyRunFolder } from './n8n';
-import { BATCH_ID, Table, tableWorkflows, type TableRow } from './table';
+import { BATCH_ID, Table, expectRowVideo, tableWorkflows, type TableRow } from './table';
 import { timedSheet } from './sheet';
 import { credentialImport } from './workflows';
 
@@ -101,18 +100,8 @@ async function ended(total: number, ms?: number) {
 }
 
 const submissionsOf = (prompt: unknown) => sim.tasks().filter((t) => t.prompt === prompt).length;
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-function expectVideo(row: TableRow) {
-	expect(row).toMatchObject({ status: 'finished', error: null });
-	expect(row.video_file).toBe(path.join(folder, `${row.sku}.mp4`));
-	const task = sim.task(String(row.task_id));
-	expect(task?.prompt).toBe(row.prompt);
-	const [served] = task!.files;
-	const saved = fs.readFileSync(String(row.video_file));
-	expect(saved.length).toBe(served.size);
-	expect(sha256(saved)).toBe(sha256(Buffer.concat([...mediaChunks(served.kind, served.size)])));
-}
+const expectVideo = (row: TableRow) => expectRowVideo(row, folder, sim);
 
 test('one run: every row ends with its video in the folder and "finished"; a row refused for free says "not sent", a failed video "failed", and the next run sends neither again', async () => {
 	const rows = sampleRows(12, 1_500, 'one');

@@ -6,10 +6,11 @@
 // out: a run at 01:00 or on the hour would be a second run the test did not start). Data Table
 // rows are read and written through n8n's public API, as a user's own tooling would.
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { mediaChunks, type Simulator } from '../simulator';
 import { ROOT, type N8nInstance } from './n8n';
 import { exampleWorkflow, type WorkflowNode } from './workflows';
 
@@ -142,4 +143,21 @@ export class Table {
 			data,
 		});
 	}
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/**
+ * The row is finished, its video saved in `folder` as `<sku>.mp4`, byte for byte the file the
+ * service made for the row's own prompt (e2e and queue layers).
+ */
+export function expectRowVideo(row: TableRow, folder: string, sim: Simulator) {
+	expect(row).toMatchObject({ status: 'finished', error: null });
+	expect(row.video_file).toBe(path.join(folder, `${row.sku}.mp4`));
+	const task = sim.task(String(row.task_id));
+	expect(task?.prompt).toBe(row.prompt);
+	const [served] = task!.files;
+	const saved = fs.readFileSync(String(row.video_file));
+	expect(saved.length).toBe(served.size);
+	expect(sha256(saved)).toBe(sha256(Buffer.concat([...mediaChunks(served.kind, served.size)])));
 }

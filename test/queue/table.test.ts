@@ -7,15 +7,14 @@
 // stays on the main; the schedules would fire runs the test did not start), otherwise both
 // workflows are the examples as users import them.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { mediaChunks, startSimulator, type Simulator } from '../simulator';
+import { startSimulator, type Simulator } from '../simulator';
 import { CREDENTIAL_TYPE, removeEmptyRunFolder } from '../e2e/n8n';
 import { timedSheet } from '../e2e/sheet';
-import { Table, tableWorkflows, type TableRow } from '../e2e/table';
+import { Table, expectRowVideo, tableWorkflows, type TableRow } from '../e2e/table';
 import { QueueCluster, type N8nProcess } from './cluster';
 
 jest.setTimeout(600_000);
@@ -108,18 +107,7 @@ async function post(): Promise<void> {
 	expect(res.status).toBe(200);
 }
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** The row is finished, its file the one the service made for its own prompt. */
-function expectVideo(row: TableRow) {
-	expect(row).toMatchObject({ status: 'finished', error: null });
-	expect(row.video_file).toBe(path.join(folder, `${row.sku}.mp4`));
-	const task = sim.task(String(row.task_id));
-	expect(task?.prompt).toBe(row.prompt);
-	const [served] = task!.files;
-	const saved = fs.readFileSync(String(row.video_file));
-	expect(sha256(saved)).toBe(sha256(Buffer.concat([...mediaChunks(served.kind, served.size)])));
-}
+const expectVideo = (row: TableRow) => expectRowVideo(row, folder, sim);
 
 /**
  * Runs the job, SIGKILLs its worker (and `alsoKill`) once every row is submitted, starts a new
