@@ -50,12 +50,8 @@ function forApi(wf: Flow, credential: { id: string; name: string }) {
 	for (const n of wf.nodes) {
 		if (n.credentials) n.credentials = { [CREDENTIAL_TYPE]: credential };
 	}
-	return {
-		name: `queue ${wf.name as string}`,
-		nodes: wf.nodes,
-		connections: wf.connections,
-		settings: wf.settings as Record<string, unknown>,
-	};
+	const { name, settings } = wf as unknown as { name: string; settings: Record<string, unknown> };
+	return { name: `queue ${name}`, nodes: wf.nodes, connections: wf.connections, settings };
 }
 
 beforeAll(async () => {

@@ -43,8 +43,7 @@ const LOST_RUNS_E2E = 'test/e2e/lost-runs.test.ts';
 export const LAYOUTS: Layout[] = [
 	{
 		name: 'The table as the ledger: each row claimed before it is sent, its task ID written into the row, then Task → Wait for Completion on every row with a task ID ([the table job](spreadsheet-to-videos.md))',
-		promise:
-			'the table job collects every paid video and never pays twice for a row',
+		promise: 'the table job collects every paid video and never pays twice for a row',
 		cells: [
 			{
 				text: 'when n8n starts again it collects every video on its own, sending nothing again',
