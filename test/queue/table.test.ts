@@ -2,7 +2,7 @@
 // PostgreSQL, a main, a worker, webhook processes behind the balancer; see cluster.ts), the
 // Data Table "products" in PostgreSQL, the worker SIGKILLed while the job waits for the videos:
 // with the process that queued the run alive (n8n ends the run in error with no data), and with
-// that process lost too. The table is the job's ledger, so the next run sends nothing again and
+// that process lost too; and two runs at once, each taken by its own worker. The table is the job's ledger, so the next run sends nothing again and
 // every row ends with its own video. The job starts from a Webhook here (a run from the editor
 // stays on the main; the schedules would fire runs the test did not start), otherwise both
 // workflows are the examples as users import them.
@@ -57,7 +57,9 @@ function forApi(wf: Flow, credential: { id: string; name: string }) {
 beforeAll(async () => {
 	sim = await startSimulator({ apiKey: `queue-table-${process.pid}-secret` });
 	cluster = await QueueCluster.create({
-		workerConcurrency: 5,
+		// One run per worker: two runs at once are then taken by two workers (the last test). The
+		// batch sub-workflows run inside their parent's worker and take no slot of their own.
+		workerConcurrency: 1,
 		env: { N8N_RESTRICT_FILE_ACCESS_TO: folder },
 	});
 	await cluster.explain(async () => {
@@ -161,3 +163,50 @@ test('the worker and the webhook process that queued the job both SIGKILLed whil
 			cluster.webhooks.find((w) => w.running),
 		),
 	));
+
+test('two runs started at the same moment, each taken by its own worker (two worker processes, one PostgreSQL): each row is paid once and ends with its video', () =>
+	cluster.explain(async () => {
+		const tag = '(queue-two)';
+		const sample = timedSheet(1_000);
+		const rows: TableRow[] = Array.from({ length: 120 }, (_, i) => {
+			const s = sample[i % sample.length];
+			return { sku: `${s.sku}-two-${i}`, product: s.product, prompt: `${s.prompt} ${tag} ${i}` };
+		});
+		await table.clear();
+		await table.insert(rows);
+		const alive = cluster.workers.filter((w) => w.running);
+		if (alive.length < 2) await cluster.add(Array(2 - alive.length).fill('worker'));
+		const known = new Set((await cluster.executions(workflowId, false)).map((e) => e.id));
+		await Promise.all([post(), post()]);
+		const [a, b] = await waitFor(
+			'both runs to end',
+			async () => {
+				const mine = (await cluster.executions(workflowId, false)).filter((e) => !known.has(e.id));
+				return mine.length === 2 &&
+					mine.every((e) => !['running', 'new', 'waiting'].includes(e.status))
+					? mine
+					: undefined;
+			},
+			240_000,
+		);
+		expect([a.status, b.status]).toEqual(['success', 'success']);
+		// Each run on a worker of its own (otherwise this shows nothing about two workers).
+		const ranOn = [a, b].map((e) => cluster.workersThatRan(e.id));
+		expect(ranOn.map((w) => w.length)).toEqual([1, 1]);
+		expect(ranOn[0][0]).not.toBe(ranOn[1][0]);
+		// Both sent rows: each one's Send 50 Rows got at least one batch back.
+		const batchesSent = async (id: string) =>
+			((await cluster.execution(id)).data?.resultData.runData['Send 50 Rows'] ?? []).filter(
+				(r) => r.data?.main[0]?.[0]?.json.id !== undefined,
+			).length;
+		const sentBy = [await batchesSent(a.id), await batchesSent(b.id)];
+		expect(Math.min(...sentBy)).toBeGreaterThan(0);
+		const submissions = (prompt: unknown) => sim.tasks().filter((t) => t.prompt === prompt).length;
+		expect(rows.filter((r) => submissions(r.prompt) !== 1)).toEqual([]);
+		const after = await table.rows();
+		expect(after).toHaveLength(rows.length);
+		for (const row of after) expectVideo(row);
+		process.stdout.write(
+			`[queue] table job, 2 runs at once on ${ranOn[0][0]} and ${ranOn[1][0]}: ${rows.length} rows, ${sim.tasks().filter((t) => t.prompt.includes(tag)).length} submissions; batches sent by each run: ${sentBy.join(' and ')}\n`,
+		);
+	}));
