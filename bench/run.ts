@@ -7,6 +7,7 @@
 //   npm run bench -- --quick           tiny sizes (well under a minute), to check the benchmarks run;
 //                                      the engine layer runs it (test/engine/bench-quick.test.ts)
 //   npm run bench:n8n                  the node against users' HTTP Request loops in a real n8n (bench/n8n.ts)
+//   npm run bench -- --table           the table job on 500 and 5,000 rows in a real n8n (bench/table-job.ts)
 //   npm run bench -- --out FILE        write the JSON elsewhere (default bench/results/latest.json;
 //                                      the printed tables go beside it, .txt)
 //   npm run bench -- --only memory --gc-every 50
@@ -800,9 +801,14 @@ async function main() {
 }
 
 // `npm run bench:n8n` (bench --n8n): the comparison in a real n8n, a benchmark of its own (bench/n8n.ts).
+// `npm run bench -- --table`: the table job on 500 and 5,000 rows in a real n8n (bench/table-job.ts).
 const run = process.argv.includes('--n8n')
 	? import('./n8n').then((m) => m.main(process.argv.slice(2).filter((a) => a !== '--n8n')))
-	: main();
+	: process.argv.includes('--table')
+		? import('./table-job').then((m) =>
+				m.main(process.argv.slice(2).filter((a) => a !== '--table')),
+			)
+		: main();
 run.catch((error) => {
 	process.stderr.write(`bench: ${error?.stack ?? error}\n`);
 	process.exit(1);
