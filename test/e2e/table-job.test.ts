@@ -1,203 +1,43 @@
 // examples/table-rows-to-videos.json (and its batch sub-workflow) in a real n8n 2.41.1, the job a
 // shop owner runs every night on n8n's own Data Table: each row paid once whoever runs it (two
 // executions at once claim rows with a conditional update, one UPDATE … WHERE status is empty),
-// every row's life in its status, and what a SIGKILL of n8n costs. Guide:
-// docs/spreadsheet-to-videos.md.
+// every row's life in its status (tableJob.ts, the cases the compat layer runs too), and here what
+// a SIGKILL of n8n costs. Guide: docs/spreadsheet-to-videos.md.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-
-import { startSimulator, type Simulator } from '../simulator';
-import { client } from '../simulator/client';
-import { activateWorkflows } from './executions-api';
-import { N8nInstance, createOwnerApiKey, listExecutions, removeEmptyRunFolder } from './n8n';
-import { BATCH_ID, Table, expectRowVideo, tableWorkflows, type TableRow } from './table';
-import { timedSheet } from './sheet';
-import { credentialImport } from './workflows';
+import { listExecutions } from './n8n';
+import { BATCH, WF, tableJobSuite } from './tableJob';
 
 jest.setTimeout(400_000);
 
-const WF = 'mgenTableJob0001';
-const HOOK = `table-job-${process.pid}`;
-/** Rows one batch execution takes (the batch workflow's Rows to Send limit). */
-const BATCH = 50;
-
-let sim: Simulator;
-let n8n: N8nInstance;
-let key: string;
-let table: Table;
-let folder: string;
-
-beforeAll(async () => {
-	sim = await startSimulator({ apiKey: `e2e-table-${process.pid}-secret` });
-	n8n = await N8nInstance.create('table-job');
-	folder = path.join(n8n.dir, 'files');
-	fs.mkdirSync(folder);
-	n8n.env.N8N_RESTRICT_FILE_ACCESS_TO = folder;
-	await n8n.explain(async () => {
-		await n8n.importCredentials([credentialImport(sim.baseUrl, sim.apiKey)]);
-		await n8n.importWorkflows(tableWorkflows(WF, folder, HOOK));
-		await n8n.start();
-		key = await createOwnerApiKey(n8n);
-		table = await Table.create(n8n, key);
-		await activateWorkflows(n8n, key, [BATCH_ID, WF]);
-	});
-});
-
-afterAll(async () => {
-	await n8n?.dispose();
-	await sim?.close();
-	removeEmptyRunFolder();
-});
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 180_000) {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const v = await check();
-		if (v !== undefined && v !== false) return v;
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 250));
-	}
-}
-
-/** Rows for the table: the shipped sample's products, `count` of them, each video `durationMs`. */
-function sampleRows(count: number, durationMs: number, tag: string): TableRow[] {
-	const sample = timedSheet(durationMs);
-	return Array.from({ length: count }, (_, i) => {
-		const s = sample[i % sample.length];
-		return { sku: `${s.sku}-${tag}-${i}`, product: s.product, prompt: `${s.prompt} ${tag}-${i}` };
-	});
-}
-
-async function fresh(rows: TableRow[]) {
-	await table.clear();
-	for (const f of fs.readdirSync(folder)) fs.rmSync(path.join(folder, f), { force: true });
-	await table.insert(rows);
-}
-
-/** Starts `count` production runs at the same moment; resolves when every one has ended. */
-async function runs(count: number) {
-	const before = (await listExecutions(n8n, key, WF, undefined, false)).length;
-	const answers = await Promise.all(
-		Array.from({ length: count }, () =>
-			fetch(`${n8n.baseUrl}/webhook/${HOOK}`, { method: 'POST', body: '{}' }),
-		),
-	);
-	for (const a of answers) expect(a.status).toBe(200);
-	await ended(before + count);
-}
-
-/** Waits until `total` executions of the main workflow exist and none is running. */
-async function ended(total: number, ms?: number) {
-	await until(
-		`${total} runs of the job to end`,
-		async () => {
-			const all = await listExecutions(n8n, key, WF, undefined, false);
-			return all.length >= total && all.every((e) => e.status !== 'running' && e.status !== 'new');
-		},
-		ms,
-	);
-}
-
-const submissionsOf = (prompt: unknown) => sim.tasks().filter((t) => t.prompt === prompt).length;
-
-const expectVideo = (row: TableRow) => expectRowVideo(row, folder, sim);
-
-test('one run: every row ends with its video in the folder and "finished"; a row refused for free says "not sent", a failed video "failed", and the next run sends neither again', async () => {
-	const rows = sampleRows(12, 1_500, 'one');
-	rows[1].prompt = '';
-	rows[2].prompt = `${rows[2].prompt} [sim:fail=The prompt was flagged]`;
-	await fresh(rows);
-	await runs(1);
-	const after = await table.rows();
-	expect(after).toHaveLength(rows.length);
-	expect(after[1]).toMatchObject({ status: 'not sent', task_id: null, video_file: null });
-	expect(String(after[1].error)).toMatch(/prompt/i);
-	expect(after[2]).toMatchObject({ status: 'failed', video_file: null });
-	expect(String(after[2].error)).toContain('The prompt was flagged');
-	for (const row of after.filter((_, i) => i !== 1 && i !== 2)) expectVideo(row);
-	for (const row of rows) expect(submissionsOf(row.prompt)).toBe(row.prompt ? 1 : 0);
-
-	const tasks = sim.tasks().length;
-	await runs(1);
-	expect(sim.tasks().length).toBe(tasks);
-	expect((await table.rows())[2].status).toBe('failed');
-});
-
-test(`two runs started at the same moment (a duplicate schedule fire, Execute workflow during the nightly run): each row is paid once and ends with its video`, async () => {
-	const rows = sampleRows(2 * BATCH + 20, 1_000, 'twice');
-	await fresh(rows);
-	await runs(2);
-	const after = await table.rows();
-	for (const row of after) expectVideo(row);
-	const twice = rows.filter((r) => submissionsOf(r.prompt) !== 1);
-	expect(twice).toEqual([]);
-	// Both runs sent rows (otherwise this shows nothing about two at once): each one's Send 50
-	// Rows got at least one batch back.
-	const [a, b] = await listExecutions(n8n, key, WF, undefined, true);
-	const batchesSent = (e: typeof a) =>
-		(e.data?.resultData.runData['Send 50 Rows'] ?? []).filter(
-			(r) => r.data?.main[0]?.[0]?.json.id !== undefined,
-		).length;
-	expect(batchesSent(a)).toBeGreaterThan(0);
-	expect(batchesSent(b)).toBeGreaterThan(0);
-	process.stdout.write(
-		`[e2e] table job, 2 runs at once: ${rows.length} rows, ${sim.tasks().filter((t) => t.prompt.includes('twice-')).length} submissions; batches sent by each run: ${batchesSent(a)} and ${batchesSent(b)}\n`,
-	);
-});
-
-test('a row whose task finished more than 24 hours ago gets "expired" and its reason; nothing is sent again', async () => {
-	const hour = 3_600_000;
-	sim.clock.advance(-25 * hour);
-	let taskId = '';
-	try {
-		taskId = await client(sim).create('vidmodel-1.5-pro', {
-			prompt: 'an old video [sim:duration=1000]',
-			aspect_ratio: '16:9',
-			duration: 4,
-		});
-	} finally {
-		sim.clock.advance(25 * hour);
-	}
-	await fresh([
-		{ sku: 'OLD-1', product: 'old', prompt: 'an old video', status: 'submitted', task_id: taskId },
-	]);
-	const tasks = sim.tasks().length;
-	await runs(1);
-	const [row] = await table.rows();
-	expect(row).toMatchObject({ status: 'expired', task_id: taskId, video_file: null });
-	expect(String(row.error)).toMatch(/24 hours/);
-	expect(sim.tasks().length).toBe(tasks);
-});
-
+const job = tableJobSuite({ name: 'table-job' });
 /** SIGKILL of n8n (an out-of-memory kill, a host that dies) once `when` holds, then n8n started again. */
 async function killWhen(what: string, when: () => Promise<boolean>) {
-	await until(what, async () => await when(), 120_000);
-	await n8n.kill();
+	await job.until(what, async () => await when(), 120_000);
+	await job.n8n.kill();
 	const killedAt = Date.now();
-	await n8n.start();
+	await job.n8n.start();
 	return killedAt;
 }
 
-const statuses = async () => (await table.rows()).map((r) => r.status);
+const statuses = async () => (await job.table.rows()).map((r) => r.status);
 
 test(`killed (SIGKILL) while it sends: when n8n starts again it marks the batch in flight "may have been charged" (at most ${BATCH} rows, none sent twice) and collects what was sent before; the next run sends the rest, and every other row ends with its video`, async () => {
 	// The second batch's first 5 rows get their answer late (the service is slow to accept them).
-	const rows = sampleRows(2 * BATCH + 20, 2_000, 'kill-send');
+	const rows = job.sampleRows(2 * BATCH + 20, 2_000, 'kill-send');
 	for (let i = BATCH; i < BATCH + 5; i++) rows[i].prompt = `${rows[i].prompt} (late)`;
-	await fresh(rows);
-	sim.faults.add({ endpoint: 'submit', kind: 'slow', delayMs: 30_000, match: '(late)' });
-	const before = (await listExecutions(n8n, key, WF, undefined, false)).length;
+	await job.fresh(rows);
+	job.sim.faults.add({ endpoint: 'submit', kind: 'slow', delayMs: 30_000, match: '(late)' });
+	const before = (await listExecutions(job.n8n, job.key, WF, undefined, false)).length;
 	const secondBatch = new Set(rows.slice(BATCH, 2 * BATCH).map((r) => r.prompt));
-	void fetch(`${n8n.baseUrl}/webhook/${HOOK}`, { method: 'POST', body: '{}' });
+	void fetch(`${job.n8n.baseUrl}/webhook/${job.hook}`, { method: 'POST', body: '{}' });
 	await killWhen(
 		'the second batch partly accepted',
-		async () => sim.tasks().filter((t) => secondBatch.has(t.prompt)).length >= 5,
+		async () => job.sim.tasks().filter((t) => secondBatch.has(t.prompt)).length >= 5,
 	);
-	sim.faults.clear();
+	job.sim.faults.clear();
 	// "When n8n Starts" ran: the first batch collected, the batch in flight marked.
-	await ended(before + 2);
-	const marked = (await table.rows()).filter((r) => r.status === 'may have been charged');
+	await job.ended(before + 2);
+	const marked = (await job.table.rows()).filter((r) => r.status === 'may have been charged');
 	expect(marked.length).toBeGreaterThan(0);
 	expect(marked.length).toBeLessThanOrEqual(BATCH);
 	for (const r of marked) {
@@ -205,34 +45,34 @@ test(`killed (SIGKILL) while it sends: when n8n starts again it marks the batch 
 		expect(String(r.error)).toMatch(/n8n stopped while this row was being sent/);
 	}
 	// The next night's run.
-	await runs(1);
-	const after = await table.rows();
-	for (const row of after.filter((r) => r.status !== 'may have been charged')) expectVideo(row);
+	await job.runs(1);
+	const after = await job.table.rows();
+	for (const row of after.filter((r) => r.status !== 'may have been charged')) job.expectVideo(row);
 	expect(after.filter((r) => r.status === 'may have been charged')).toEqual(marked);
 	// Nothing paid twice; every row outside the batch in flight paid once.
-	for (const row of rows) expect(submissionsOf(row.prompt)).toBeLessThanOrEqual(1);
+	for (const row of rows) expect(job.submissionsOf(row.prompt)).toBeLessThanOrEqual(1);
 	for (const row of rows.filter((r) => !secondBatch.has(r.prompt)))
-		expect(submissionsOf(row.prompt)).toBe(1);
+		expect(job.submissionsOf(row.prompt)).toBe(1);
 	process.stdout.write(
-		`[e2e] table job killed while sending batch 2: ${marked.length} rows "may have been charged" (at most ${BATCH}), ${marked.filter((r) => submissionsOf(r.prompt) === 1).length} of them paid; ${after.filter((r) => r.status === 'finished').length} of ${rows.length} rows finished, none paid twice\n`,
+		`[e2e] table job killed while sending batch 2: ${marked.length} rows "may have been charged" (at most ${BATCH}), ${marked.filter((r) => job.submissionsOf(r.prompt) === 1).length} of them paid; ${after.filter((r) => r.status === 'finished').length} of ${rows.length} rows finished, none paid twice\n`,
 	);
 });
 
 test('killed (SIGKILL) while it waits for the videos: when n8n starts again it collects every video on its own, sending nothing again', async () => {
-	const rows = sampleRows(BATCH + 10, 15_000, 'kill-wait');
-	await fresh(rows);
-	const before = (await listExecutions(n8n, key, WF, undefined, false)).length;
-	void fetch(`${n8n.baseUrl}/webhook/${HOOK}`, { method: 'POST', body: '{}' });
+	const rows = job.sampleRows(BATCH + 10, 15_000, 'kill-wait');
+	await job.fresh(rows);
+	const before = (await listExecutions(job.n8n, job.key, WF, undefined, false)).length;
+	void fetch(`${job.n8n.baseUrl}/webhook/${job.hook}`, { method: 'POST', body: '{}' });
 	const killedAt = await killWhen('every row submitted', async () =>
 		(await statuses()).every((s) => s === 'submitted'),
 	);
 	expect(
-		sim
+		job.sim
 			.tasks()
 			.filter((t) => t.prompt.includes('kill-wait') && t.createdAt + t.durationMs <= killedAt),
 	).toEqual([]);
-	const sent = sim.tasks().length;
-	await ended(before + 2);
-	for (const row of await table.rows()) expectVideo(row);
-	expect(sim.tasks().length).toBe(sent);
+	const sent = job.sim.tasks().length;
+	await job.ended(before + 2);
+	for (const row of await job.table.rows()) job.expectVideo(row);
+	expect(job.sim.tasks().length).toBe(sent);
 });

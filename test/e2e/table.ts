@@ -124,9 +124,16 @@ export class Table {
 		return all;
 	}
 
-	/** Empties the table (between tests). */
+	/**
+	 * Empties the table (between tests): every row with an id, through rows/delete, whose filter
+	 * n8n requires (rows/clear is newer than the oldest n8n the compat layer runs).
+	 */
 	async clear(): Promise<void> {
-		await this.call('DELETE', `/data-tables/${this.id}/rows/clear`);
+		const filter = { type: 'and', filters: [{ columnName: 'id', condition: 'gt', value: 0 }] };
+		await this.call(
+			'DELETE',
+			`/data-tables/${this.id}/rows/delete?filter=${encodeURIComponent(JSON.stringify(filter))}`,
+		);
 	}
 
 	/** Sets columns of the rows matching `where` (a user editing the table). */
