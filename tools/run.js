@@ -294,7 +294,12 @@ function queueLayer(node, phase) {
  * on a random port and its own temporary n8n folder; an e2e file its own n8n on free ports), so
  * two at once take far less time.
  */
-const LAYER_JEST_ARGS = { engine: ['--maxWorkers=2'], e2e: ['--maxWorkers=2'] };
+const LAYER_JEST_ARGS = {
+	engine: ['--maxWorkers=2'],
+	e2e: ['--maxWorkers=2'],
+	// The saved workflows and the table job, each in its own n8n of the oldest version.
+	compat: ['--maxWorkers=2'],
+};
 
 /** n8n in the cache: the tested version, or another (the compat layer's oldest supported). */
 function n8n(node, version) {
