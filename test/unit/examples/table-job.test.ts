@@ -4,6 +4,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { N8N_OLDEST_VERSION, N8N_VERSION } from '../../../tools/ensure-n8n';
+
 const ROOT = path.join(__dirname, '..', '..', '..');
 
 interface WorkflowNode {
@@ -145,6 +147,16 @@ describe('the Google Sheets version (docs/spreadsheet-to-videos.md, "Keeping you
 				['sku', 'status', 'task_id', 'video_file', 'error'].map((c) => [c, `={{ $json.${c} }}`]),
 			),
 		);
+	});
+
+	it('the guide names the two n8n versions its nodes are checked against (tools/ensure-n8n.js), and says it is not run', () => {
+		const doc = fs.readFileSync(path.join(ROOT, 'docs', 'spreadsheet-to-videos.md'), 'utf8');
+		const section = doc.slice(doc.indexOf('## Keeping your list in Google Sheets'), doc.indexOf('## What is tested'));
+		const text = section.replace(/\s+/g, ' ');
+		expect(text).toContain('examples/table-rows-to-videos-google-sheets.json');
+		expect(text).toContain('not run by the tests: it needs a Google account');
+		expect(text).toContain(`n8n ${N8N_VERSION} and ${N8N_OLDEST_VERSION}, the two versions the tests run`);
+		expect(text).toContain('test/compat/google-sheets-example.test.ts');
 	});
 
 	it('places the new nodes on the canvas without overlapping another', () => {
