@@ -21,3 +21,9 @@ export declare function ensureN8n(
 		version?: string;
 	},
 ): N8nInstall;
+
+/** Where `ensureN8n` installs `version` (default N8N_VERSION); env: MGEN_CACHE_DIR. */
+export declare function n8nDir(version?: string, env?: NodeJS.ProcessEnv): string;
+
+/** Whether a complete install of `version` is in the cache (nothing is installed). */
+export declare function n8nInstalled(version?: string, env?: NodeJS.ProcessEnv): boolean;

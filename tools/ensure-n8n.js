@@ -147,6 +147,28 @@ function reuseNativeBuilds(scratch, cacheDir, version, node24Bin, modules) {
 	});
 }
 
+function cacheDirOf(env = {}) {
+	return (
+		env.MGEN_CACHE_DIR ||
+		process.env.MGEN_CACHE_DIR ||
+		path.join(os.homedir(), '.cache', 'n8n-nodes-media-generation')
+	);
+}
+
+/** Where `ensureN8n` installs a version (the folder exists only once the install is complete). */
+function n8nDir(version = N8N_VERSION, env = {}) {
+	return path.join(cacheDirOf(env), `n8n-${version}`);
+}
+
+/** Whether a complete install of `version` is in the cache (its stamp is written last). */
+function n8nInstalled(version = N8N_VERSION, env = {}) {
+	const dir = n8nDir(version, env);
+	return (
+		fs.existsSync(path.join(dir, STAMP_NAME)) &&
+		fs.existsSync(path.join(dir, 'node_modules', 'n8n', 'package.json'))
+	);
+}
+
 /**
  * Ensures n8n is installed in `$MGEN_CACHE_DIR/n8n-<version>` and returns where.
  * @param {string} node24Bin the Node 24 binary
@@ -159,11 +181,8 @@ function ensureN8n(
 	node24Bin,
 	{ log = (m) => process.stdout.write(`[n8n] ${m}\n`), env = {}, version = N8N_VERSION } = {},
 ) {
-	const cacheDir =
-		env.MGEN_CACHE_DIR ||
-		process.env.MGEN_CACHE_DIR ||
-		path.join(os.homedir(), '.cache', 'n8n-nodes-media-generation');
-	const dir = path.join(cacheDir, `n8n-${version}`);
+	const cacheDir = cacheDirOf(env);
+	const dir = n8nDir(version, env);
 	const bin = path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n');
 	const result = { dir, bin, version, node: node24Bin };
 	const want = stampText(node24Bin, version);
@@ -300,7 +319,7 @@ function ensureN8n(
 	}
 }
 
-module.exports = { ensureN8n, N8N_VERSION, N8N_OLDEST_VERSION };
+module.exports = { ensureN8n, n8nDir, n8nInstalled, N8N_VERSION, N8N_OLDEST_VERSION };
 
 if (require.main === module) {
 	// `node tools/ensure-n8n.js [node24-binary] [n8n-version]`: install by hand (the test runner

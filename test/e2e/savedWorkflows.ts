@@ -197,6 +197,8 @@ export const NOT_RUN_HERE: Record<string, string> = {
 		'a Data Table the user creates, and its batch workflow by id; test/e2e/table-job.test.ts runs the example itself',
 	'example-table-rows-to-videos-batch.json':
 		'a Data Table the user creates, called by the job; test/e2e/table-job.test.ts runs the example itself',
+	'example-table-rows-to-videos-google-sheets.json':
+		'Google Sheets nodes, which need a Google account; its nodes are checked against the Google Sheets node of both versions by test/compat/google-sheets-example.test.ts',
 	'example-form-photo-to-video.json':
 		"a form a person fills in; test/e2e/callback.test.ts submits the example's form itself",
 	'example-save-finished-videos.json':
