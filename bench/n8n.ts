@@ -46,6 +46,7 @@ import {
 } from '../test/e2e/workflows';
 import { videoParams } from '../test/queue/workflows';
 import { npmRun, provenance } from './lib/provenance';
+import { withDatabase } from './lib/sqlite';
 import { mb, round, seconds, table } from './lib/stats';
 import { regenerateDocs } from '../tools/docs-figures';
 
@@ -113,30 +114,16 @@ function resetPeak(pid: number) {
 	fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
-/** Node's built-in SQLite (Node 22.5+; `npm run bench:n8n` runs under Node 24), read-only beside n8n. */
+/** The bytes of an execution's saved data (bench/lib/sqlite.ts: read-only beside n8n). */
 function executionDataBytes(dbFile: string, executionId: string): number {
-	const { DatabaseSync } = (
-		process as unknown as { getBuiltinModule(id: string): unknown }
-	).getBuiltinModule('node:sqlite') as {
-		DatabaseSync: new (
-			file: string,
-			options: { readOnly: boolean },
-		) => {
-			prepare(sql: string): { get(...params: unknown[]): Record<string, number> | undefined };
-			close(): void;
-		};
-	};
-	const db = new DatabaseSync(dbFile, { readOnly: true });
-	try {
-		const row = db
+	const row = withDatabase(dbFile, (db) =>
+		db
 			.prepare(
 				'SELECT length(CAST(data AS BLOB)) + length(CAST(workflowData AS BLOB)) AS bytes FROM execution_data WHERE executionId = ?',
 			)
-			.get(Number(executionId));
-		return row?.bytes ?? 0;
-	} finally {
-		db.close();
-	}
+			.get(Number(executionId)),
+	);
+	return Number(row?.bytes ?? 0);
 }
 
 /** A shipped example as the bench runs it: a webhook with rows instead of the manual trigger. */

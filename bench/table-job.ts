@@ -34,6 +34,7 @@ import { BATCH_ID, Table, tableWorkflows, type TableRow } from '../test/e2e/tabl
 import { timedSheet } from '../test/e2e/sheet';
 import { credentialImport } from '../test/e2e/workflows';
 import { npmRun, provenance } from './lib/provenance';
+import { withDatabase } from './lib/sqlite';
 import { mb, round, seconds, table as textTable } from './lib/stats';
 import { regenerateDocs } from '../tools/docs-figures';
 
@@ -96,28 +97,14 @@ function rowsFor(count: number, taskMs: number, tag: string): TableRow[] {
 
 /** Execution ids above `after`, with the workflow and the bytes of their saved data. */
 function savedExecutions(dbFile: string, after: number) {
-	const { DatabaseSync } = (
-		process as unknown as { getBuiltinModule(id: string): unknown }
-	).getBuiltinModule('node:sqlite') as {
-		DatabaseSync: new (
-			file: string,
-			options: { readOnly: boolean },
-		) => {
-			prepare(sql: string): { all(...params: unknown[]): Array<Record<string, number | string>> };
-			close(): void;
-		};
-	};
-	const db = new DatabaseSync(dbFile, { readOnly: true });
-	try {
-		return db
+	return withDatabase(dbFile, (db) =>
+		db
 			.prepare(
 				'SELECT e.id AS id, e.workflowId AS workflowId, length(CAST(d.data AS BLOB)) + length(CAST(d.workflowData AS BLOB)) AS bytes FROM execution_entity e JOIN execution_data d ON d.executionId = e.id WHERE e.id > ?',
 			)
 			.all(after)
-			.map((r) => ({ id: Number(r.id), workflowId: String(r.workflowId), bytes: Number(r.bytes) }));
-	} finally {
-		db.close();
-	}
+			.map((r) => ({ id: Number(r.id), workflowId: String(r.workflowId), bytes: Number(r.bytes) })),
+	);
 }
 
 /** Runs `fn` on every item, at most `limit` at a time. */
