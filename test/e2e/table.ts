@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { mediaChunks, type Simulator } from '../simulator';
-import { ROOT, type N8nInstance } from './n8n';
+import { ROOT, type ExecutionSummary, type N8nInstance } from './n8n';
 import { exampleWorkflow, type WorkflowNode } from './workflows';
 
 export const TABLE_EXAMPLE = 'table-rows-to-videos.json';
@@ -35,6 +35,15 @@ export const BATCH_ID = (
 ).id;
 
 export type TableRow = Record<string, string | number | null>;
+
+/** Rows one batch execution takes: the shipped batch workflow's Rows to Send limit. */
+export const BATCH_ROWS = Number(
+	(
+		JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', TABLE_BATCH_EXAMPLE), 'utf8')) as {
+			nodes: Array<{ name: string; parameters: { limit?: number } }>;
+		}
+	).nodes.find((n) => n.name === 'Rows to Send')?.parameters.limit,
+);
 
 type Wf = ReturnType<typeof exampleWorkflow> & {
 	nodes: WorkflowNode[];
@@ -167,4 +176,30 @@ export function expectRowVideo(row: TableRow, folder: string, sim: Simulator) {
 	const saved = fs.readFileSync(String(row.video_file));
 	expect(saved.length).toBe(served.size);
 	expect(sha256(saved)).toBe(sha256(Buffer.concat([...mediaChunks(served.kind, served.size)])));
+}
+
+type WithData = Pick<ExecutionSummary, 'data'>;
+
+/**
+ * Two runs of the table job, each its execution with data: asserts they were sending at the same
+ * time (each one's Send 50 Rows runs span overlapping) and, between them, sent every batch of
+ * `rows`. Which run wins the claims is the machine's timing: a run that lost every claim of a
+ * batch to the other stops sending and collects, so only the total is fixed. Returns what to print.
+ */
+export function expectSendingOverlapped(runs: [WithData, WithData], rows: number): string {
+	const sends = (e: WithData) => e.data?.resultData.runData['Send 50 Rows'] ?? [];
+	const span = (e: WithData) => {
+		const s = sends(e);
+		const last = s[s.length - 1];
+		return { from: s[0]?.startTime ?? 0, to: (last?.startTime ?? 0) + (last?.executionTime ?? 0) };
+	};
+	const sent = runs.map(
+		(e) => sends(e).filter((r) => r.data?.main[0]?.[0]?.json.id !== undefined).length,
+	);
+	const [a, b] = runs.map(span);
+	for (const e of runs) expect(sends(e).length).toBeGreaterThan(0);
+	expect(a.from).toBeLessThan(b.to);
+	expect(b.from).toBeLessThan(a.to);
+	expect(sent[0] + sent[1]).toBeGreaterThanOrEqual(Math.ceil(rows / BATCH_ROWS));
+	return `batches sent by each run: ${sent.join(' and ')}; sending overlapped ${Math.min(a.to, b.to) - Math.max(a.from, b.from)} ms`;
 }
