@@ -5,7 +5,7 @@ import type { INodeProperties } from 'n8n-workflow';
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'Copy this node\'s Production URL (above) into the "Callback URL" option of the Media Generation node, then activate this workflow. The service has no webhook registration: the URL travels with each task. A "Callback Reference" set there comes back here as <code>reference</code>.',
+			'Copy this node\'s Production URL (above) into the "Callback URL" option of the Media Generation node, then publish this workflow. The service has no webhook registration: the URL travels with each task. A "Callback Reference" set there comes back here as <code>reference</code>.',
 		name: 'notice',
 		type: 'notice',
 		default: '',
