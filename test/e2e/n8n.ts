@@ -383,8 +383,28 @@ export class N8nInstance {
 		return { run, memory, result };
 	}
 
-	/** `n8n start` in the background; resolves once /healthz/readiness answers 200. */
+	/**
+	 * `n8n start` in the background; resolves once /healthz/readiness answers 200. The task
+	 * broker's port was free when the instance was made, but an outgoing connection of another
+	 * process can take it before the start (the kernel hands out the same ephemeral ports): then
+	 * the start is tried again on a port free now (the broker's port is n8n's own business, unlike
+	 * the main port, which the workflows' URLs hold).
+	 */
 	async start(): Promise<void> {
+		let failure = '';
+		for (let attempt = 1; attempt <= 3; attempt++) {
+			try {
+				return await this.startOnce();
+			} catch (error) {
+				failure = (error as Error).message;
+			}
+			if (!/Task Broker's port \d+ is already in use/.test(failure)) break;
+			this.env.N8N_RUNNERS_BROKER_PORT = String(await freePort());
+		}
+		throw new Error(failure);
+	}
+
+	private async startOnce(): Promise<void> {
 		const { node, bin } = this.install;
 		this.serverLog = this.newLog('start');
 		const file = fs.openSync(this.serverLog, 'a');
