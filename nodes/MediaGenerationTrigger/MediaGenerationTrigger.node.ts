@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { TRIGGER_WEBHOOK_PATH } from '../shared/callbackUrl';
 import { triggerProperties } from './TriggerDescription';
 import { handleCallback } from './handler';
 
@@ -51,7 +52,7 @@ export class MediaGenerationTrigger implements INodeType {
 				httpMethod: 'POST',
 				// The node answers the service itself (before downloading files), see handler.ts.
 				responseMode: 'onReceived',
-				path: 'media-generation',
+				path: TRIGGER_WEBHOOK_PATH,
 			},
 		],
 		properties: triggerProperties,

@@ -218,7 +218,9 @@ async function checkSigned(call: Call, query: CallbackQuery): Promise<Step<Signa
 	const node = call.ctx.getNode();
 	const id = `${call.ctx.getWorkflow().id ?? ''}:${node.id ?? node.name}:${node.credentials?.mediaGenerationApi?.id ?? ''}`;
 	const cached = signingKeys.get(id, Date.now());
-	if (cached && checkSignatureWith(query, cached) === 'valid') return { ok: 'valid' };
+	// Signed for this Trigger (its webhookId, see callbackUrl.ts), or in a form signed for none.
+	const webhookId = node.webhookId;
+	if (cached && checkSignatureWith(query, cached, webhookId) === 'valid') return { ok: 'valid' };
 	if (cached && signingKeys.fresh(id, Date.now())) return { ok: 'invalid' };
 	let key: Buffer | undefined;
 	try {
@@ -243,7 +245,7 @@ async function checkSigned(call: Call, query: CallbackQuery): Promise<Step<Signa
 		};
 	}
 	if (!key) return { ok: 'invalid' };
-	return { ok: checkSignatureWith(query, key) };
+	return { ok: checkSignatureWith(query, key, webhookId) };
 }
 
 /** What n8n's webhook server adds to the request (its raw-body middleware). */

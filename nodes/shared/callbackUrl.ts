@@ -19,9 +19,16 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'crypto';
  *   assigns it), so the signature binds the reference and the nonce to the credential, not to
  *   one task.
  *
- * URLs signed before nonces existed (builds of 0.2.0 before issue 35: no `nonce`, `sig` over the
- * reference only) stay valid: the trigger checks them as they were written ("legacy" URLs), and
- * they share their status reads with every URL of the same reference. 0.1.0 signed nothing.
+ * - the Trigger (issue 51): when the URL's path ends in `<webhookId>/media-generation` (every
+ *   URL n8n shows for a Media Generation Trigger, production or test), the signature covers that
+ *   webhookId too, and a Trigger checks it with its own: a signed URL's query sent to another
+ *   Trigger on the same credential (another workflow, or a second Trigger in one) is refused.
+ *
+ * Older forms stay valid, checked as they were written: URLs signed without a Trigger (builds of
+ * 0.2.0 before issue 51, or a URL whose path does not name a Trigger, such as a proxy's) and URLs
+ * signed before nonces existed (before issue 35: no `nonce`, `sig` over the reference only;
+ * "legacy" URLs, which share their status reads with every URL of the same reference). These are
+ * not bound to one Trigger (docs/security.md). 0.1.0 signed nothing.
  */
 export const REFERENCE_PARAM = 'ref';
 export const SECRET_PARAM = 'secret';
@@ -32,6 +39,10 @@ export const NONCE_PARAM = 'nonce';
  * later wait (Wait, Form, send-and-wait), so it is masked like the others.
  */
 export const RESUME_TOKEN_PARAM = 'signature';
+/** The Trigger's webhook path: n8n serves it at `…/<webhookId>/media-generation`. */
+export const TRIGGER_WEBHOOK_PATH = 'media-generation';
+/** The webhookId a Trigger URL's path names (n8n writes UUIDs; imports may carry other ids). */
+const TRIGGER_PATH_PATTERN = new RegExp(`/([A-Za-z0-9_-]{1,100})/${TRIGGER_WEBHOOK_PATH}/?$`);
 const MASKED_PARAMS = new Set([SECRET_PARAM, SIGNATURE_PARAM, RESUME_TOKEN_PARAM]);
 
 /** Names the purpose of the derived key, so the API key is never used raw for anything else. */
@@ -51,22 +62,31 @@ export function signingKey(apiKey: string): Buffer {
 }
 
 /**
- * The signature of a reference (`undefined`: the URL carries none) and of the URL's nonce
- * (from 0.2.0). Without a nonce: the signature written before nonces existed (legacy URLs).
+ * The signature of a reference (`undefined`: the URL carries none), of the URL's nonce (from
+ * 0.2.0) and of the Trigger's webhookId (from issue 51; only with a nonce). Without a webhookId:
+ * the form signed before issue 51; without a nonce: the one before nonces existed (legacy URLs).
  */
 export function referenceSignature(
 	apiKey: string,
 	reference: string | undefined,
 	nonce?: string,
+	webhookId?: string,
 ): string {
-	return signatureWith(signingKey(apiKey), reference, nonce);
+	return signatureWith(signingKey(apiKey), reference, nonce, webhookId);
 }
 
-function signatureWith(key: Buffer, reference: string | undefined, nonce?: string): string {
+function signatureWith(
+	key: Buffer,
+	reference: string | undefined,
+	nonce?: string,
+	webhookId?: string,
+): string {
 	const signed = reference === undefined ? 'no-ref' : `ref=${reference}`;
-	// A legacy message starts with "ref=" or "no-ref", this one with "nonce=" (whose form, 16
-	// base64url characters, holds no newline): no message of one form reads as the other.
-	const message = nonce === undefined ? signed : `nonce=${nonce}\n${signed}`;
+	// A legacy message starts with "ref=" or "no-ref", the nonce form with "nonce=" (whose form,
+	// 16 base64url characters, holds no newline), the Trigger form with "hook=" (an id of
+	// [A-Za-z0-9_-]): no message of one form reads as another.
+	let message = nonce === undefined ? signed : `nonce=${nonce}\n${signed}`;
+	if (nonce !== undefined && webhookId !== undefined) message = `hook=${webhookId}\n${message}`;
 	return createHmac('sha256', key)
 		.update(message, 'utf8')
 		.digest()
@@ -98,6 +118,15 @@ export function isResumeUrl(url: string): boolean {
 	}
 }
 
+/** The webhookId of the Trigger a URL's path names (`…/<webhookId>/media-generation`), if any. */
+export function triggerWebhookIdOf(url: string): string | undefined {
+	try {
+		return TRIGGER_PATH_PATTERN.exec(new URL(url).pathname)?.[1];
+	} catch {
+		return undefined;
+	}
+}
+
 /** A new nonce for one submission's callback URL. */
 export function newNonce(): string {
 	return randomBytes(NONCE_BYTES).toString('base64url');
@@ -105,9 +134,9 @@ export function newNonce(): string {
 
 /**
  * Gives the URL a nonce (a new one, unless it carries a well-formed one already) and appends
- * `sig` over the reference it carries (the first `ref`, as the trigger reads it) and that nonce;
- * n8n's resume URLs are left as they are (see isResumeUrl). Signing a signed URL again gives
- * the same URL.
+ * `sig` over the reference it carries (the first `ref`, as the trigger reads it), that nonce and
+ * the webhookId its path names (see triggerWebhookIdOf); n8n's resume URLs are left as they are
+ * (see isResumeUrl). Signing a signed URL again gives the same URL.
  */
 export function signCallbackUrl(url: string, apiKey: string): string {
 	if (isResumeUrl(url)) return url;
@@ -118,7 +147,11 @@ export function signCallbackUrl(url: string, apiKey: string): string {
 	parsed.searchParams.delete(NONCE_PARAM);
 	parsed.searchParams.append(NONCE_PARAM, nonce);
 	const reference = parsed.searchParams.get(REFERENCE_PARAM) ?? undefined;
-	parsed.searchParams.append(SIGNATURE_PARAM, referenceSignature(apiKey, reference, nonce));
+	const webhookId = TRIGGER_PATH_PATTERN.exec(parsed.pathname)?.[1];
+	parsed.searchParams.append(
+		SIGNATURE_PARAM,
+		referenceSignature(apiKey, reference, nonce, webhookId),
+	);
 	return parsed.toString();
 }
 
@@ -177,19 +210,38 @@ export function signatureWellFormed(query: CallbackQuery): boolean {
 	);
 }
 
-/** Checks `sig` against the reference (and the nonce, when there is one) in constant time. */
-export function checkSignature(query: CallbackQuery, apiKey: string): SignatureCheck {
+/**
+ * Checks `sig` in constant time against the reference, the nonce (when there is one) and the
+ * checking Trigger's own webhookId (`webhookId`), or as a URL signed without a Trigger (the older
+ * forms, see the top of this file).
+ */
+export function checkSignature(
+	query: CallbackQuery,
+	apiKey: string,
+	webhookId?: string,
+): SignatureCheck {
 	if (query.signature !== undefined && apiKey === '') return 'invalid';
-	return checkSignatureWith(query, signingKey(apiKey));
+	return checkSignatureWith(query, signingKey(apiKey), webhookId);
 }
 
 /** checkSignature with the signing key derived already (see signingKey). */
-export function checkSignatureWith(query: CallbackQuery, key: Buffer): SignatureCheck {
+export function checkSignatureWith(
+	query: CallbackQuery,
+	key: Buffer,
+	webhookId?: string,
+): SignatureCheck {
 	if (query.signature === undefined) return 'missing';
 	if (!signatureWellFormed(query)) return 'invalid';
-	const expected = Buffer.from(signatureWith(key, query.reference, query.nonce), 'utf8');
 	const given = Buffer.from(query.signature, 'utf8');
-	return timingSafeEqual(expected, given) ? 'valid' : 'invalid';
+	const matches = (id?: string) =>
+		timingSafeEqual(
+			Buffer.from(signatureWith(key, query.reference, query.nonce, id), 'utf8'),
+			given,
+		);
+	// Both forms are always computed, so the time taken does not tell which one matched.
+	const bound = webhookId !== undefined && query.nonce !== undefined && matches(webhookId);
+	const unbound = matches(undefined);
+	return bound || unbound ? 'valid' : 'invalid';
 }
 
 /**

@@ -56,6 +56,9 @@ const PARK_RETRY_PATH = `e2e-park-retry-${process.pid}`;
 const CRASH_SAFE_WF = 'mgenCrashSafe01';
 const CRASH_SAFE_PATH = `e2e-crash-safe-${process.pid}`;
 const TRIGGER_WEBHOOK_ID = randomUUID();
+/** A second published Trigger on the same credential (another workflow of the same user). */
+const OTHER_TRIGGER_WF = 'mgenTrigger0002';
+const OTHER_TRIGGER_WEBHOOK_ID = randomUUID();
 /** examples/form-photo-to-video.json, published; its credential lets the service fetch from loopback. */
 const FORM_WF = 'mgenFormPhoto01';
 const FORM_CREDENTIAL = {
@@ -219,6 +222,12 @@ beforeAll(async () => {
 				{ event: 'any', verify: true, download: true },
 				1,
 			),
+			triggerWorkflow(
+				OTHER_TRIGGER_WF,
+				OTHER_TRIGGER_WEBHOOK_ID,
+				{ event: 'any', verify: true, download: true },
+				1,
+			),
 			submitterWorkflow(),
 			retryWorkflow(),
 			parkRetryWorkflow(),
@@ -231,6 +240,7 @@ beforeAll(async () => {
 		// database, as n8n's start-up does for a `publish:workflow`).
 		await activateWorkflows(n8n, apiKey, [
 			TRIGGER_WF,
+			OTHER_TRIGGER_WF,
 			SUBMIT_WF,
 			RETRY_WF,
 			PARK_RETRY_WF,
@@ -454,6 +464,29 @@ test('forged callbacks start nothing: each answer checked, executions counted', 
 		).toMatchObject({ task_id: real, reference: 'barrier' });
 		// Nothing was fetched from the forged file URL.
 		expect(sim.requests.some((r) => r.path.includes('evil'))).toBe(false);
+	}));
+
+test("a genuine callback's query sent to another published Trigger on the same credential: 401 there, no status read, no execution; its own Trigger runs it (issue 51, finding 1)", () =>
+	n8n.explain(async () => {
+		const before = new Set((await executionsOf(TRIGGER_WF)).map((e) => e.id));
+		const taskId = await finishedTask();
+		const url = new URL(signed(`${triggerUrl()}?ref=row-1`));
+		const elsewhere = `${n8n.baseUrl}/webhook/${OTHER_TRIGGER_WEBHOOK_ID}/media-generation${url.search}`;
+		const reads = sim.count('status');
+		expect((await sim.sendCallback(taskId, { url: elsewhere })).status).toBe(401);
+		expect(sim.count('status')).toBe(reads);
+		// Its own Trigger accepts it: the one run of the task is there.
+		expect((await sim.sendCallback(taskId, { url: url.toString() })).status).toBe(200);
+		const fresh = (await endedExecutions(TRIGGER_WF, before.size + 1)).filter(
+			(e) => !before.has(e.id),
+		);
+		expect(fresh).toHaveLength(1);
+		expect(
+			fresh[0].data!.resultData.runData['Media Generation Trigger'][0].data!.main[0]![0].json,
+		).toMatchObject({ task_id: taskId, reference: 'row-1' });
+		// The other Trigger's workflow never ran (nothing there ran before either: it has no
+		// other traffic in this suite).
+		expect(await executionsOf(OTHER_TRIGGER_WF)).toHaveLength(0);
 	}));
 
 test('a callback whose body lies about a real task starts one execution with what the service says', () =>

@@ -3,7 +3,7 @@
 // executions at once claim rows with a conditional update, one UPDATE … WHERE status is empty),
 // every row's life in its status (tableJob.ts, the cases the compat layer runs too), and here what
 // a SIGKILL of n8n costs. Guide: docs/spreadsheet-to-videos.md.
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { listExecutions } from './n8n';
 import { BATCH, WF, tableJobSuite } from './tableJob';
 

@@ -12,7 +12,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { ANSWER_WITHIN_MS } from '../../nodes/MediaGenerationTrigger/handler';
 import { SIGNING_KEY_REFRESH_MS } from '../../nodes/MediaGenerationTrigger/memory';
 import { URL_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/statusReads';
-import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
+import { signCallbackUrl, triggerWebhookIdOf } from '../../nodes/shared/callbackUrl';
 import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
 import { credentialResolutions } from '../harness/credentials';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
@@ -548,6 +548,8 @@ describe('duplicate suppression under concurrency and restarts', () => {
 		const restarted = await startCallbackReceiver({
 			workflow: triggerWorkflow(),
 			workflowId: 'restarted-process',
+			// The same Trigger after a restart: n8n keeps its webhookId.
+			webhookId: triggerWebhookIdOf(s.receiver.url),
 			staticData: s.receiver.staticData(),
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
 			credentials: {

@@ -4,7 +4,7 @@
 // harness and package), each call reads the static data when it arrives and writes the whole
 // object back after the trigger returned (last writer wins, as n8n does). A burst of callbacks
 // spread over both, then each delivered again later to the other process: no second run.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
@@ -65,6 +65,8 @@ test('a burst over two processes, then each callback again to the other process:
 	const options = {
 		workflow: workflow(),
 		workflowId: 'two-processes',
+		// One workflow in two processes of one n8n: one Trigger, one webhookId.
+		webhookId: randomUUID(),
 		database,
 		credentials: {
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.

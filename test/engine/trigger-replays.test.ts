@@ -135,6 +135,34 @@ describe('one run per task, whatever URL brings it (issue 44, item 6)', () => {
 		);
 	});
 
+	test("a genuine callback's query sent to a second Trigger on the same credential: 401 there, no status read, nothing started; the first Trigger runs it (issue 51, finding 1)", async () => {
+		const sim = await simulator();
+		const first = await trigger(sim.baseUrl);
+		const second = await trigger(sim.baseUrl);
+		const signedUrl = signCallbackUrl(first.callbackUrl({ ref: 'row-X' }), API_KEY);
+		const taskId = await client(sim).create(
+			sim.imageModelId,
+			{ prompt: 'a fox' },
+			{ callback_url: signedUrl },
+		);
+		await first.waitFor(1);
+		await sim.idle();
+		expect(first.deliveries[0].status).toBe(200);
+		const reads = statusReads(sim);
+		// The query and body of the first Trigger's callback, posted to the second one's URL.
+		const replay = await sim.sendCallback(taskId, {
+			url: `${second.url}${new URL(signedUrl).search}`,
+		});
+		expect(replay.status).toBe(401);
+		expect(statusReads(sim)).toBe(reads);
+		expect(await second.executions()).toHaveLength(0);
+		const [run] = await first.executions();
+		expect(run.outputOf('Media Generation Trigger')[0].json).toMatchObject({
+			task_id: taskId,
+			reference: 'row-X',
+		});
+	});
+
 	test('a task being confirmed on one URL starts nothing on another: 503 at once, no status read of its own; called again, a duplicate', async () => {
 		const sim = await simulator();
 		const receiver = await trigger(sim.baseUrl);

@@ -11,7 +11,7 @@ import { credentialResolutions } from '../harness/credentials';
 import { startCallbackReceiver, type CallbackReceiver, type Delivery } from '../harness/webhook';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
 import { client } from '../simulator/client';
-import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
+import { signCallbackUrl, triggerWebhookIdOf } from '../../nodes/shared/callbackUrl';
 
 /** A fresh key per run: any place it shows up in is a leak. */
 const API_KEY = `sk-${randomBytes(12).toString('hex')}`;
@@ -408,6 +408,8 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 				{ name: 'Downstream', type: NOOP_TYPE },
 			),
 			workflowId: 'restarted-process',
+			// The same Trigger after a restart: n8n keeps its webhookId.
+			webhookId: triggerWebhookIdOf(s.receiver.url),
 			staticData: s.receiver.staticData(),
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
 			credentials: {

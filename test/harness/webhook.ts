@@ -105,6 +105,11 @@ export interface ReceiverOptions {
 	 * after the trigger returned, as n8n does (no lock, last writer wins).
 	 */
 	database?: { staticData: IDataObject };
+	/**
+	 * The Trigger's webhookId (default: the workflow's, else a random one). n8n keeps it across
+	 * restarts and processes, and callback URLs are signed for it (issue 51).
+	 */
+	webhookId?: string;
 	/** The id of each execution a request starts (default: a random one). */
 	nextExecutionId?: () => string;
 }
@@ -203,7 +208,7 @@ export async function startCallbackReceiver(options: ReceiverOptions): Promise<C
 	await setBinaryMode(options.binaryMode ?? 'filesystem');
 	const source = JSON.parse(JSON.stringify(options.workflow)) as WorkflowJson;
 	const trigger = findTrigger(source, options.triggerNode);
-	trigger.webhookId ??= randomUUID();
+	trigger.webhookId = options.webhookId ?? trigger.webhookId ?? randomUUID();
 	const workflowId = options.workflowId ?? source.id ?? `wf-${randomUUID().slice(0, 8)}`;
 	const mode = options.mode ?? 'webhook';
 	const persist = options.persistStaticData ?? true;

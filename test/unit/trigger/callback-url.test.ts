@@ -5,6 +5,7 @@ import {
 	referenceSignature,
 	scrubCallbackSecrets,
 	signCallbackUrl,
+	triggerWebhookIdOf,
 	withReference,
 } from '../../../nodes/shared/callbackUrl';
 
@@ -28,7 +29,7 @@ describe('callback URL contract: the node signs, the trigger checks', () => {
 			signCallbackUrl(BASE, KEY),
 			signCallbackUrl(withReference(`${BASE}?secret=s3cr3t`, 'r&1=ü'), KEY),
 		]) {
-			expect(checkSignature(queryOf(url), KEY)).toBe('valid');
+			expect(checkSignature(queryOf(url), KEY, 'abc')).toBe('valid');
 		}
 	});
 
@@ -41,23 +42,23 @@ describe('callback URL contract: the node signs, the trigger checks', () => {
 	it('a changed or added reference fails the check', () => {
 		const signed = new URL(signCallbackUrl(withReference(BASE, 'row-1'), KEY));
 		signed.searchParams.set('ref', 'row-2');
-		expect(checkSignature(queryOf(signed.toString()), KEY)).toBe('invalid');
+		expect(checkSignature(queryOf(signed.toString()), KEY, 'abc')).toBe('invalid');
 		// A reference added to a URL signed without one.
 		const bare = new URL(signCallbackUrl(BASE, KEY));
 		bare.searchParams.set('ref', 'forged');
-		expect(checkSignature(queryOf(bare.toString()), KEY)).toBe('invalid');
+		expect(checkSignature(queryOf(bare.toString()), KEY, 'abc')).toBe('invalid');
 		// A reference removed from a URL signed with one.
 		const removed = new URL(signCallbackUrl(withReference(BASE, 'x'), KEY));
 		removed.searchParams.delete('ref');
-		expect(checkSignature(queryOf(removed.toString()), KEY)).toBe('invalid');
+		expect(checkSignature(queryOf(removed.toString()), KEY, 'abc')).toBe('invalid');
 	});
 
 	it('another credential, a garbled, repeated or missing sig fail', () => {
 		const url = signCallbackUrl(withReference(BASE, 'row-1'), KEY);
-		expect(checkSignature(queryOf(url), 'sk-other-key')).toBe('invalid');
-		expect(checkSignature(queryOf(url), '')).toBe('invalid');
+		expect(checkSignature(queryOf(url), 'sk-other-key', 'abc')).toBe('invalid');
+		expect(checkSignature(queryOf(url), '', 'abc')).toBe('invalid');
 		const sig = new URL(url).searchParams.get('sig')!;
-		expect(checkSignature(queryOf(`${url}&sig=${sig}`), KEY)).toBe('invalid');
+		expect(checkSignature(queryOf(`${url}&sig=${sig}`), KEY, 'abc')).toBe('invalid');
 		for (const bad of [
 			'',
 			'x',
@@ -67,9 +68,9 @@ describe('callback URL contract: the node signs, the trigger checks', () => {
 		]) {
 			const u = new URL(url);
 			u.searchParams.set('sig', bad);
-			expect(checkSignature(queryOf(u.toString()), KEY)).toBe('invalid');
+			expect(checkSignature(queryOf(u.toString()), KEY, 'abc')).toBe('invalid');
 		}
-		expect(checkSignature(queryOf(withReference(BASE, 'row-1')), KEY)).toBe('missing');
+		expect(checkSignature(queryOf(withReference(BASE, 'row-1')), KEY, 'abc')).toBe('missing');
 	});
 
 	it('every URL the node signs has a nonce of its own, under the signature (issue 35)', () => {
@@ -87,7 +88,7 @@ describe('callback URL contract: the node signs, the trigger checks', () => {
 		const garbled = new URL(url);
 		garbled.searchParams.set('nonce', `${nonces[0]}=`);
 		for (const bad of [changed, removed, repeated, garbled]) {
-			expect(checkSignature(queryOf(bad.toString()), KEY)).toBe('invalid');
+			expect(checkSignature(queryOf(bad.toString()), KEY, 'abc')).toBe('invalid');
 		}
 		expect(queryOf(url.toString()).nonce).toBe(nonces[0]);
 	});
@@ -96,11 +97,45 @@ describe('callback URL contract: the node signs, the trigger checks', () => {
 		for (const ref of ['row-1', undefined]) {
 			const legacy = new URL(ref === undefined ? BASE : withReference(BASE, ref));
 			legacy.searchParams.append('sig', referenceSignature(KEY, ref));
-			expect(checkSignature(queryOf(legacy.toString()), KEY)).toBe('valid');
+			expect(checkSignature(queryOf(legacy.toString()), KEY, 'abc')).toBe('valid');
 			expect(queryOf(legacy.toString()).nonce).toBeUndefined();
 			legacy.searchParams.append('nonce', 'AAAAAAAAAAAAAAAA');
-			expect(checkSignature(queryOf(legacy.toString()), KEY)).toBe('invalid');
+			expect(checkSignature(queryOf(legacy.toString()), KEY, 'abc')).toBe('invalid');
 		}
+	});
+
+	it("a URL is signed for the Trigger its path names: that Trigger's check passes, another Trigger's on the same credential fails (issue 51, finding 1)", () => {
+		const production = withReference(BASE, 'row-1');
+		const test = withReference('https://n8n.example/webhook-test/abc/media-generation', 'row-1');
+		expect(triggerWebhookIdOf(production)).toBe('abc');
+		expect(triggerWebhookIdOf(test)).toBe('abc');
+		for (const url of [production, test]) {
+			const query = queryOf(signCallbackUrl(url, KEY));
+			expect(checkSignature(query, KEY, 'abc')).toBe('valid');
+			expect(checkSignature(query, KEY, 'xyz')).toBe('invalid');
+			// A Trigger with no webhookId (none of n8n's) accepts only URLs signed for none.
+			expect(checkSignature(query, KEY)).toBe('invalid');
+		}
+		// The same query on another Trigger's URL: signed for abc, checked by xyz.
+		const other = signCallbackUrl(production, KEY).replace('/abc/', '/xyz/');
+		expect(checkSignature(queryOf(other), KEY, 'xyz')).toBe('invalid');
+	});
+
+	it('a URL whose path names no Trigger (a proxy) is signed for none and passes on any Trigger of the credential, as URLs signed before issue 51 do', () => {
+		const proxy = withReference('https://hooks.example/mg?x=1', 'row-1');
+		expect(triggerWebhookIdOf(proxy)).toBeUndefined();
+		const query = queryOf(signCallbackUrl(proxy, KEY));
+		expect(checkSignature(query, KEY, 'abc')).toBe('valid');
+		expect(checkSignature(query, KEY)).toBe('valid');
+		// The form written before issue 51: nonce and reference, no Trigger.
+		const nonce = 'AAAAAAAAAAAAAAAA';
+		const older = new URL(withReference(BASE, 'row-1'));
+		older.searchParams.append('nonce', nonce);
+		older.searchParams.append('sig', referenceSignature(KEY, 'row-1', nonce));
+		expect(checkSignature(queryOf(older.toString()), KEY, 'abc')).toBe('valid');
+		expect(referenceSignature(KEY, 'row-1', nonce, 'abc')).not.toBe(
+			referenceSignature(KEY, 'row-1', nonce),
+		);
 	});
 
 	it('the signature is not the API key and does not contain it', () => {
