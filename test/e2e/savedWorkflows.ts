@@ -225,21 +225,18 @@ const runsHere = (f: Fixture) =>
 /** The credential that refuses private addresses (Allow Private Network File Hosts off). */
 const STRICT_CREDENTIAL = { id: 'mgenCredStrict01', name: 'Media Generation (strict)' };
 const BINARY_WORKFLOW_ID = 'mgenBinaryImg001';
+/** The sub-workflow the binary-image workflow hands its items to (Execute Workflow). */
+const BINARY_SUB_WORKFLOW_ID = 'mgenBinarySub001';
 /** The files the binary-image workflow reads from disk, in the order the webhook names them. */
 const BINARY_FILES = ['frame.png', 'big.png', 'notes.png'];
 
-/**
- * Reference images from binary data (issue 34): Webhook → one item per file name → Read/Write
- * Files from Disk (n8n takes the type from the extension) → Vidmodel 2.0 Fast from the binary,
- * once with the test's credential and once with a strict one. Both continue on failure, so that
- * one execution shows every outcome.
- */
-function binaryImagesWorkflow(webhookPath: string, filesDir: string) {
-	const animate = (
-		name: string,
-		credential: { id: string; name: string },
-		y: number,
-	): WorkflowNode => ({
+/** Vidmodel 2.0 Fast animating the item's binary field `data`, continuing on failure. */
+function animateNode(
+	name: string,
+	credential: { id: string; name: string },
+	y: number,
+): WorkflowNode {
+	return {
 		id: `n-${name.replace(/\W+/g, '-')}`,
 		name,
 		type: NODE_TYPE,
@@ -256,7 +253,18 @@ function binaryImagesWorkflow(webhookPath: string, filesDir: string) {
 			startFrameBinaryField: 'data',
 			options: { maxPollIntervalSeconds: 1, timeoutMinutes: 2 },
 		},
-	});
+	};
+}
+
+/**
+ * Reference images from binary data (issue 34): Webhook → one item per file name → Read/Write
+ * Files from Disk (n8n takes the type from the extension) → Vidmodel 2.0 Fast from the binary,
+ * once with the test's credential and once with a strict one, and the same items handed to a
+ * sub-workflow whose Generate animates them (issue 51, finding 7). Each continues on failure, so
+ * that one execution shows every outcome.
+ */
+function binaryImagesWorkflow(webhookPath: string, filesDir: string) {
+	const animate = animateNode;
 	const nodes: WorkflowNode[] = [
 		webhookNode(webhookPath),
 		{
@@ -280,6 +288,25 @@ function binaryImagesWorkflow(webhookPath: string, filesDir: string) {
 		},
 		animate('Animate', CREDENTIAL, 0),
 		animate('Animate (strict credential)', STRICT_CREDENTIAL, 200),
+		{
+			id: 'n-animate-in-sub-workflow',
+			name: 'Animate in a Sub-workflow',
+			type: 'n8n-nodes-base.executeWorkflow',
+			typeVersion: 1.2,
+			position: [780, 400],
+			parameters: {
+				workflowId: { __rl: true, mode: 'id', value: BINARY_SUB_WORKFLOW_ID },
+				workflowInputs: {
+					mappingMode: 'defineBelow',
+					value: {},
+					matchingColumns: [],
+					schema: [],
+					attemptToConvertTypes: false,
+					convertFieldsToString: true,
+				},
+				options: {},
+			},
+		},
 	];
 	const connections: Connections = {
 		Webhook: { main: [[{ node: 'One Item per File', type: 'main', index: 0 }]] },
@@ -289,6 +316,7 @@ function binaryImagesWorkflow(webhookPath: string, filesDir: string) {
 				[
 					{ node: 'Animate', type: 'main', index: 0 },
 					{ node: 'Animate (strict credential)', type: 'main', index: 0 },
+					{ node: 'Animate in a Sub-workflow', type: 'main', index: 0 },
 				],
 			],
 		},
@@ -299,6 +327,33 @@ function binaryImagesWorkflow(webhookPath: string, filesDir: string) {
 		active: false,
 		nodes,
 		connections,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
+/** The sub-workflow: its caller's items as they come (passthrough) → Generate from the binary. */
+function binarySubWorkflow() {
+	return {
+		id: BINARY_SUB_WORKFLOW_ID,
+		name: 'Reference images from a calling workflow',
+		active: false,
+		nodes: [
+			{
+				id: 'n-sub-start',
+				name: 'When Executed by Another Workflow',
+				type: 'n8n-nodes-base.executeWorkflowTrigger',
+				typeVersion: 1.1,
+				position: [0, 0],
+				parameters: { inputSource: 'passthrough' },
+			},
+			{ ...animateNode('Animate', CREDENTIAL, 0), position: [260, 0] },
+		],
+		connections: {
+			'When Executed by Another Workflow': {
+				main: [[{ node: 'Animate', type: 'main', index: 0 }]],
+			},
+		},
 		settings: { executionOrder: 'v1' },
 		pinData: {},
 	};
@@ -426,6 +481,7 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			await n8n.importWorkflows([
 				merged.workflow,
 				binaryImagesWorkflow(binaryPath, filesDir),
+				binarySubWorkflow(),
 				...[...started, ...agentFixtures].map((f) => ({ ...f.workflow, id: f.id, active: false })),
 			]);
 			await n8n.start();
@@ -434,6 +490,8 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			// costs an n8n start-up each.
 			for (const id of [
 				MERGED_ID,
+				// Before its caller: n8n 2.x publishes a workflow only once its sub-workflows are.
+				BINARY_SUB_WORKFLOW_ID,
 				BINARY_WORKFLOW_ID,
 				...[...started, ...agentFixtures].map((f) => f.id),
 			]) {
@@ -626,7 +684,7 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			}
 		}));
 
-	test('reference images from binary data (issue 34): the service fetches the file from this n8n, the same bytes; a 10.5 MiB file, a text file named .png and, with a strict credential, a local n8n URL are refused before any request', () =>
+	test('reference images from binary data (issue 34): the service fetches the file from this n8n, the same bytes; a 10.5 MiB file, a text file named .png and, with a strict credential, a local n8n URL are refused before any request; a sub-workflow given a picture of its caller is refused and told what to do (issue 51, finding 7)', () =>
 		n8n.explain(async () => {
 			expect(await post(binaryPath, { files: BINARY_FILES.map((name) => ({ name })) })).toBe(200);
 			const [run] = await ended(BINARY_WORKFLOW_ID, 1);
@@ -645,6 +703,13 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			const strict = items('Animate (strict credential)');
 			expect(String(strict[0].json.error)).toMatch(
 				/^Item 0: the service cannot fetch the reference images from this n8n: its public URL http:\/\/127\.0\.0\.1:\d+\/ is refused \(127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)\).* Set WEBHOOK_URL to it and restart n8n/,
+			);
+			// A sub-workflow given the caller's picture (issue 51, finding 7): n8n hands it the
+			// caller's files under the caller's ids; it is refused before any request, and told
+			// what to do instead.
+			const [fromCaller] = items('Animate in a Sub-workflow');
+			expect(String(fromCaller.json.error)).toMatch(
+				/^Item 0: binary field "data" \("Start Frame Binary Field"\) \(file "frame\.png"\) is a file of another workflow \(id mgenBinaryImg001\), so no link is made for it; .*run this Generate in the calling workflow, or pass the picture to the sub-workflow as a URL/,
 			);
 			// One task in all: the frame with the test's credential.
 			const submits = sim.requests.filter(

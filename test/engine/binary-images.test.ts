@@ -256,7 +256,7 @@ describe('links only to binary data of this workflow, for a bounded time (issue 
 		);
 		// What a sub-workflow given its caller's picture is told to do (issue 51, finding 7).
 		expect(result.error?.message).toMatch(
-			/A sub-workflow \(Execute Workflow, an AI Agent's tool workflow\) receives its caller's files under the caller's ids: run this Generate in the calling workflow, or pass the picture to the sub-workflow as a URL/,
+			/A sub-workflow \(Execute Workflow\) receives its caller's files under the caller's ids: run this Generate in the calling workflow, or pass the picture to the sub-workflow as a URL/,
 		);
 		expect(sim().count('submit')).toBe(0);
 		expect(n8n.fetches).toHaveLength(0);

@@ -79,10 +79,12 @@ function foreignFile(ctx: IExecuteFunctions, id: string): string | undefined {
 		return `is not stored as a file of an execution of this workflow (binary data id "${id.split(':')[0]}:…"), so no link is made for it; ${allowed}`;
 	}
 	if (!mine || match[1] !== String(mine)) {
-		// n8n hands a sub-workflow (Execute Workflow, an AI Agent's tool workflow) its caller's items
-		// with the caller's binary data ids unchanged (only the sub-workflow's output is copied to
-		// the caller: duplicateBinaryDataToParent, n8n 2.41.1), so the caller's files land here.
-		return `is a file of another workflow (id ${match[1]}), so no link is made for it; ${allowed}. A sub-workflow (Execute Workflow, an AI Agent's tool workflow) receives its caller's files under the caller's ids: run this Generate in the calling workflow, or pass the picture to the sub-workflow as a URL (Reference Image URLs)`;
+		// n8n hands an Execute Workflow sub-workflow its caller's items with the caller's binary data
+		// ids unchanged (only the sub-workflow's output is copied to the caller:
+		// duplicateBinaryDataToParent, n8n 2.41.1), so the caller's files land here. An AI Agent's
+		// tool workflow gets no binary data at all: one item of the model's fields
+		// (WorkflowToolService.prepareWorkflowItems).
+		return `is a file of another workflow (id ${match[1]}), so no link is made for it; ${allowed}. A sub-workflow (Execute Workflow) receives its caller's files under the caller's ids: run this Generate in the calling workflow, or pass the picture to the sub-workflow as a URL (Reference Image URLs)`;
 	}
 	return undefined;
 }
