@@ -47,6 +47,8 @@ import { regenerateDocs } from '../tools/docs-figures';
 const TRIGGER_WF = 'burstTrigger001';
 const SUBMIT_WF = 'burstSubmit0001';
 const TRIGGER_NODE = 'Media Generation Trigger';
+/** The sender delivers each callback once and gives up on an answer after this (a service's timeout). */
+export const SENDER_TIMEOUT_MS = 10_000;
 /** How long a round waits for runs after the burst: the trigger confirms for up to 60 s. */
 const SETTLE_MS = 90_000;
 /** Burners stop by themselves after this, whatever happens to this process. */
@@ -163,7 +165,7 @@ async function floorRound(
 					method: 'POST',
 					headers: { 'content-type': 'application/json' },
 					body: JSON.stringify(body),
-					signal: AbortSignal.timeout(10_000),
+					signal: AbortSignal.timeout(SENDER_TIMEOUT_MS),
 				}).then(
 					async (res) => (await res.text(), res.status),
 					() => 0,
@@ -432,7 +434,7 @@ async function floodFloor(n8n: N8nInstance, apiKey: string, url: string, genuine
 				method: 'POST',
 				headers: { 'content-type': 'application/json' },
 				body: JSON.stringify(body),
-				signal: AbortSignal.timeout(10_000),
+				signal: AbortSignal.timeout(SENDER_TIMEOUT_MS),
 			}).then(
 				async (res) => (await res.text(), res.status),
 				() => 0,

@@ -29,7 +29,12 @@ export const VIDEO_TYPICAL_MS = vidmodel15Pro.typicalDuration.ms;
 export const adaptiveSchedule: Schedule = (now, observations) =>
 	nextPollDelay({ now, observations, originKnown: true }, DEFAULT_POLL_SCHEDULE);
 
-/** The common choice in other nodes and tutorials: a read every 2 s. */
+/** The common choice in other nodes and tutorials: a read every 2 s (the baseline of the ratios). */
+export const FIXED_POLL_MS = 2_000;
+/** The users' loop of the examples (HTTP Request + Wait 5 s): a read every 5 s. */
+export const USERS_LOOP_MS = 5_000;
+
+/** A read every `everyMs` (FIXED_POLL_MS: the common choice). */
 export const fixedSchedule =
 	(everyMs: number): Schedule =>
 	() =>
@@ -131,8 +136,12 @@ export async function simulateTask(
 export function loop5s(runs: PollRun[]) {
 	return summarise(
 		runs.map((r) => {
-			const reads = Math.max(1, Math.ceil(r.durationMs / 5_000));
-			return { durationMs: r.durationMs, requests: reads, lagMs: reads * 5_000 - r.durationMs };
+			const reads = Math.max(1, Math.ceil(r.durationMs / USERS_LOOP_MS));
+			return {
+				durationMs: r.durationMs,
+				requests: reads,
+				lagMs: reads * USERS_LOOP_MS - r.durationMs,
+			};
 		}),
 	);
 }
@@ -168,7 +177,7 @@ export async function pollingBenchmark(
 				for (let i = 0; i < samples; i++) {
 					const d = Math.round(D * (0.95 + 0.1 * random()));
 					adaptive.push(await simulateTask(sim, d, adaptiveSchedule, progress));
-					fixed.push(await simulateTask(sim, d, fixedSchedule(2_000), progress));
+					fixed.push(await simulateTask(sim, d, fixedSchedule(FIXED_POLL_MS), progress));
 				}
 				const a = summarise(adaptive);
 				const f = summarise(fixed);
@@ -243,7 +252,7 @@ export async function simulateBatch(
 	const plan = (w: Waiter) => {
 		const delay =
 			policy === 'fixed2s'
-				? 2_000
+				? FIXED_POLL_MS
 				: nextPollDelay({
 						now: now - w.origin,
 						observations: w.observations,
@@ -569,7 +578,7 @@ export function tradeoffCurve(
 				for (let i = 0; i < samples; i++) {
 					const d = Math.round(D * (0.95 + 0.1 * random()));
 					runs.push(loneRun(d, options));
-					fixed.push(Math.ceil(d / 2_000));
+					fixed.push(Math.ceil(d / FIXED_POLL_MS));
 				}
 				const s = summarise(runs);
 				const target = lagTargets(D);
@@ -591,9 +600,9 @@ export function tradeoffCurve(
  * counts. Its download's 502 is retried after the same 1 s.
  */
 export function loop5sUnderFaults(durationMs: number): PollRun & { fileAtMs: number } {
-	const first = 5_000 + USUAL_FAULTS.retryAfterMs;
-	const after = Math.max(0, Math.ceil((durationMs - first) / 5_000));
-	const seen = first + after * 5_000;
+	const first = USERS_LOOP_MS + USUAL_FAULTS.retryAfterMs;
+	const after = Math.max(0, Math.ceil((durationMs - first) / USERS_LOOP_MS));
+	const seen = first + after * USERS_LOOP_MS;
 	return {
 		durationMs,
 		requests: 2 + after,

@@ -27,10 +27,13 @@ import type { Fault } from '../shared/transport/faults';
 /** All status reads of one trigger: 200 at once (a batch finishing together), then 10 a second. */
 export const TRIGGER_STATUS_READ_LIMITS = { perSecond: 10, burst: 200 };
 
+/** The URL of one submission, past its burst: one read of a new task id per this interval. */
+export const OWN_URL_READ_INTERVAL_MS = 60_000;
+
 /** Reads of task ids a URL brings for the first time (see above). */
 export const URL_READ_LIMITS = {
 	/** The URL of one submission: its own task, then 2 more, then 1 a minute. */
-	own: { burst: 3, perSecond: 1 / 60 },
+	own: { burst: 3, perSecond: 1000 / OWN_URL_READ_INTERVAL_MS },
 	/** A URL many tasks share: 40 at once, then 4 a second (240 a minute). */
 	shared: { burst: 40, perSecond: 4 },
 };

@@ -344,6 +344,8 @@ export const STATUS_READ_LIMIT_MS = 60_000;
  * service is asked again while its Retry-After fits in this, else the item fails at once.
  */
 export const SUBMIT_WAIT_LIMIT_MS = 10_000;
+/** The request timeout of one status read attempt (cut to the deadline's time left). */
+export const STATUS_READ_TIMEOUT_MS = 30_000;
 /** An attempt is not started with less time than this left before the deadline. */
 const MIN_ATTEMPT_MS = 1_000;
 
@@ -443,7 +445,7 @@ export async function getTaskStatus(
 			const response = await apiRequest(ctx, {
 				method: 'GET',
 				path,
-				timeoutMs: attemptTimeout(30_000, deadline),
+				timeoutMs: attemptTimeout(STATUS_READ_TIMEOUT_MS, deadline),
 			});
 			return await parseOrFault(ctx, response, parseStatusResponse);
 		},
