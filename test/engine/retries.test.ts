@@ -339,6 +339,40 @@ describe('Retry of an execution n8n lost while the node ran (process killed or c
 	});
 });
 
+// Issue 52, item 3: an execution that failed in a node before Generate, which never ran: no
+// ledger, as for a run n8n lost, but no run of the node either. Its Retry submits.
+describe('Retry of an execution that failed before the node ran', () => {
+	const ROWS = 'Rows';
+	const rowsThen = (items: string) =>
+		chain(
+			{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+			{ name: ROWS, type: 'harness.items', parameters: { items } },
+			mediaNode(params()),
+		);
+
+	it('a node before it threw; fixed, the Retry submits every item, none refused as a lost run', async () => {
+		// Not a JSON array: the Rows node throws, the execution fails there.
+		const failed = await run(sim(), rowsThen('{"prompt": "not a list"}'), { mode: 'webhook' });
+		expect(failed.status).toBe('error');
+		expect(failed.error?.message).toMatch(/must be a JSON array/);
+		expect(failed.taskOf(NODE)).toBeUndefined();
+		expect(sim().requests).toHaveLength(0);
+		// "Retry with current workflow", the Rows node fixed.
+		const fixed = rowsThen(JSON.stringify(rows('first row', 'second row')));
+		const stored = JSON.parse(JSON.stringify(failed.run)) as IRun;
+		for (const entry of stored.data.executionData!.nodeExecutionStack) {
+			entry.node = fixed.nodes.find((n) => n.name === entry.node.name) ?? entry.node;
+		}
+		const retried = await run(sim(), fixed, { retryOf: stored });
+		// Was, with the node's own run slot not asked for: "n8n stopped while this node was
+		// running", nothing submitted.
+		expect(errorText(retried)).not.toMatch(/n8n stopped while this node was running/);
+		expect(retried.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(2);
+		expect(retried.outputOf(NODE).map((i) => i.json.status)).toEqual(['finished', 'finished']);
+	});
+});
+
 // Issue 44, point 7: the ledger knows the account (the credential's id and Base URL), not the
 // key. A key changed on the same account resumes; another account is said per item, never paid
 // again silently; a ledger of the previous version (its digest hashed the key in) stays safe.
