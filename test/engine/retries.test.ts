@@ -339,6 +339,40 @@ describe('Retry of an execution n8n lost while the node ran (process killed or c
 	});
 });
 
+// Issue 52, item 3: an execution that failed in a node before Generate, which never ran: no
+// ledger, as for a run n8n lost, but no run of the node either. Its Retry submits.
+describe('Retry of an execution that failed before the node ran', () => {
+	const ROWS = 'Rows';
+	const rowsThen = (items: string) =>
+		chain(
+			{ name: TRIGGER, type: MANUAL_TRIGGER_TYPE },
+			{ name: ROWS, type: 'harness.items', parameters: { items } },
+			mediaNode(params()),
+		);
+
+	it('a node before it threw; fixed, the Retry submits every item, none refused as a lost run', async () => {
+		// Not a JSON array: the Rows node throws, the execution fails there.
+		const failed = await run(sim(), rowsThen('{"prompt": "not a list"}'), { mode: 'webhook' });
+		expect(failed.status).toBe('error');
+		expect(failed.error?.message).toMatch(/must be a JSON array/);
+		expect(failed.taskOf(NODE)).toBeUndefined();
+		expect(sim().requests).toHaveLength(0);
+		// "Retry with current workflow", the Rows node fixed.
+		const fixed = rowsThen(JSON.stringify(rows('first row', 'second row')));
+		const stored = JSON.parse(JSON.stringify(failed.run)) as IRun;
+		for (const entry of stored.data.executionData!.nodeExecutionStack) {
+			entry.node = fixed.nodes.find((n) => n.name === entry.node.name) ?? entry.node;
+		}
+		const retried = await run(sim(), fixed, { retryOf: stored });
+		// Was, with the node's own run slot not asked for: "n8n stopped while this node was
+		// running", nothing submitted.
+		expect(errorText(retried)).not.toMatch(/n8n stopped while this node was running/);
+		expect(retried.error).toBeUndefined();
+		expect(sim().count('submit')).toBe(2);
+		expect(retried.outputOf(NODE).map((i) => i.json.status)).toEqual(['finished', 'finished']);
+	});
+});
+
 // Issue 44, point 7: the ledger knows the account (the credential's id and Base URL), not the
 // key. A key changed on the same account resumes; another account is said per item, never paid
 // again silently; a ledger of the previous version (its digest hashed the key in) stays safe.
@@ -422,6 +456,81 @@ describe('Retry after the credential changed (issue 44, point 7)', () => {
 			expect(text).toMatch(/NOT submitted again/);
 		}
 		expectKeyNowhere(sim(), retried, 'key-of-another-account');
+	});
+
+	// Issue 52, item 3: the account the ledger records is the credential's id and Base URL,
+	// never its key. Its only trace a user sees is what the item says of the credential: the
+	// same credential holding another account's key is told apart from another credential.
+	it('what the item says names what changed: the same credential with another key, or another credential and Base URL', async () => {
+		const workflow = mediaWorkflow(params(), { onError: 'continueRegularOutput' });
+		const failed = await failedWithTwoAccepted(mediaWorkflow(params()));
+		const sameCredential = await run(sim(), workflow, {
+			retryOf: withNodes(failed.run, workflow),
+			credentials: credentialsFor(sim(), 'key-of-another-account'),
+		});
+		const anotherCredential = await run(other(), workflow, {
+			retryOf: withNodes(failed.run, workflow),
+			credentials: credentialsFor(other()),
+		});
+		expect(sim().tasks()).toHaveLength(2);
+		for (const i of [0, 2]) {
+			// Was, with the key hashed into the account: "is not the one the task was submitted
+			// with" for the very credential it was submitted with.
+			const same = itemText(sameCredential.outputOf(NODE)[i].json);
+			expect(same).toContain("This node's credential now holds a key of an account");
+			expect(same).not.toContain('is not the one the task was submitted with');
+			// Was, with another account taken for the same: "now holds a key", as if only the key
+			// of this credential had changed.
+			const another = itemText(anotherCredential.outputOf(NODE)[i].json);
+			expect(another).toContain(
+				"This node's credential (or its Base URL) is not the one the task was submitted with",
+			);
+			expect(another).not.toContain('now holds a key');
+		}
+	});
+
+	it("another account's Retry: each accepted item is an error item with its task_id, reference, model and submission: 'other_account'", async () => {
+		// docs/reliability.md: "the item keeps `task_id` and `submission: 'other_account'`".
+		const withReference = (onError?: 'continueRegularOutput') =>
+			mediaWorkflow(
+				params({ callbackReference: '={{ $json.prompt }}' }),
+				onError ? { onError } : {},
+			);
+		const failed = await failedWithTwoAccepted(withReference());
+		const [a, c] = sim()
+			.tasks()
+			.map((t) => t.id);
+		const workflow = withReference('continueRegularOutput');
+		const retried = await run(other(), workflow, {
+			retryOf: withNodes(failed.run, workflow),
+			credentials: credentialsFor(other()),
+		});
+		expect(retried.status).toBe('success');
+		const out = retried.outputOf(NODE);
+		expect(out).toHaveLength(3);
+		for (const [i, id, row] of [
+			[0, a, 'acct a'],
+			[2, c, 'acct c'],
+		] as const) {
+			expect(out[i].json).toMatchObject({
+				task_id: id,
+				reference: row,
+				model: sim().imageModelId,
+				submission: 'other_account',
+				outcome: 'may have been charged',
+			});
+			expect(out[i].binary).toBeUndefined();
+			expect(itemText(out[i].json)).toMatch(
+				new RegExp(
+					`task ${id} was accepted in the execution this Retry comes from.*NOT submitted again`,
+				),
+			);
+		}
+		// The refused row was never accepted: submitted on the current account, as a new task.
+		expect(out[1].json).toMatchObject({ reference: 'refused', status: 'finished' });
+		expect(out[1].json.submission).toBeUndefined();
+		expect(other().tasks()).toHaveLength(1);
+		expect(sim().tasks()).toHaveLength(2);
 	});
 
 	it('a ledger of the previous version: the same key resumes; another key is not sent again, per item with the task_id', async () => {

@@ -3,8 +3,16 @@
 // it (and the model, and the submission time) on their result, through n8n's engine.
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { MANUAL_TRIGGER_TYPE, chain } from '../harness';
-import { mediaNode, run, servedBytes, simTaskOf, useSimulator } from './support';
+import {
+	MANUAL_TRIGGER_TYPE,
+	MEDIA_GENERATION_TRIGGER_TYPE,
+	NOOP_TYPE,
+	chain,
+	mediaCredentials,
+} from '../harness';
+import { startCallbackReceiver } from '../harness/webhook';
+import { client } from '../simulator/client';
+import { credentialsFor, mediaNode, run, servedBytes, simTaskOf, useSimulator } from './support';
 
 const sim = useSimulator();
 jest.setTimeout(60_000);
@@ -118,5 +126,133 @@ describe('Task → Wait for Completion and Download Files after Generate (Wait f
 			null,
 			'SKU-9',
 		]);
+	});
+});
+
+// Issue 52, item 3, point 4: an item Download Files cannot complete still finds its row.
+describe('Task → Download Files: an error item keeps its reference', () => {
+	it('a task the service does not know, one still running, one whose file host fails: each error item carries its reference', async () => {
+		const api = client(sim());
+		const running = await api.create(sim().imageModelId, { prompt: 'still going [sim:never]' });
+		const unreachable = await api.create(sim().imageModelId, { prompt: 'its file fails' });
+		await api.pollToEnd(unreachable);
+		sim().faults.add({ endpoint: 'file', kind: '500', match: unreachable });
+		const wf = chain(
+			{ name: 'Start', type: MANUAL_TRIGGER_TYPE },
+			mediaNode(
+				{ resource: 'task', operation: 'downloadFiles', taskId: '={{ $json.task_id }}' },
+				{ onError: 'continueRegularOutput' },
+				DOWNLOAD,
+			),
+		);
+		const result = await run(sim(), wf, {
+			items: [
+				{ task_id: 'task_nobody_knows', reference: 'SKU-404' },
+				{ task_id: running, reference: 'SKU-RUNNING' },
+				{ task_id: unreachable, reference: 'SKU-500' },
+			],
+		});
+		expect(result.status).toBe('success');
+		const out = result.outputOf(DOWNLOAD);
+		expect(out.map((item) => typeof item.json.error)).toEqual(['string', 'string', 'string']);
+		// Was, for the unknown task: reference missing, the row it came from lost.
+		expect(out.map((item) => item.json.reference)).toEqual(['SKU-404', 'SKU-RUNNING', 'SKU-500']);
+		expect(out.map((item) => item.json.task_id)).toEqual([
+			'task_nobody_knows',
+			running,
+			unreachable,
+		]);
+		expect(String(out[0].json.error)).toMatch(
+			/could not read the status of task task_nobody_knows/,
+		);
+		expect(String(out[1].json.error)).toMatch(/is not finished yet/);
+		expect(out.slice(1).map((item) => item.json.outcome)).toEqual([
+			'still running',
+			'download failed',
+		]);
+	});
+});
+
+// Issue 52, item 3, point 5: a Callback Reference an expression gives as a number (a row ID
+// column) is the same reference everywhere it comes back: in the item, in the callback, and on
+// a Task operation's result.
+describe('a numeric Callback Reference', () => {
+	it('comes back as the same reference from Generate, the Trigger and Task → Wait for Completion', async () => {
+		const receiver = await startCallbackReceiver({
+			workflow: chain(
+				{
+					name: 'Media Generation Trigger',
+					type: MEDIA_GENERATION_TRIGGER_TYPE,
+					credentials: mediaCredentials(),
+				},
+				{ name: 'Downstream', type: NOOP_TYPE },
+			),
+			credentials: credentialsFor(sim()),
+		});
+		try {
+			const wf = chain(
+				{ name: 'Start', type: MANUAL_TRIGGER_TYPE },
+				mediaNode(
+					{
+						resource: 'image',
+						operation: 'generate',
+						model: 'image-by-id',
+						modelId: sim().imageModelId,
+						prompt: '={{ $json.prompt }}',
+						imageByIdOptions: { size: '1:1', n: 1 },
+						waitForCompletion: false,
+						options: { callbackReference: '={{ $json.rowId }}', callbackUrl: receiver.url },
+					},
+					{},
+					GENERATE,
+				),
+				mediaNode(
+					{ resource: 'task', operation: 'waitForCompletion', taskId: '={{ $json.task_id }}' },
+					{},
+					WAIT,
+				),
+			);
+			const result = await run(sim(), wf, {
+				items: [
+					{ rowId: 42, prompt: 'row forty-two' },
+					{ rowId: 7.5, prompt: 'row seven and a half' },
+				],
+			});
+			expect(result.error).toBeUndefined();
+			// Was, with a number not taken for a reference: null.
+			expect(result.outputOf(GENERATE).map((i) => i.json.reference)).toEqual(['42', '7.5']);
+			expect(result.outputOf(WAIT).map((i) => i.json.reference)).toEqual(['42', '7.5']);
+			const deliveries = await receiver.waitFor(2);
+			const byTask = new Map<unknown, unknown>();
+			for (const delivery of deliveries) {
+				expect(delivery.status).toBe(200);
+				const [item] = (await delivery.execution!).outputOf('Downstream');
+				expect(item.json.signed).toBe(true);
+				byTask.set(item.json.task_id, item.json.reference);
+			}
+			const ids = result.outputOf(GENERATE).map((i) => i.json.task_id);
+			expect(ids.map((id) => byTask.get(id))).toEqual(['42', '7.5']);
+		} finally {
+			await sim().idle();
+			await receiver.close();
+		}
+	});
+
+	it('a row carrying a numeric reference keeps it on Task → Download Files', async () => {
+		const api = client(sim());
+		const id = await api.create(sim().imageModelId, { prompt: 'from a sheet' });
+		await api.pollToEnd(id);
+		const wf = chain(
+			{ name: 'Start', type: MANUAL_TRIGGER_TYPE },
+			mediaNode(
+				{ resource: 'task', operation: 'downloadFiles', taskId: '={{ $json.task_id }}' },
+				{},
+				DOWNLOAD,
+			),
+		);
+		const result = await run(sim(), wf, { items: [{ task_id: id, reference: 1001 }] });
+		expect(result.error).toBeUndefined();
+		const [item] = result.outputOf(DOWNLOAD);
+		expect(item.json).toMatchObject({ task_id: id, status: 'finished', reference: '1001' });
 	});
 });

@@ -14,7 +14,7 @@ import { SIGNING_KEY_REFRESH_MS } from '../../nodes/MediaGenerationTrigger/memor
 import { URL_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/statusReads';
 import { signCallbackUrl, triggerWebhookIdOf } from '../../nodes/shared/callbackUrl';
 import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
-import { credentialResolutions } from '../harness/credentials';
+import { HarnessCredentialsHelper, credentialResolutions } from '../harness/credentials';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
 import { client } from '../simulator/client';
@@ -535,6 +535,49 @@ describe('duplicate suppression under concurrency and restarts', () => {
 		}
 		// One run per status at most: the forged failed one, and the genuine finished one, once.
 		expect(statuses.sort()).toEqual(['failed', 'finished']);
+	});
+
+	// Issue 52, item 3, point 6: calls that arrive while the Trigger reads its credential share
+	// that one read (SigningKeys.read; in n8n a database read) and go on together: each passes
+	// the early duplicate check before either takes the task. The check again at take time is
+	// what leaves the task one run.
+	it('Verify off: a "failed" arriving with the genuine "finished", both held by one credential read: one run, the finished one', async () => {
+		const s = await setup({ verify: false });
+		const taskId = await finishedTask(s, 'row-together');
+		const url = s.sim.task(taskId)!.callbackUrl!;
+		const read = HarnessCredentialsHelper.prototype.getDecrypted;
+		let reads = 0;
+		const slow = jest
+			.spyOn(HarnessCredentialsHelper.prototype, 'getDecrypted')
+			.mockImplementation(async function (this: HarnessCredentialsHelper, ...args) {
+				reads += 1;
+				await new Promise((r) => setTimeout(r, 400));
+				return await read.apply(this, args);
+			});
+		let answers;
+		try {
+			const genuine = s.sim.sendCallback(taskId);
+			const deadline = Date.now() + 10_000;
+			while (reads === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+			expect(reads).toBe(1);
+			const failed = s.sim.sendCallback(taskId, {
+				url,
+				body: { code: 200, data: { task_id: taskId, status: 'failed', error_message: 'x' } },
+			});
+			answers = await Promise.all([genuine, failed]);
+		} finally {
+			slow.mockRestore();
+		}
+		expect(answers.map((a) => a.status)).toEqual([200, 200]);
+		const [first, second] = await s.receiver.waitFor(2);
+		expect(first.answer).toMatchObject({ received: true, task_id: taskId });
+		expect(first.answer).not.toHaveProperty('duplicate');
+		// Was, without the check at take time: a second run, "failed", of the finished task.
+		expect(second.answer).toEqual({ received: true, duplicate: true, task_id: taskId });
+		const runs = await s.receiver.executions();
+		expect(runs.map((e) => e.outputOf('Downstream')[0].json.status)).toEqual(['finished']);
+		// Both calls waited for the same read: neither had passed the early check alone.
+		expect(reads).toBe(1);
 	});
 
 	it('10 callbacks arriving together are all remembered; after a restart, replaying them starts nothing', async () => {

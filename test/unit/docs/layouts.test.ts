@@ -27,13 +27,40 @@ function cellsOf(table: string): string[][] {
 		);
 }
 
+/** The index just past the call whose opening parenthesis is at \`open\` (string literals skipped). */
+function callEnd(src: string, open: number): number {
+	let depth = 0;
+	for (let i = open; i < src.length; i++) {
+		const ch = src[i];
+		if (ch === "'" || ch === '"' || ch === '`') {
+			for (i++; i < src.length && src[i] !== ch; i++) if (src[i] === '\\') i++;
+		} else if (ch === '(') depth++;
+		else if (ch === ')' && --depth === 0) return i + 1;
+	}
+	return src.length;
+}
+
+/** The source without the blocks jest skips whole: \`describe.skip(…)\`, \`xdescribe(…)\`. */
+function withoutSkippedBlocks(src: string): string {
+	const skipped = /(?<![.\w$])(?:describe\.skip|xdescribe)(?:\.each\([\s\S]*?\)\s*)?\(/g;
+	let out = src;
+	for (let m = skipped.exec(out); m; m = skipped.exec(out)) {
+		const end = callEnd(out, m.index + m[0].length - 1);
+		out = `${out.slice(0, m.index)}${' '.repeat(end - m.index)}${out.slice(end)}`;
+	}
+	return out;
+}
+
 /**
  * The titles of the tests a file runs: an \`it(\` or \`test(\` call (or \`.only\`, \`.each(…)\`)
- * outside comments, whose title is a string literal; \`it.skip\`, \`xit\`, \`test.todo\` and
- * a title in a comment are not tests that run.
+ * outside comments and skipped blocks, whose title is a string literal; \`it.skip\`, \`xit\`,
+ * \`test.todo\`, a test inside \`describe.skip\`/\`xdescribe\` and a title in a comment are not
+ * tests that run.
  */
 export function runningTitles(code: string): string[] {
-	const src = code.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+	const src = withoutSkippedBlocks(
+		code.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:'"`])\/\/.*$/gm, '$1'),
+	);
 	const call =
 		/(?<![.\w$])(?:it|test)(?:\.only)?(?:\.each\([\s\S]*?\)\s*)?\(\s*(['"`])((?:\\.|(?!\1)[\s\S])*)\1/g;
 	return [...src.matchAll(call)].map((m) => words(m[2].replace(/\\(.)/g, '$1')));
@@ -81,7 +108,12 @@ describe('a layout cell names a test that runs', () => {
 			"xit('nor this', () => {});",
 			"// it('nor one in a comment', () => {});",
 			"/* test('nor a block comment', () => {}); */",
+			"describe.skip('a skipped block (with a paren in its title', () => {",
+			"\tit('nor one in a skipped describe', () => { expect(f(')')).toBe(1); });",
+			'});',
+			"xdescribe('another', () => { test('nor one in an xdescribe', () => {}); });",
+			"describe('a running block', () => { it('but this one', () => {}); });",
 		].join('\n');
-		expect(runningTitles(code)).toEqual(['runs this', 'and this']);
+		expect(runningTitles(code)).toEqual(['runs this', 'and this', 'but this one']);
 	});
 });
