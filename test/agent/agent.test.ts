@@ -35,6 +35,7 @@ import {
 	exampleAgentWorkflow,
 	exampleSaveWorkflow,
 	exampleMcpWorkflow,
+	FETCH_SCHEDULE,
 	mcpBearerCredentialImport,
 	openAiCredentialImport,
 	toolName,
@@ -67,6 +68,8 @@ const SAVE = 'mgenSaveVideos1';
 const CAP = 3;
 /** Minutes after which the save example fetches a video whose callback never came. */
 const LATE_MINUTES = 15;
+/** How often the save example's schedule looks for such videos (its Every 15 Minutes). */
+const FETCH_EVERY_MINUTES = 15;
 /** The owner set up by the test: the n8n user the example's chat (n8n User Auth) lets in. */
 const OWNER_EMAIL = 'owner@example.com';
 /** The MCP Server Trigger's bearer token, new on every run. */
@@ -416,17 +419,6 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			expect(sim.task(taskId)!.endedAt).toBeUndefined();
 			expect(['not_started', 'queued', 'processing']).toContain(started.status);
 			expect(first.output).toBe(`Started, task ${taskId}`);
-			// The task is written where the user sees it: one row, who asked and what, 'submitted'.
-			expect(await rowsOfSession(session)).toEqual([
-				expect.objectContaining({
-					session,
-					user: OWNER_EMAIL,
-					prompt: args.prompt,
-					task_id: taskId,
-					status: 'submitted',
-					video_file: null,
-				}),
-			]);
 			// Authentication on the public chat: without the n8n session, n8n answers 401 and
 			// nothing runs (no model turn, no submission).
 			const turns = fake.turns().length;
@@ -442,6 +434,17 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			expect(anonymous.status).toBe(401);
 			expect(fake.turns()).toHaveLength(turns);
 			expect(submits()).toHaveLength(1);
+			// The task is written where the user sees it: one row, who asked and what, 'submitted'.
+			expect(await rowsOfSession(session)).toEqual([
+				expect.objectContaining({
+					session,
+					user: OWNER_EMAIL,
+					prompt: args.prompt,
+					task_id: taskId,
+					status: 'submitted',
+					video_file: null,
+				}),
+			]);
 
 			// The user does not repeat the task_id: the scripted model finds it in the conversation
 			// n8n sends it, which holds the earlier turns only through the Simple Memory.
@@ -526,6 +529,10 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 				example.nodes.find((n) => n.name === 'Start Video')?.parameters.options?.maxSubmissions,
 			).toBe(CAP);
 			const session = randomUUID();
+			// A message that calls no tool still gets its answer (no row, nothing submitted).
+			fake.script([{ content: 'Hello, what should I make?' }]);
+			expect((await userChat('hi', session)).output).toBe('Hello, what should I make?');
+			expect(await rowsOfSession(session)).toEqual([]);
 			const video = (i: number) => ({
 				prompt: `Product shot number ${i} of a ceramic mug [sim:duration=600000]`,
 				aspect_ratio: '1:1',
@@ -552,7 +559,9 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			expect(fake.problems).toEqual([]);
 			expect(answer.output).toBe('Started some of them.');
 			expect(submits()).toHaveLength(CAP);
-			expect(refusal).toContain(`more than Options → Max Submissions per Execution (${CAP})`);
+			expect(refusal).toContain(
+				`This execution would submit ${CAP + 1} generations (1 now, ${CAP} earlier in this execution), more than Options → Max Submissions per Execution (${CAP})`,
+			);
 			const rows = await rowsOfSession(session);
 			expect(rows.map((r) => r.task_id).sort()).toEqual(
 				sim
@@ -574,15 +583,21 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 		});
 	});
 
-	test(`a callback that never came (examples/save-finished-videos.json): the row stays 'submitted'; the fetch leaves it alone while younger than ${LATE_MINUTES} minutes, then downloads the video by its task ID, saves it and marks the row saved`, async () => {
+	test(`n8n restarted while a video renders, its callback lost (examples/save-finished-videos.json): the row stays 'submitted'; the fetch leaves it alone while younger than ${LATE_MINUTES} minutes, then downloads the video by its task ID, saves it and marks the row saved`, async () => {
 		await n8n.explain(async () => {
 			const saveExample = fs.readFileSync(
 				path.join(ROOT, 'examples', 'save-finished-videos.json'),
 				'utf8',
 			);
 			expect(saveExample).toContain(`$now.minus({ minutes: ${LATE_MINUTES} })`);
-			// The service's report is lost (n8n was down, or the save workflow unpublished).
-			sim.faults.add({ endpoint: 'callback', kind: 'drop' });
+			const schedule = (
+				JSON.parse(saveExample) as {
+					nodes: Array<{ name: string; parameters: Record<string, unknown> }>;
+				}
+			).nodes.find((n) => n.name === FETCH_SCHEDULE)?.parameters;
+			expect(schedule?.rule).toEqual({
+				interval: [{ field: 'minutes', minutesInterval: FETCH_EVERY_MINUTES }],
+			});
 			const session = randomUUID();
 			const args = {
 				prompt: 'A sailing boat at sunrise, drone shot [sim:duration=600000]',
@@ -597,14 +612,29 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			await userChat('A sailing boat video please', session);
 			expect(fake.problems).toEqual([]);
 			const [task] = sim.tasks();
+			// n8n stops (an update, a restart) while the video renders: the service's report, sent
+			// meanwhile with its retries, reaches nobody.
+			await n8n.stop();
 			sim.clock.advance(600_000);
-			await until('the callback dropped', async () =>
-				sim.callbacks.some((c) => c.taskId === task.id && c.status === 0),
-			);
+			await sim.idle();
+			const lost = sim.callbacks.filter((c) => c.taskId === task.id);
+			expect(lost.length).toBeGreaterThan(0);
+			expect(lost.filter((c) => c.status !== 0)).toEqual([]);
+			await n8n.start();
 			const saved = path.join(folder, `${task.id}.mp4`);
 			const fetchNow = async () => {
-				const res = await fetch(`${n8n.baseUrl}/${fetchPath}`, { method: 'POST', body: '{}' });
-				expect([res.status, (await res.text()).slice(0, 300)]).toEqual([200, expect.any(String)]);
+				// Published webhooks are registered shortly after n8n reports ready.
+				const deadline = Date.now() + 30_000;
+				for (;;) {
+					const res = await fetch(`${n8n.baseUrl}/${fetchPath}`, { method: 'POST', body: '{}' });
+					const text = await res.text();
+					if (res.status === 404 && Date.now() < deadline) {
+						await new Promise((r) => setTimeout(r, 250));
+						continue;
+					}
+					expect([res.status, text.slice(0, 300)]).toEqual([200, expect.any(String)]);
+					return;
+				}
 			};
 
 			// Asked a moment ago: its callback may still come; the fetch leaves it alone.
