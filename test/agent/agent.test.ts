@@ -605,13 +605,21 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 				duration: 8,
 				resolution: '720p',
 			};
+			// A second video that is still rendering when the fetch comes: its row waits for the next one.
+			const rendering = { ...args, prompt: 'A glacier calving, slow motion [sim:never]' };
 			fake.script([
-				{ toolCalls: [{ name: toolName('Start Video'), args }] },
+				{
+					toolCalls: [
+						{ name: toolName('Start Video'), args },
+						{ name: toolName('Start Video'), args: rendering },
+					],
+				},
 				{ content: 'Started.' },
 			]);
-			await userChat('A sailing boat video please', session);
+			await userChat('A sailing boat video please, and a glacier', session);
 			expect(fake.problems).toEqual([]);
-			const [task] = sim.tasks();
+			const task = sim.tasks().find((t) => t.prompt === args.prompt)!;
+			const still = sim.tasks().find((t) => t.prompt === rendering.prompt)!;
 			// n8n stops (an update, a restart) while the video renders: the service's report, sent
 			// meanwhile with its retries, reaches nobody.
 			await n8n.stop();
@@ -640,29 +648,29 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			// Asked a moment ago: its callback may still come; the fetch leaves it alone.
 			await fetchNow();
 			expect(fs.existsSync(saved)).toBe(false);
-			expect(await rowsOfSession(session)).toEqual([
-				expect.objectContaining({ task_id: task.id, status: 'submitted' }),
-			]);
+			const byTask = async () =>
+				Object.fromEntries((await rowsOfSession(session)).map((r) => [String(r.task_id), r]));
+			expect(await byTask()).toEqual({
+				[task.id]: expect.objectContaining({ status: 'submitted', error: null }),
+				[still.id]: expect.objectContaining({ status: 'submitted', error: null }),
+			});
 
 			// Older than the wait: fetched by its task ID (nothing paid again), saved, row updated.
-			await table.update(
-				{ task_id: task.id },
-				{ asked_at: new Date(Date.now() - (LATE_MINUTES + 5) * 60_000).toISOString() },
-			);
+			const older = new Date(Date.now() - (LATE_MINUTES + 5) * 60_000).toISOString();
+			for (const t of [task, still]) await table.update({ task_id: t.id }, { asked_at: older });
 			await fetchNow();
 			expect(
 				fs
 					.readFileSync(saved)
 					.equals(Buffer.concat([...mediaChunks(task.files[0].kind, task.files[0].size)])),
 			).toBe(true);
-			expect(await rowsOfSession(session)).toEqual([
-				expect.objectContaining({
-					task_id: task.id,
-					status: 'saved',
-					video_file: `${task.id}.mp4`,
-				}),
-			]);
-			expect(submits()).toHaveLength(1);
+			const rows = await byTask();
+			expect(rows[task.id]).toMatchObject({ status: 'saved', video_file: `${task.id}.mp4` });
+			// The one still rendering keeps 'submitted' for the next fetch, with the reason.
+			expect(rows[still.id]).toMatchObject({ status: 'submitted', video_file: null });
+			expect(String(rows[still.id].error)).toMatch(/is not finished yet/);
+			expect(fs.existsSync(path.join(folder, `${still.id}.mp4`))).toBe(false);
+			expect(submits()).toHaveLength(2);
 		});
 	});
 
