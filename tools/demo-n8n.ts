@@ -9,6 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import {
+	AGENT_TABLE,
+	AGENT_TABLE_COLUMNS,
 	chat,
 	exampleAgentWorkflow,
 	exampleSaveWorkflow,
@@ -204,7 +206,10 @@ export async function runJobsInN8n(options: {
 
 		// Job 1: the table, 20 rows, each result back in its row.
 		log('');
-		const table = await Table.create(n8n, await apiKeyOf(n8n, session));
+		const key = await apiKeyOf(n8n, session);
+		const table = await Table.create(n8n, key);
+		// The table the AI Agent example writes a row per video into, as its guide has the user create it.
+		await Table.createNamed(Table.publicApi(n8n, key), AGENT_TABLE, AGENT_TABLE_COLUMNS);
 		const sample = parseCsv(fs.readFileSync(SHIPPED_SHEET, 'utf8'));
 		await table.insert(sample);
 		log(

@@ -82,10 +82,63 @@ export function exampleSaveWorkflow(id: string, folder: string) {
 		const creds = node.credentials as Record<string, unknown> | undefined;
 		if (creds?.[CREDENTIAL_TYPE]) creds[CREDENTIAL_TYPE] = CREDENTIAL;
 	}
+	// The fetch of videos whose callback never came: "Fetch Now" becomes a production Webhook
+	// that answers when the run ends; the schedule is left out (it fires on the clock, so a run
+	// at a quarter past would be one the test did not start).
+	const fetchNow = wf.nodes.find((n) => n.name === FETCH_NOW);
+	if (!fetchNow) throw new Error(`save-finished-videos.json: no "${FETCH_NOW}" node`);
+	const fetchPath = `fetch-${randomUUID()}`;
+	Object.assign(fetchNow, {
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: randomUUID(),
+		parameters: {
+			httpMethod: 'POST',
+			path: fetchPath,
+			responseMode: 'lastNode',
+			responseData: 'allEntries',
+			options: {},
+		},
+	});
+	wf.nodes = wf.nodes.filter((n) => n.name !== FETCH_SCHEDULE);
+	delete wf.connections[FETCH_SCHEDULE];
 	return {
 		workflow: { ...wf, id, active: false },
 		productionPath: `webhook/${String(trigger.webhookId)}/media-generation`,
+		fetchPath: `webhook/${fetchPath}`,
 	};
+}
+
+/** The save example's trigger that fetches the videos whose callback never came, and its schedule. */
+export const FETCH_NOW = 'Fetch Now';
+export const FETCH_SCHEDULE = 'Every 15 Minutes';
+
+/** The Data Table both examples share, with the columns the guide has the user create. */
+export const AGENT_TABLE = 'agent_videos';
+export const AGENT_TABLE_COLUMNS = [
+	{ name: 'session', type: 'string' },
+	{ name: 'user', type: 'string' },
+	{ name: 'prompt', type: 'string' },
+	{ name: 'task_id', type: 'string' },
+	{ name: 'status', type: 'string' },
+	{ name: 'asked_at', type: 'date' },
+	{ name: 'video_file', type: 'string' },
+	{ name: 'error', type: 'string' },
+];
+
+/**
+ * The Chat Trigger made public with Authentication "n8n User Auth" and Include User in Output
+ * on, as the guide has the user set it: only a signed-in n8n user gets an answer.
+ */
+export function withUserAuth<W extends Workflow>(wf: W): W {
+	const trigger = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+	if (!trigger) throw new Error(`${wf.id}: no Chat Trigger`);
+	trigger.parameters = {
+		...trigger.parameters,
+		authentication: 'n8nUserAuth',
+		includeUserInOutput: true,
+	};
+	return wf;
 }
 
 /** Puts `url` into the Callback URL of the workflow's Start Video tool, as the user pastes it. */
@@ -192,12 +245,13 @@ export async function chat(
 	webhookId: string,
 	message: string,
 	sessionId = randomUUID(),
+	headers: Record<string, string> = {},
 ) {
 	const deadline = Date.now() + 30_000;
 	for (;;) {
 		const res = await fetch(`${n8n.baseUrl}/webhook/${webhookId}/chat`, {
 			method: 'POST',
-			headers: { 'content-type': 'application/json' },
+			headers: { 'content-type': 'application/json', ...headers },
 			body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput: message }),
 		});
 		const text = await res.text();

@@ -13,7 +13,8 @@ import * as path from 'node:path';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { N8nInstance, ROOT, removeEmptyRunFolder } from '../e2e/n8n';
-import { rest, setupOwner } from '../e2e/rest';
+import { rest, setupOwner, type RestSession } from '../e2e/rest';
+import { Table, type TableRow } from '../e2e/table';
 import { credentialImport } from '../e2e/workflows';
 import {
 	startFakeOpenAi,
@@ -27,16 +28,20 @@ import {
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+	AGENT_TABLE,
+	AGENT_TABLE_COLUMNS,
 	agentWorkflow,
 	chat,
 	exampleAgentWorkflow,
 	exampleSaveWorkflow,
 	exampleMcpWorkflow,
+	FETCH_SCHEDULE,
 	mcpBearerCredentialImport,
 	openAiCredentialImport,
 	toolName,
 	toolNode,
 	withStartVideoCallback,
+	withUserAuth,
 } from './agent-workflows';
 
 jest.setTimeout(240_000);
@@ -59,6 +64,14 @@ const EXAMPLE = 'mgenAgentExampl';
 const TOOLS = 'mgenAgentTools1';
 const MCP = 'mgenMcpExample1';
 const SAVE = 'mgenSaveVideos1';
+/** Options → Max Submissions per Execution of the example's Start Video: the videos one chat message may start. */
+const CAP = 3;
+/** Minutes after which the save example fetches a video whose callback never came. */
+const LATE_MINUTES = 15;
+/** How often the save example's schedule looks for such videos (its Every 15 Minutes). */
+const FETCH_EVERY_MINUTES = 15;
+/** The owner set up by the test: the n8n user the example's chat (n8n User Auth) lets in. */
+const OWNER_EMAIL = 'owner@example.com';
 /** The MCP Server Trigger's bearer token, new on every run. */
 const MCP_TOKEN = randomBytes(16).toString('hex');
 const ALLOWED = {
@@ -117,6 +130,11 @@ let fake: FakeOpenAi;
 let n8n: N8nInstance;
 const webhooks: Record<string, string> = {};
 let mcpPath: string;
+/** The save example's "Fetch Now", a production Webhook here (see exampleSaveWorkflow). */
+let fetchPath: string;
+let owner: RestSession;
+/** The Data Table both examples write, created as the guide says. */
+let table: Table;
 /** Where save-finished-videos.json writes (the only folder n8n may write to here). */
 let folder: string;
 
@@ -136,10 +154,14 @@ beforeAll(async () => {
 			mcpBearerCredentialImport(MCP_TOKEN),
 		]);
 		const save = exampleSaveWorkflow(SAVE, folder);
-		const example = withStartVideoCallback(
-			exampleAgentWorkflow('agent-media-generation.json', EXAMPLE),
-			`${n8n.baseUrl}/${save.productionPath}`,
+		// Public with n8n User Auth, as the guide's step has the user set it.
+		const example = withUserAuth(
+			withStartVideoCallback(
+				exampleAgentWorkflow('agent-media-generation.json', EXAMPLE),
+				`${n8n.baseUrl}/${save.productionPath}`,
+			),
 		);
+		fetchPath = save.fetchPath;
 		const test = agentWorkflow(TOOLS, tools);
 		const mcp = exampleMcpWorkflow('mcp-media-generation.json', MCP);
 		webhooks[EXAMPLE] = example.webhookId;
@@ -149,6 +171,12 @@ beforeAll(async () => {
 		await n8n.start();
 		// Published as the editor does it (no `n8n publish:workflow` process per workflow).
 		const session = await setupOwner(n8n);
+		owner = session;
+		table = await Table.createNamed(
+			Table.publicApi(n8n, await ownerApiKey(session)),
+			AGENT_TABLE,
+			AGENT_TABLE_COLUMNS,
+		);
 		for (const id of [EXAMPLE, TOOLS, MCP, SAVE]) {
 			const { data } = await rest<{ versionId: string }>(n8n, `/workflows/${id}`, { session });
 			await rest(n8n, `/workflows/${id}/activate`, {
@@ -168,6 +196,34 @@ afterAll(async () => {
 });
 
 beforeEach(() => sim.reset());
+
+/** An API key of the owner (n8n's public API reads and writes Data Table rows). */
+async function ownerApiKey(session: RestSession) {
+	const scopes = (await rest<string[]>(n8n, '/api-keys/scopes', { session })).data;
+	const { data } = await rest<{ rawApiKey?: string; apiKey?: string }>(n8n, '/api-keys', {
+		method: 'POST',
+		session,
+		body: { label: 'agent layer', scopes, expiresAt: null },
+	});
+	const key = data.rawApiKey ?? data.apiKey;
+	if (!key) throw new Error('no key in the answer of POST /rest/api-keys');
+	return key;
+}
+/** A chat message to the example, sent by the signed-in owner (its Chat Trigger has n8n User Auth). */
+const userChat = (message: string, session: ReturnType<typeof randomUUID>) =>
+	chat(n8n, webhooks[EXAMPLE], message, session, { cookie: owner.cookie });
+/** The table's rows of one chat session. */
+const rowsOfSession = async (session: string): Promise<TableRow[]> =>
+	(await table.rows()).filter((r) => r.session === session);
+async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 60_000) {
+	const deadline = Date.now() + ms;
+	for (;;) {
+		const v = await check();
+		if (v !== undefined && v !== false) return v;
+		if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+		await new Promise((r) => setTimeout(r, 200));
+	}
+}
 
 const submits = () => sim.requests.filter((r) => r.endpoint === 'submit');
 const submitBodies = () =>
@@ -346,12 +402,7 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 					content: `Started, task ${String(firstItem(parse(lastToolResult(request).content)).task_id)}`,
 				}),
 			]);
-			const first = await chat(
-				n8n,
-				webhooks[EXAMPLE],
-				'Make a 12 second video of a neon market',
-				session,
-			);
+			const first = await userChat('Make a 12 second video of a neon market', session);
 			expect(fake.problems).toEqual([]);
 			// Submitted once, with the save workflow's trigger as callback (signed by the node).
 			expect(submitBodies()).toEqual([
@@ -368,6 +419,32 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 			expect(sim.task(taskId)!.endedAt).toBeUndefined();
 			expect(['not_started', 'queued', 'processing']).toContain(started.status);
 			expect(first.output).toBe(`Started, task ${taskId}`);
+			// Authentication on the public chat: without the n8n session, n8n answers 401 and
+			// nothing runs (no model turn, no submission).
+			const turns = fake.turns().length;
+			const anonymous = await fetch(`${n8n.baseUrl}/webhook/${webhooks[EXAMPLE]}/chat`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({
+					action: 'sendMessage',
+					sessionId: session,
+					chatInput: 'Make a video',
+				}),
+			});
+			expect(anonymous.status).toBe(401);
+			expect(fake.turns()).toHaveLength(turns);
+			expect(submits()).toHaveLength(1);
+			// The task is written where the user sees it: one row, who asked and what, 'submitted'.
+			expect(await rowsOfSession(session)).toEqual([
+				expect.objectContaining({
+					session,
+					user: OWNER_EMAIL,
+					prompt: args.prompt,
+					task_id: taskId,
+					status: 'submitted',
+					video_file: null,
+				}),
+			]);
 
 			// The user does not repeat the task_id: the scripted model finds it in the conversation
 			// n8n sends it, which holds the earlier turns only through the Simple Memory.
@@ -398,7 +475,7 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 					},
 				]);
 			check();
-			const early = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready?', session);
+			const early = await userChat('Is my video ready?', session);
 			expect(fake.problems).toEqual([]);
 			expect(remembered(fake.turns()[0].body!)).toBe(taskId);
 			expect(early.output).toMatch(/^Still (not_started|queued|processing)$/);
@@ -417,9 +494,15 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 					.readFileSync(saved)
 					.equals(Buffer.concat([...mediaChunks(task.files[0].kind, task.files[0].size)])),
 			).toBe(true);
+			// ...and marks its row saved.
+			const [savedRow] = await until('the row marked saved', async () => {
+				const rows = await rowsOfSession(session);
+				return rows[0]?.status === 'saved' && rows;
+			});
+			expect(savedRow).toMatchObject({ task_id: taskId, video_file: `${taskId}.mp4` });
 
 			check();
-			const later = await chat(n8n, webhooks[EXAMPLE], 'Is my video ready now?', session);
+			const later = await userChat('Is my video ready now?', session);
 			expect(fake.problems).toEqual([]);
 			const done = firstItem(parse(lastToolResult(fake.turns()[1].body!).content));
 			expect(done).toMatchObject({ task_id: taskId, status: 'finished' });
@@ -429,8 +512,165 @@ describe('the node as an AI Agent tool (n8n 2.41.1, scripted chat model)', () =>
 				task.files.map((f) => [f.url, 'video/mp4']),
 			);
 			expect(later.output).toBe(`Ready: ${task.files[0].url}`);
-			// Checking cost no new generation.
+			// Checking cost no new generation, and wrote no row.
 			expect(submits()).toHaveLength(1);
+			expect(await rowsOfSession(session)).toHaveLength(1);
+		});
+	});
+
+	test(`a cap per chat message (examples/agent-media-generation.json): the model asks for ${CAP + 1} videos at once; Start Video's Max Submissions per Execution starts ${CAP}, refuses the next with nothing sent, and the table gets one row per task; the next message may start again`, async () => {
+		await n8n.explain(async () => {
+			const example = JSON.parse(
+				fs.readFileSync(path.join(ROOT, 'examples', 'agent-media-generation.json'), 'utf8'),
+			) as {
+				nodes: Array<{ name: string; parameters: { options?: { maxSubmissions?: number } } }>;
+			};
+			expect(
+				example.nodes.find((n) => n.name === 'Start Video')?.parameters.options?.maxSubmissions,
+			).toBe(CAP);
+			const session = randomUUID();
+			// A message that calls no tool still gets its answer (no row, nothing submitted).
+			fake.script([{ content: 'Hello, what should I make?' }]);
+			expect((await userChat('hi', session)).output).toBe('Hello, what should I make?');
+			expect(await rowsOfSession(session)).toEqual([]);
+			const video = (i: number) => ({
+				prompt: `Product shot number ${i} of a ceramic mug [sim:duration=600000]`,
+				aspect_ratio: '1:1',
+				duration: 4,
+				resolution: '480p',
+			});
+			let refusal = '';
+			fake.script([
+				{
+					toolCalls: Array.from({ length: CAP + 1 }, (_, i) => ({
+						name: toolName('Start Video'),
+						args: video(i),
+					})),
+				},
+				(request) => {
+					refusal = toolResults(request)
+						.map((r) => r.content)
+						.filter((c) => /Max Submissions per Execution/.test(c))
+						.join('\n');
+					return { content: 'Started some of them.' };
+				},
+			]);
+			const answer = await userChat(`Make ${CAP + 1} mug videos`, session);
+			expect(fake.problems).toEqual([]);
+			expect(answer.output).toBe('Started some of them.');
+			expect(submits()).toHaveLength(CAP);
+			expect(refusal).toContain(
+				`This execution would submit ${CAP + 1} generations (1 now, ${CAP} earlier in this execution), more than Options → Max Submissions per Execution (${CAP})`,
+			);
+			const rows = await rowsOfSession(session);
+			expect(rows.map((r) => r.task_id).sort()).toEqual(
+				sim
+					.tasks()
+					.map((t) => t.id)
+					.sort(),
+			);
+			expect(rows.every((r) => r.status === 'submitted' && r.user === OWNER_EMAIL)).toBe(true);
+
+			// The cap is per execution, one per chat message: the next message starts the rest.
+			fake.script([
+				{ toolCalls: [{ name: toolName('Start Video'), args: video(CAP) }] },
+				{ content: 'Started the last one.' },
+			]);
+			await userChat('Now the last one', session);
+			expect(fake.problems).toEqual([]);
+			expect(submits()).toHaveLength(CAP + 1);
+			expect(await rowsOfSession(session)).toHaveLength(CAP + 1);
+		});
+	});
+
+	test(`n8n restarted while a video renders, its callback lost (examples/save-finished-videos.json): the row stays 'submitted'; the fetch leaves it alone while younger than ${LATE_MINUTES} minutes, then downloads the video by its task ID, saves it and marks the row saved`, async () => {
+		await n8n.explain(async () => {
+			const saveExample = fs.readFileSync(
+				path.join(ROOT, 'examples', 'save-finished-videos.json'),
+				'utf8',
+			);
+			expect(saveExample).toContain(`$now.minus({ minutes: ${LATE_MINUTES} })`);
+			const schedule = (
+				JSON.parse(saveExample) as {
+					nodes: Array<{ name: string; parameters: Record<string, unknown> }>;
+				}
+			).nodes.find((n) => n.name === FETCH_SCHEDULE)?.parameters;
+			expect(schedule?.rule).toEqual({
+				interval: [{ field: 'minutes', minutesInterval: FETCH_EVERY_MINUTES }],
+			});
+			const session = randomUUID();
+			const args = {
+				prompt: 'A sailing boat at sunrise, drone shot [sim:duration=600000]',
+				aspect_ratio: '16:9',
+				duration: 8,
+				resolution: '720p',
+			};
+			// A second video that is still rendering when the fetch comes: its row waits for the next one.
+			const rendering = { ...args, prompt: 'A glacier calving, slow motion [sim:never]' };
+			fake.script([
+				{
+					toolCalls: [
+						{ name: toolName('Start Video'), args },
+						{ name: toolName('Start Video'), args: rendering },
+					],
+				},
+				{ content: 'Started.' },
+			]);
+			await userChat('A sailing boat video please, and a glacier', session);
+			expect(fake.problems).toEqual([]);
+			const task = sim.tasks().find((t) => t.prompt === args.prompt)!;
+			const still = sim.tasks().find((t) => t.prompt === rendering.prompt)!;
+			// n8n stops (an update, a restart) while the video renders: the service's report, sent
+			// meanwhile with its retries, reaches nobody.
+			await n8n.stop();
+			sim.clock.advance(600_000);
+			await sim.idle();
+			const lost = sim.callbacks.filter((c) => c.taskId === task.id);
+			expect(lost.length).toBeGreaterThan(0);
+			expect(lost.filter((c) => c.status !== 0)).toEqual([]);
+			await n8n.start();
+			const saved = path.join(folder, `${task.id}.mp4`);
+			const fetchNow = async () => {
+				// Published webhooks are registered shortly after n8n reports ready.
+				const deadline = Date.now() + 30_000;
+				for (;;) {
+					const res = await fetch(`${n8n.baseUrl}/${fetchPath}`, { method: 'POST', body: '{}' });
+					const text = await res.text();
+					if (res.status === 404 && Date.now() < deadline) {
+						await new Promise((r) => setTimeout(r, 250));
+						continue;
+					}
+					expect([res.status, text.slice(0, 300)]).toEqual([200, expect.any(String)]);
+					return;
+				}
+			};
+
+			// Asked a moment ago: its callback may still come; the fetch leaves it alone.
+			await fetchNow();
+			expect(fs.existsSync(saved)).toBe(false);
+			const byTask = async () =>
+				Object.fromEntries((await rowsOfSession(session)).map((r) => [String(r.task_id), r]));
+			expect(await byTask()).toEqual({
+				[task.id]: expect.objectContaining({ status: 'submitted', error: null }),
+				[still.id]: expect.objectContaining({ status: 'submitted', error: null }),
+			});
+
+			// Older than the wait: fetched by its task ID (nothing paid again), saved, row updated.
+			const older = new Date(Date.now() - (LATE_MINUTES + 5) * 60_000).toISOString();
+			for (const t of [task, still]) await table.update({ task_id: t.id }, { asked_at: older });
+			await fetchNow();
+			expect(
+				fs
+					.readFileSync(saved)
+					.equals(Buffer.concat([...mediaChunks(task.files[0].kind, task.files[0].size)])),
+			).toBe(true);
+			const rows = await byTask();
+			expect(rows[task.id]).toMatchObject({ status: 'saved', video_file: `${task.id}.mp4` });
+			// The one still rendering keeps 'submitted' for the next fetch, with the reason.
+			expect(rows[still.id]).toMatchObject({ status: 'submitted', video_file: null });
+			expect(String(rows[still.id].error)).toMatch(/is not finished yet/);
+			expect(fs.existsSync(path.join(folder, `${still.id}.mp4`))).toBe(false);
+			expect(submits()).toHaveLength(2);
 		});
 	});
 

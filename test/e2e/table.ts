@@ -103,11 +103,27 @@ export class Table {
 
 	/** The same through another way to call the public API (a queue-mode cluster's main). */
 	static async createWith(call: ApiCall): Promise<Table> {
-		const created = await call<{ id: string }>('POST', '/data-tables', {
-			name: TABLE_NAME,
-			columns: TABLE_COLUMNS.map((name) => ({ name, type: 'string' })),
-		});
+		return await Table.createNamed(
+			call,
+			TABLE_NAME,
+			TABLE_COLUMNS.map((name) => ({ name, type: 'string' })),
+		);
+	}
+
+	/** Another table a guide has the user create: its name and typed columns. */
+	static async createNamed(
+		call: ApiCall,
+		name: string,
+		columns: Array<{ name: string; type: string }>,
+	): Promise<Table> {
+		const created = await call<{ id: string }>('POST', '/data-tables', { name, columns });
 		return new Table(call, created.id);
+	}
+
+	/** A call of `n8n`'s public API with `key`. */
+	static publicApi(n8n: N8nInstance, key: string): ApiCall {
+		return async <T>(method: string, p: string, body?: unknown) =>
+			await api<T>(n8n, key, method, p, body);
 	}
 
 	async insert(rows: TableRow[]): Promise<void> {

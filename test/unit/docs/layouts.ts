@@ -39,6 +39,7 @@ const QUEUE = 'test/queue/queue.test.ts';
 const RETRIES = 'test/engine/retries.test.ts';
 const PARKED_E2E = 'test/e2e/durable-wait.test.ts';
 const LOST_RUNS_E2E = 'test/e2e/lost-runs.test.ts';
+const AGENT = 'test/agent/agent.test.ts';
 
 export const LAYOUTS: Layout[] = [
 	{
@@ -67,6 +68,23 @@ export const LAYOUTS: Layout[] = [
 				text: 'the rows of the batch being sent (at most 50) are marked "may have been charged" and never sent again; every other row gets its video',
 				shownBy: { file: TABLE_E2E, title: 'killed (SIGKILL) while it sends' },
 			},
+		],
+	},
+	{
+		name: 'The AI Agent job: Start Video (_Wait for Completion_ off) with a Callback URL to the Trigger that saves each video, a row per task in a Data table, and a scheduled fetch of the rows whose callback never came ([an AI Agent that makes videos](agent-videos.md))',
+		promise:
+			'the AI Agent job keeps every task ID in a table and fetches each video whose callback was lost, paying nothing again',
+		cells: [
+			{
+				text: "every task ID is in the table; a video whose callback came while n8n was down stays 'submitted' until the save workflow's scheduled fetch downloads it by its task ID, saves it and marks its row saved; nothing is submitted again",
+				shownBy: {
+					file: AGENT,
+					title: 'n8n restarted while a video renders, its callback lost',
+				},
+			},
+			notTested,
+			notTested,
+			notTested,
 		],
 	},
 	{
