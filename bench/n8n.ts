@@ -356,6 +356,9 @@ interface CrashSafeRun {
 	status: string;
 }
 
+/** The crash-safe bench's video tasks (docs/performance.md). */
+export const CRASH_SAFE_TASK_MS = 10_000;
+
 /**
  * Issue 39: the crash-safe layout against today's polling path, on the same rows. n8n writes the
  * whole execution data after each node when "Save execution progress" is on
@@ -910,8 +913,8 @@ export async function main(argv: string[]) {
 				quick
 					? [{ items: 2, taskMs: 1_000 }]
 					: [
-							{ items: 6, taskMs: 10_000 },
-							{ items: 50, taskMs: 10_000 },
+							{ items: 6, taskMs: CRASH_SAFE_TASK_MS },
+							{ items: 50, taskMs: CRASH_SAFE_TASK_MS },
 						],
 			);
 			printCrashSafe(results.crashSafe as CrashSafeRun[]);
