@@ -71,7 +71,8 @@ describe("issue 52's wrong edits each fail the check", () => {
 			to: '909 → 1061 MB<!--',
 			figure: '"909 → 1061 MB"',
 		},
-		{ doc: 'CHANGELOG.md', from: '4.2x', to: '4.1x', figure: '"4.1x"' },
+		// CHANGELOG's "4.2x as the issue measured it" is a string of n8n-faults.json (no number to bind): said without it; the previous code's ratio instead
+		{ doc: 'CHANGELOG.md', from: '2.79x<!--', to: '2.69x<!--', figure: '"2.69x"' },
 	];
 	let root: string;
 	beforeAll(() => {
