@@ -63,7 +63,8 @@ describe("issue 52's wrong edits each fail the check", () => {
 		{ doc: 'README.md', from: 'at 0.70<!--', to: 'at 1.05<!--', figure: '"1.05"' },
 		{ doc: 'README.md', from: 'up to 1.2×', to: 'up to 1.6×', figure: '"1.6×"' },
 		{ doc: 'README.md', from: 'median 2.6 s<!--', to: 'median 1 s<!--', figure: '"1 s"' },
-		{ doc: 'docs/reliability.md', from: '3 of 6', to: '0 of 6', figure: '"0 of 6"' },
+		// reliability.md's "3 of 6" (a one-off run, no results file) is said without numbers: the burst's count instead
+		{ doc: 'docs/reliability.md', from: '50 of 50<!--', to: '40 of 50<!--', figure: '"40 of 50"' },
 		// security.md's "503 after 3 ms" (one run's timing) is said without a number now: its flood's tree instead
 		{
 			doc: 'docs/security.md',
