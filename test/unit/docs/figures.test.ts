@@ -169,6 +169,16 @@ describe('the rules, on docs of their own', () => {
 		);
 	});
 
+	it('a sentence that names the block marker opens no block: the figures after it are still checked', () => {
+		// docs/performance.md said "(`<!-- figures: bench/results/... -->`)" in a sentence, and the
+		// check skipped everything from there to the next block's end.
+		write(
+			'docs/a.md',
+			'# A\n\nBlocks are marked (`<!-- figures: bench/results/... -->`).\n\nThe node took 1.05x the helpers.\n',
+		);
+		expect(report(check(root, goodGit))).toMatch(/^docs\/a\.md:5: "1\.05x" names no value/);
+	});
+
 	it('a bound figure is its value, rendered at the decimals written, in the unit declared', () => {
 		write('nodes/limits.ts', 'export const LIMITS = { ttlMs: 10 * 60_000, burst: 3 };\n');
 		const doc = (text: string) => write('docs/a.md', `# A\n\n${text}\n`);
