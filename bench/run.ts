@@ -46,6 +46,7 @@ import {
 	faultsBenchmark,
 	lagTargets,
 	READ_BUDGET,
+	READ_BUDGET_FROM_MS,
 	USUAL_FAULTS,
 	type FaultRow,
 	learningBenchmark,
@@ -224,7 +225,7 @@ function verdict(
 	const target = lagTargets(durationMs);
 	const missed = [
 		lag.lagMedianMs > target.medianMs || lag.lagP90Ms > target.p90Ms ? 'LATE' : '',
-		durationMs >= 60_000 && ratio > readBudget ? 'READS' : '',
+		durationMs >= READ_BUDGET_FROM_MS && ratio > readBudget ? 'READS' : '',
 	].filter(Boolean);
 	return missed.length ? missed.join(' ') : 'met';
 }

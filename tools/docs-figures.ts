@@ -85,7 +85,8 @@ export interface Block {
 	end: number;
 }
 
-const OPEN = /<!-- figures: (\S+)(.*?)-->/;
+// A marker on a line of its own: a sentence that names the marker (`<!-- figures: … -->`) opens no block.
+const OPEN = /^\s*<!-- figures: (\S+)(.*?)-->\s*$/;
 const CLOSE = '<!-- /figures -->';
 
 export function findBlocks(doc: string, text: string): Block[] {

@@ -18,6 +18,8 @@ import type { ModelDefinition } from './types';
 export const MODEL_ID = 'vidmodel-1.5-pro';
 export const ASPECT_RATIOS = ['1:1', '21:9', '4:3', '3:4', '16:9', '9:16'] as const;
 export const DURATIONS = [4, 8, 12] as const;
+/** The Duration the panel preselects: the shortest, so an untouched panel spends the fewest credits. */
+export const PRESET_DURATION = 4;
 export const RESOLUTIONS = [
 	{ value: '480p', name: '480p (Standard)' },
 	{ value: '720p', name: '720p (High)' },
@@ -62,8 +64,7 @@ export const vidmodel15Pro: ModelDefinition = {
 			type: 'options',
 			required: true,
 			options: DURATIONS.map((d) => ({ name: `${d} Seconds`, value: d })),
-			// The shortest, so an untouched panel spends the fewest credits.
-			default: 4,
+			default: PRESET_DURATION,
 			description: 'Length of the video in seconds',
 		},
 		{

@@ -63,7 +63,8 @@ describe("issue 52's wrong edits each fail the check", () => {
 		{ doc: 'README.md', from: 'at 0.70<!--', to: 'at 1.05<!--', figure: '"1.05"' },
 		{ doc: 'README.md', from: 'up to 1.2×', to: 'up to 1.6×', figure: '"1.6×"' },
 		{ doc: 'README.md', from: 'median 2.6 s<!--', to: 'median 1 s<!--', figure: '"1 s"' },
-		{ doc: 'docs/reliability.md', from: '3 of 6', to: '0 of 6', figure: '"0 of 6"' },
+		// reliability.md's "3 of 6" (a one-off run, no results file) is said without numbers: the burst's count instead
+		{ doc: 'docs/reliability.md', from: '50 of 50<!--', to: '40 of 50<!--', figure: '"40 of 50"' },
 		// security.md's "503 after 3 ms" (one run's timing) is said without a number now: its flood's tree instead
 		{
 			doc: 'docs/security.md',
@@ -71,7 +72,8 @@ describe("issue 52's wrong edits each fail the check", () => {
 			to: '909 → 1061 MB<!--',
 			figure: '"909 → 1061 MB"',
 		},
-		{ doc: 'CHANGELOG.md', from: '4.2x', to: '4.1x', figure: '"4.1x"' },
+		// CHANGELOG's "4.2x as the issue measured it" is a string of n8n-faults.json (no number to bind): said without it; the previous code's ratio instead
+		{ doc: 'CHANGELOG.md', from: '2.79x<!--', to: '2.69x<!--', figure: '"2.69x"' },
 	];
 	let root: string;
 	beforeAll(() => {
@@ -165,6 +167,16 @@ describe('the rules, on docs of their own', () => {
 		expect(report(check(root, goodGit))).toMatch(
 			/^docs\/a\.md:3: "1\.05x" names no value: bind it: write the figure followed by <!-- = FILE#KEY -->/,
 		);
+	});
+
+	it('a sentence that names the block marker opens no block: the figures after it are still checked', () => {
+		// docs/performance.md said "(`<!-- figures: bench/results/... -->`)" in a sentence, and the
+		// check skipped everything from there to the next block's end.
+		write(
+			'docs/a.md',
+			'# A\n\nBlocks are marked (`<!-- figures: bench/results/... -->`).\n\nThe node took 1.05x the helpers.\n',
+		);
+		expect(report(check(root, goodGit))).toMatch(/^docs\/a\.md:5: "1\.05x" names no value/);
 	});
 
 	it('a bound figure is its value, rendered at the decimals written, in the unit declared', () => {

@@ -64,3 +64,16 @@ test('the word list finds bold and italics, not code, links or HTML comments', (
 		),
 	).toEqual(['Publish', 'two lines', '`products`', 'Production URL']);
 });
+
+// docs/form-photos-to-videos.md states the example's settings as figures bound to these
+// (CONTRIBUTING.md, "Figures in the docs"): the example must set them.
+const FORM_EXAMPLE = { durationSeconds: 4, timeoutMinutes: 15 };
+
+test("form-photos-to-videos.md's Duration and Timeout are the example's", () => {
+	const example = readExample('form-photo-to-video.json');
+	const params = (node: string) => example.nodes.find((n) => n.name === node)?.parameters ?? {};
+	const animate = params('Animate Photo').vidmodel20FastOptions as { duration?: unknown };
+	const wait = params('Wait for Video').options as { timeoutMinutes?: unknown };
+	expect(animate.duration).toBe(FORM_EXAMPLE.durationSeconds);
+	expect(wait.timeoutMinutes).toBe(FORM_EXAMPLE.timeoutMinutes);
+});

@@ -93,7 +93,12 @@ function tableBodyRows(text: string): string[][] {
 	return table
 		.slice(1)
 		.filter((line) => !/^\|[\s:|-]+\|$/.test(line))
-		.map((line) => line.split('|').map((cell) => cell.trim()));
+		.map((line) =>
+			line
+				.replace(/<!--.*?-->/g, '') // a figure's binding (CONTRIBUTING.md, "Figures in the docs")
+				.split('|')
+				.map((cell) => cell.trim()),
+		);
 }
 
 const KIND_HEADING: Record<string, string> = { image: 'Image', video: 'Video', music: 'Music' };
