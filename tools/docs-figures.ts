@@ -53,14 +53,21 @@ export function docFiles(root = ROOT): string[] {
 
 /**
  * The part of a doc whose figures are checked: all of it, except CHANGELOG.md, where only the
- * Unreleased section speaks for this code (a released entry says what that release did). The rest
- * is blanked, so line numbers stay.
+ * sections that speak for this code are: Unreleased, and the section of the version package.json
+ * holds (released from this code: it stays checked until the next release). Older entries say
+ * what their release did. The rest is blanked, so line numbers stay.
  */
-export function scanned(doc: string, text: string): string {
+export function scanned(doc: string, text: string, root = ROOT): string {
 	if (doc !== 'CHANGELOG.md') return text;
 	const start = text.indexOf('\n## [Unreleased]');
-	const end = text.indexOf('\n## [', start + 1);
 	if (start < 0) return '';
+	let end = text.indexOf('\n## [', start + 1);
+	const pkg = path.join(root, 'package.json');
+	const version = fs.existsSync(pkg)
+		? (JSON.parse(fs.readFileSync(pkg, 'utf8')) as { version?: string }).version
+		: undefined;
+	if (end >= 0 && version && text.startsWith(`\n## [${version}]`, end))
+		end = text.indexOf('\n## [', end + 1);
 	if (end < 0) return text;
 	return text.slice(0, end) + text.slice(end).replace(/[^\n]/g, '');
 }
@@ -907,7 +914,7 @@ export function check(root = ROOT, git: GitView = gitView(root)): Problem[] {
 	const unbound = readUnbound(root);
 	const listedSeen = new Set<string>();
 	for (const doc of docFiles(root)) {
-		const text = scanned(doc, fs.readFileSync(path.join(root, doc), 'utf8'));
+		const text = scanned(doc, fs.readFileSync(path.join(root, doc), 'utf8'), root);
 		for (const b of findBlocks(doc, text)) {
 			const rel = b.spec.split('#')[0];
 			let want: string;
@@ -965,7 +972,7 @@ export function check(root = ROOT, git: GitView = gitView(root)): Problem[] {
 export function unboundNow(root = ROOT): string[] {
 	const out: string[] = [];
 	for (const doc of docFiles(root)) {
-		const text = scanned(doc, fs.readFileSync(path.join(root, doc), 'utf8'));
+		const text = scanned(doc, fs.readFileSync(path.join(root, doc), 'utf8'), root);
 		for (const u of units(doc, text)) {
 			let rest = u.text;
 			for (const b of bindings(doc, u.line, u.text).reverse())

@@ -83,7 +83,8 @@ describe("issue 52's wrong edits each fail the check", () => {
 		fs.mkdirSync(path.join(root, 'tools'));
 		fs.copyFileSync('tools/figures-unbound.txt', path.join(root, 'tools/figures-unbound.txt'));
 		fs.cpSync('docs', path.join(root, 'docs'), { recursive: true });
-		for (const f of ['README.md', 'CHANGELOG.md']) fs.copyFileSync(f, path.join(root, f));
+		for (const f of ['README.md', 'CHANGELOG.md', 'package.json'])
+			fs.copyFileSync(f, path.join(root, f));
 	});
 	afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
