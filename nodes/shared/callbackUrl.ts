@@ -119,7 +119,7 @@ export function isResumeUrl(url: string): boolean {
 }
 
 /** The webhookId of the Trigger a URL's path names (`…/<webhookId>/media-generation`), if any. */
-export function triggerWebhookIdOf(url: string): string | undefined {
+export function triggerWebhookIdOf(url: string | URL): string | undefined {
 	try {
 		return TRIGGER_PATH_PATTERN.exec(new URL(url).pathname)?.[1];
 	} catch {
@@ -147,10 +147,9 @@ export function signCallbackUrl(url: string, apiKey: string): string {
 	parsed.searchParams.delete(NONCE_PARAM);
 	parsed.searchParams.append(NONCE_PARAM, nonce);
 	const reference = parsed.searchParams.get(REFERENCE_PARAM) ?? undefined;
-	const webhookId = TRIGGER_PATH_PATTERN.exec(parsed.pathname)?.[1];
 	parsed.searchParams.append(
 		SIGNATURE_PARAM,
-		referenceSignature(apiKey, reference, nonce, webhookId),
+		referenceSignature(apiKey, reference, nonce, triggerWebhookIdOf(parsed)),
 	);
 	return parsed.toString();
 }

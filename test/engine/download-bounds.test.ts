@@ -8,13 +8,7 @@ import * as path from 'node:path';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	BINARY_DATA_PATH,
-	MEDIA_GENERATION_TRIGGER_TYPE,
-	NOOP_TYPE,
-	chain,
-	mediaCredentials,
-} from '../harness';
+import { BINARY_DATA_PATH, triggerWorkflow } from '../harness';
 import { startCallbackReceiver } from '../harness/webhook';
 import type { Simulator } from '../simulator';
 import { client } from '../simulator/client';
@@ -104,15 +98,7 @@ describe('files from private, loopback and link-local addresses (the credential 
 describe('the Trigger downloads under the same rule', () => {
 	it('off: a genuine callback starts the execution with the task and the error, no file is fetched', async () => {
 		const receiver = await startCallbackReceiver({
-			workflow: chain(
-				{
-					name: 'Media Generation Trigger',
-					type: MEDIA_GENERATION_TRIGGER_TYPE,
-					parameters: {},
-					credentials: mediaCredentials(),
-				},
-				{ name: 'Downstream', type: NOOP_TYPE },
-			),
+			workflow: triggerWorkflow(),
 			credentials: { mediaGenerationApi: { apiKey: sim().apiKey, baseUrl: sim().baseUrl } },
 		});
 		try {

@@ -3,13 +3,7 @@
 // it (and the model, and the submission time) on their result, through n8n's engine.
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import {
-	MANUAL_TRIGGER_TYPE,
-	MEDIA_GENERATION_TRIGGER_TYPE,
-	NOOP_TYPE,
-	chain,
-	mediaCredentials,
-} from '../harness';
+import { MANUAL_TRIGGER_TYPE, chain, triggerWorkflow } from '../harness';
 import { startCallbackReceiver } from '../harness/webhook';
 import { client } from '../simulator/client';
 import { credentialsFor, mediaNode, run, servedBytes, simTaskOf, useSimulator } from './support';
@@ -179,14 +173,7 @@ describe('Task → Download Files: an error item keeps its reference', () => {
 describe('a numeric Callback Reference', () => {
 	it('comes back as the same reference from Generate, the Trigger and Task → Wait for Completion', async () => {
 		const receiver = await startCallbackReceiver({
-			workflow: chain(
-				{
-					name: 'Media Generation Trigger',
-					type: MEDIA_GENERATION_TRIGGER_TYPE,
-					credentials: mediaCredentials(),
-				},
-				{ name: 'Downstream', type: NOOP_TYPE },
-			),
+			workflow: triggerWorkflow(),
 			credentials: credentialsFor(sim()),
 		});
 		try {

@@ -11,7 +11,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { PENDING_PER_URL, URL_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/statusReads';
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
-import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { triggerWorkflow } from '../harness';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
 import { startSimulator, type Simulator } from '../simulator';
 import { client } from '../simulator/client';
@@ -31,15 +31,7 @@ async function setup(
 ): Promise<{ sim: Simulator; receiver: CallbackReceiver }> {
 	const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30 });
 	const receiver = await startCallbackReceiver({
-		workflow: chain(
-			{
-				name: 'Media Generation Trigger',
-				type: MEDIA_GENERATION_TRIGGER_TYPE,
-				parameters,
-				credentials: mediaCredentials(),
-			},
-			{ name: 'Downstream', type: NOOP_TYPE },
-		),
+		workflow: triggerWorkflow(parameters),
 		// allowPrivateFileHosts: the file hosts run on this machine (127.0.0.1).
 		credentials: {
 			mediaGenerationApi: { apiKey: API_KEY, baseUrl: sim.baseUrl, allowPrivateFileHosts: true },

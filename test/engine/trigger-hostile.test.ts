@@ -13,7 +13,7 @@ import { ANSWER_WITHIN_MS } from '../../nodes/MediaGenerationTrigger/handler';
 import { SIGNING_KEY_REFRESH_MS } from '../../nodes/MediaGenerationTrigger/memory';
 import { URL_READ_LIMITS } from '../../nodes/MediaGenerationTrigger/statusReads';
 import { signCallbackUrl, triggerWebhookIdOf } from '../../nodes/shared/callbackUrl';
-import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { triggerWorkflow } from '../harness';
 import { HarnessCredentialsHelper, credentialResolutions } from '../harness/credentials';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
@@ -32,18 +32,6 @@ interface Setup {
 	receiver: CallbackReceiver;
 }
 const open: Array<{ close(): Promise<void> }> = [];
-
-function triggerWorkflow(parameters: INodeParameters = {}) {
-	return chain(
-		{
-			name: 'Media Generation Trigger',
-			type: MEDIA_GENERATION_TRIGGER_TYPE,
-			parameters,
-			credentials: mediaCredentials(),
-		},
-		{ name: 'Downstream', type: NOOP_TYPE },
-	);
-}
 
 async function setup(
 	parameters: INodeParameters = {},

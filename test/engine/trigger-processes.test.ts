@@ -6,7 +6,7 @@
 // spread over both, then each delivered again later to the other process: no second run.
 import { randomBytes, randomUUID } from 'node:crypto';
 
-import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { triggerWorkflow } from '../harness';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { startSimulator, type Simulator } from '../simulator';
@@ -27,16 +27,7 @@ beforeAll(async () => {
 	});
 });
 
-const workflow = () =>
-	chain(
-		{
-			name: 'Media Generation Trigger',
-			type: MEDIA_GENERATION_TRIGGER_TYPE,
-			parameters: {},
-			credentials: mediaCredentials(),
-		},
-		{ name: 'Downstream', type: NOOP_TYPE },
-	);
+const workflow = () => triggerWorkflow();
 
 let sim: Simulator;
 const open: Array<{ close(): Promise<void> }> = [];

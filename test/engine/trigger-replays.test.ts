@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 
 import type { INodeParameters } from 'n8n-workflow';
 
-import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { triggerWorkflow } from '../harness';
 import { startCallbackReceiver, type CallbackReceiver } from '../harness/webhook';
 import { startSimulator, type Simulator } from '../simulator';
 import { client } from '../simulator/client';
@@ -25,15 +25,7 @@ async function trigger(
 	parameters: INodeParameters = {},
 ): Promise<CallbackReceiver> {
 	const receiver = await startCallbackReceiver({
-		workflow: chain(
-			{
-				name: 'Media Generation Trigger',
-				type: MEDIA_GENERATION_TRIGGER_TYPE,
-				parameters,
-				credentials: mediaCredentials(),
-			},
-			{ name: 'Downstream', type: NOOP_TYPE },
-		),
+		workflow: triggerWorkflow(parameters),
 		// allowPrivateFileHosts: the simulator's file host is on this machine (127.0.0.1).
 		credentials: { mediaGenerationApi: { apiKey: API_KEY, baseUrl, allowPrivateFileHosts: true } },
 	});

@@ -6,7 +6,7 @@ import { randomBytes } from 'crypto';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { MEDIA_GENERATION_TRIGGER_TYPE, NOOP_TYPE, chain, mediaCredentials } from '../harness';
+import { triggerWorkflow } from '../harness';
 import { credentialResolutions } from '../harness/credentials';
 import { startCallbackReceiver, type CallbackReceiver, type Delivery } from '../harness/webhook';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../simulator';
@@ -29,16 +29,7 @@ async function setup(
 	typeVersion = 1,
 ): Promise<Setup> {
 	const sim = await startSimulator({ apiKey: API_KEY, defaultDurationMs: 30, ...simOptions });
-	const workflow = chain(
-		{
-			name: 'Media Generation Trigger',
-			type: MEDIA_GENERATION_TRIGGER_TYPE,
-			typeVersion,
-			parameters,
-			credentials: mediaCredentials(),
-		},
-		{ name: 'Downstream', type: NOOP_TYPE },
-	);
+	const workflow = triggerWorkflow(parameters, typeVersion);
 	const receiver = await startCallbackReceiver({
 		workflow,
 		// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
@@ -399,14 +390,7 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 		await settle(s, 1);
 		// Another n8n process (or the same after a restart) loads the stored static data.
 		const restarted = await startCallbackReceiver({
-			workflow: chain(
-				{
-					name: 'Media Generation Trigger',
-					type: MEDIA_GENERATION_TRIGGER_TYPE,
-					credentials: mediaCredentials(),
-				},
-				{ name: 'Downstream', type: NOOP_TYPE },
-			),
+			workflow: triggerWorkflow(),
 			workflowId: 'restarted-process',
 			// The same Trigger after a restart: n8n keeps its webhookId.
 			webhookId: triggerWebhookIdOf(s.receiver.url),
@@ -437,14 +421,7 @@ describe('Media Generation Trigger: forged, replayed and malformed calls start n
 	it('with the Test URL (manual mode) a replayed call runs again: nothing is remembered', async () => {
 		const s = await setup();
 		const manual = await startCallbackReceiver({
-			workflow: chain(
-				{
-					name: 'Media Generation Trigger',
-					type: MEDIA_GENERATION_TRIGGER_TYPE,
-					credentials: mediaCredentials(),
-				},
-				{ name: 'Downstream', type: NOOP_TYPE },
-			),
+			workflow: triggerWorkflow(),
 			mode: 'manual',
 			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
 			credentials: {
@@ -561,14 +538,7 @@ describe('Media Generation Trigger: when verification or download fails nothing 
 
 	it('a wrong API key: the execution starts with an error that never contains the key', async () => {
 		const s = await setup();
-		const workflow = chain(
-			{
-				name: 'Media Generation Trigger',
-				type: MEDIA_GENERATION_TRIGGER_TYPE,
-				credentials: mediaCredentials(),
-			},
-			{ name: 'Downstream', type: NOOP_TYPE },
-		);
+		const workflow = triggerWorkflow();
 		const wrongKey = `sk-${randomBytes(12).toString('hex')}`;
 		workflow.nodes[0].parameters = { options: { onVerifyError: 'start' } };
 		const receiver = await startCallbackReceiver({

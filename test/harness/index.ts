@@ -355,6 +355,26 @@ export function connect(
 	return connections;
 }
 
+/**
+ * The workflow of most Trigger tests: the Media Generation Trigger (its parameters, the harness
+ * credential) → a No Operation node named Downstream, whose input is what the Trigger emitted.
+ */
+export function triggerWorkflow(
+	parameters: INode['parameters'] = {},
+	typeVersion = 1,
+): WorkflowJson {
+	return chain(
+		{
+			name: 'Media Generation Trigger',
+			type: MEDIA_GENERATION_TRIGGER_TYPE,
+			typeVersion,
+			parameters,
+			credentials: mediaCredentials(),
+		},
+		{ name: 'Downstream', type: NOOP_TYPE },
+	);
+}
+
 /** The credentials block of a node using the package's credential. */
 export function mediaCredentials(): INode['credentials'] {
 	return { mediaGenerationApi: { id: 'harness-credential', name: CREDENTIAL_NAME } };
