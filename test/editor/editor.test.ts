@@ -17,6 +17,14 @@ import {
 } from '../../nodes/MediaGeneration/models';
 import { startSimulator, type Simulator } from '../simulator';
 import { ROOT, removeEmptyRunFolder } from '../e2e/n8n';
+import {
+	GUIDES,
+	fieldShows,
+	partsOf,
+	readExample,
+	type Guide,
+	type Place,
+} from '../unit/docs/guideControls';
 import { EditorBrowser, EditorN8n } from './browser';
 
 jest.setTimeout(240_000);
@@ -67,12 +75,14 @@ async function createWorkflow(
 
 /**
  * An example of examples/ as a user imports it: its credentials pointed at this n8n's (the
- * Media Generation one, and those given), created and opened on the canvas.
+ * Media Generation one, and those given), created and opened on the canvas (`how`: see
+ * openWorkflow).
  */
 async function openExample(
 	file: string,
 	name: string,
 	credentials: Record<string, { id: string; name: string }> = {},
+	how: 'load' | 'route' = 'load',
 ): Promise<void> {
 	const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', file), 'utf8')) as {
 		nodes: Array<{ credentials?: Record<string, { id: string; name: string }> }>;
@@ -87,7 +97,7 @@ async function openExample(
 			if (ours[type]) node.credentials![type] = ours[type];
 		}
 	}
-	await openWorkflow(await createWorkflow(name, example.nodes, example.connections));
+	await openWorkflow(await createWorkflow(name, example.nodes, example.connections), how);
 }
 
 beforeAll(async () => {
@@ -162,9 +172,41 @@ afterAll(async () => {
 
 const explain = <T>(fn: () => Promise<T>) => n8n.n8n.explain(fn);
 
-async function openWorkflow(id: string) {
-	await page.goto(`${n8n.baseUrl}/workflow/${id}`);
+/**
+ * Opens a workflow on the canvas: the page loaded anew (`load`), or (`route`) through the open
+ * editor's own router, as a click on a link of n8n does (no second load of the editor's code),
+ * unless a dialog or menu is open.
+ */
+async function openWorkflow(id: string, how: 'load' | 'route' = 'load') {
+	await goTo(`/workflow/${id}`, how);
 	await page.getByTestId('canvas-node').first().waitFor();
+}
+
+/** Goes to a route of the editor; see openWorkflow. */
+async function goTo(route: string, how: 'load' | 'route' = 'load') {
+	// A dialog or menu left open stays over the next page: then the page is loaded anew.
+	const open = page.locator('#app-modals [role=dialog], [role=menu]').filter({ visible: true });
+	const routed =
+		how === 'route' &&
+		page.url().startsWith(n8n.baseUrl) &&
+		!(await open.count()) &&
+		(await page
+			.evaluate(async (to) => {
+				type Router = { push(to: string): Promise<unknown> };
+				const app = (
+					globalThis as unknown as {
+						document: { querySelector(s: string): { __vue_app__?: unknown } | null };
+					}
+				).document.querySelector('#app')?.__vue_app__ as
+					| { config: { globalProperties: { $router?: Router } } }
+					| undefined;
+				const router = app?.config.globalProperties.$router;
+				if (!router) return false;
+				await router.push(to);
+				return true;
+			}, route)
+			.catch(() => false));
+	if (!routed) await page.goto(`${n8n.baseUrl}${route}`);
 }
 
 async function openNode(name: string) {
@@ -654,6 +696,311 @@ describe('the guides', () => {
 			await bothThemes('form-animate-photo', () => ndv);
 			await closeNode();
 		}));
+});
+
+/**
+ * How long a word a guide names may take to show: the editor shows what a click opens well within
+ * it, so only a word that is missing costs this long.
+ */
+const SHOWN_MS = 3000;
+
+const shows = (target: Locator, timeout = SHOWN_MS) =>
+	target.waitFor({ state: 'visible', timeout }).then(
+		() => true,
+		() => false,
+	);
+
+/**
+ * Where a word is in the page but not shown as a control: a sticky note's text, and a canvas
+ * node's toolbar (transparent until the pointer is over the node).
+ */
+const NOT_SHOWN = ['sticky', 'canvas-node-toolbar']
+	.map((id) => `@data-test-id="${id}"`)
+	.join(' or ');
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The visible control or label reading `text` (its text, or an icon button's aria-label), the
+ * last one in `scope`: what a click has just opened (a menu, a dialog) comes last. Not one of
+ * NOT_SHOWN. `⋯` is the workflow's menu.
+ */
+function control(text: string, scope: Page | Locator = page): Locator {
+	if (text === '⋯') return page.getByTestId('workflow-menu').filter({ visible: true }).first();
+	// A required field's label ends with "*".
+	return scope
+		.getByText(new RegExp(`^\\s*${escaped(text)}\\s*\\*?\\s*$`))
+		.or(scope.getByLabel(text, { exact: true }))
+		.and(page.locator(`xpath=//*[not(ancestor-or-self::*[${NOT_SHOWN}])]`))
+		.filter({ visible: true })
+		.last();
+}
+
+/**
+ * Clicks a path's parts in turn and sees its last, the first in `scope` (a node's panel), the
+ * others wherever the clicks open them. `at.clicked` is what the previous path clicked: a path
+ * that goes on from it (Overview → Data tables → Create data table after Overview → Data tables)
+ * goes on from there, one it clicked already was seen; any other starts again (`restart`).
+ * Returns what was not found.
+ */
+async function follow(
+	parts: string[],
+	at: { clicked: string[] },
+	restart: () => Promise<unknown>,
+	scope: Page | Locator = page,
+): Promise<string | undefined> {
+	if (parts.every((p, i) => at.clicked[i] === p)) return undefined;
+	const goesOn = at.clicked.every((p, i) => parts[i] === p);
+	let timeout = SHOWN_MS;
+	if (!goesOn) {
+		await restart();
+		at.clicked = [];
+		// A page loaded again takes longer than a click.
+		timeout = 15_000;
+	}
+	const after = (i: number) => (i ? ` after clicking ${parts.slice(0, i).join(' → ')}` : '');
+	for (const [i, part] of parts.entries()) {
+		if (i < at.clicked.length) continue;
+		const target = control(part, i ? page : scope);
+		const shown = await shows(target, timeout);
+		timeout = SHOWN_MS;
+		if (shown && i === parts.length - 1) return undefined;
+		const clicked =
+			shown &&
+			(await target.click({ timeout }).then(
+				() => true,
+				() => false,
+			));
+		if (!clicked) {
+			at.clicked = ['(lost)'];
+			return `${shown ? `"${part}" could not be clicked` : `no visible "${part}"`}${after(i)}`;
+		}
+		at.clicked.push(part);
+	}
+	return undefined;
+}
+
+/**
+ * What a guide's check found missing for a place that is the same whichever guide names it (the
+ * Overview page, the workflow menu's paths, the node list), by place: followed once for all guides.
+ */
+const followedOnce = new Map<string, string | undefined>();
+
+async function once(key: string, check: () => Promise<string | undefined>) {
+	if (!followedOnce.has(key)) followedOnce.set(key, await check());
+	return followedOnce.get(key);
+}
+
+async function reloadCanvas() {
+	await page.reload();
+	await page.getByTestId('canvas-node').first().waitFor();
+}
+
+type PlaceOf<K extends Place['kind']> = Extract<Place, { kind: K }>;
+
+/**
+ * Every place of `guide` of kinds ui, node, field, nodes and workflow, looked for in n8n's editor:
+ * each example opened once (its nodes, the canvas's controls, its name), each node panel the
+ * guide names opened once (its fields, the Settings tab's, the controls the guide clicks there),
+ * the Overview page and the node list once. Returns what was not found, one line per word.
+ */
+async function missingOf(guide: Guide): Promise<string[]> {
+	const missing: string[] = [];
+	const miss = (word: string, where: string) =>
+		missing.push(`${guide.file}: "${word}" not found: ${where}`);
+	const places = Object.entries(guide.places);
+	const of = <K extends Place['kind']>(kind: K) =>
+		places.filter((e): e is [string, PlaceOf<K>] => e[1].kind === kind);
+	const ui = of('ui');
+	const clicks = (word: string, p: PlaceOf<'ui'>) => p.path ?? partsOf(word);
+	const examples = guide.examples.join(', ');
+
+	// The Overview page.
+	const home = { clicked: ['(start)'] };
+	for (const [word, p] of ui.filter(([, p]) => p.from === 'home')) {
+		const parts = clicks(word, p);
+		const lost = await once(`home ${parts.join(' → ')}`, () =>
+			follow(parts, home, () => goTo('/home/workflows', 'route')),
+		);
+		if (lost) miss(word, `${lost} from n8n's Overview page (/home/workflows)`);
+	}
+
+	// The examples: their nodes, the canvas's controls, their names, the panels the guide opens.
+	const canvasWords = ui.filter(([w, p]) => p.from === 'canvas' && clicks(w, p).length === 1);
+	const canvasPaths = ui.filter(([w, p]) => p.from === 'canvas' && clicks(w, p).length > 1);
+	const onCanvas = new Set<string>();
+	const names: string[] = [];
+	const panels = new Map<string, { fields: Array<[string, PlaceOf<'field'>]>; ui: typeof ui }>();
+	const panel = (node: string) =>
+		panels.get(node) ?? panels.set(node, { fields: [], ui: [] }).get(node)!;
+	for (const entry of of('field')) panel(entry[1].node).fields.push(entry);
+	for (const entry of ui)
+		if (typeof entry[1].from === 'object') panel(entry[1].from.node).ui.push(entry);
+	for (const file of guide.examples) {
+		const example = readExample(file);
+		await openExample(file, example.name, {}, 'route');
+		await page.getByTestId('workflow-name-input').filter({ hasText: example.name }).waitFor();
+		const here = new Set(example.nodes.map((n) => n.name));
+		names.push(await page.getByTestId('workflow-name-input').first().innerText());
+		await Promise.all([
+			...of('node')
+				.filter(([w, p]) => here.has(p.name ?? w) && !onCanvas.has(w))
+				.map(async ([w, p]) => {
+					const name = JSON.stringify(p.name ?? w);
+					if (await shows(page.locator(`[data-test-id=canvas-node][data-node-name=${name}]`)))
+						onCanvas.add(w);
+				}),
+			...canvasWords
+				.filter(([w]) => !onCanvas.has(w))
+				.map(async ([w]) => {
+					if (await shows(control(w))) onCanvas.add(w);
+				}),
+		]);
+		for (const [node, { fields, ui: controls }] of panels) {
+			if (!here.has(node)) continue;
+			panels.delete(node);
+			const where = `in the panel of ${node} (${file})`;
+			await openNode(node);
+			const ndv = page.getByTestId('ndv');
+			const checkFields = (list: typeof fields, tab = '') =>
+				Promise.all(
+					list.map(async ([word, p]) => {
+						for (const { label, value } of fieldShows(word, p)) {
+							// A parameter's label, or another (the credential's).
+							const labelled = ndv
+								.getByTestId('input-label')
+								.getByText(label, { exact: true })
+								.filter({ visible: true })
+								.first()
+								.or(control(label, ndv))
+								.first();
+							if (!(await shows(labelled))) {
+								miss(word, `no field labelled "${label}" ${where}${tab}`);
+								return;
+							}
+							if (value === undefined) continue;
+							const item = ndv
+								.getByTestId('parameter-item')
+								.filter({ has: page.getByTestId('input-label').getByText(label, { exact: true }) })
+								.last();
+							const inputs = await item
+								.locator('input, textarea')
+								.evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value));
+							const lines = (await item.innerText()).split('\n').map((l) => l.trim());
+							if (![...inputs, ...lines].includes(value)) {
+								miss(
+									word,
+									`its field "${label}" ${where}${tab} shows ${JSON.stringify(inputs)}, not "${value}"`,
+								);
+								return;
+							}
+						}
+					}),
+				);
+			await checkFields(fields.filter(([, p]) => !p.tab));
+			const settings = fields.filter(([, p]) => p.tab === 'Settings');
+			if (settings.length) {
+				const tab = control('Settings', ndv);
+				if (await shows(tab)) {
+					await tab.click();
+					await checkFields(settings, ', Settings tab');
+				} else for (const [word] of settings) miss(word, `no Settings tab ${where}`);
+			}
+			const at = { clicked: [] as string[] };
+			for (const [word, p] of controls) {
+				const parts = clicks(word, p);
+				const lost = await follow(
+					parts,
+					at,
+					async () => {
+						await closeEverything();
+						await openNode(node);
+					},
+					ndv,
+				);
+				if (lost) miss(word, `${lost} ${where}`);
+			}
+			await closeEverything();
+			await ndv.waitFor({ state: 'hidden' });
+		}
+	}
+	for (const [word] of [...of('node'), ...canvasWords])
+		if (!onCanvas.has(word)) miss(word, `no visible "${word}" on the canvas of ${examples}`);
+	for (const [node, { fields, ui: controls }] of panels)
+		for (const [word] of [...fields, ...controls])
+			miss(word, `no node "${node}" in ${examples} to open`);
+	for (const [word] of of('workflow'))
+		if (!names.some((name) => name.includes(word)))
+			miss(word, `no example of ${examples} is named so (their names: ${names.join('; ')})`);
+
+	// n8n's node list, from the + button of the last example's canvas: its search, and that of its
+	// AI view (where n8n lists the AI sub-nodes: memories, models).
+	for (const [word] of of('nodes')) {
+		const [name, action] = partsOf(word);
+		const lost = await once(`nodes ${word}`, async () => {
+			let offered: string[] = [];
+			await closeEverything();
+			await page.getByTestId('node-creator-plus-button').click();
+			const search = page.getByTestId('node-creator-search-bar');
+			for (const view of ['', 'AI']) {
+				// The list filters in the page at once: a short wait before the AI view's.
+				const timeout = view ? SHOWN_MS : 1500;
+				if (view) {
+					await search.fill('');
+					await listed(view).click();
+				}
+				await search.fill(name);
+				if (!(await shows(listed(name), timeout))) {
+					offered = await page.getByTestId('node-creator-item-name').allInnerTexts();
+					continue;
+				}
+				if (!action) return undefined;
+				await listed(name).click();
+				if (await shows(control(action, page.getByTestId('node-creator')))) return undefined;
+				return `no action "${action}" after clicking "${name}"`;
+			}
+			return `no "${name}" (it offered ${JSON.stringify(offered.slice(0, 8))})`;
+		});
+		if (lost)
+			miss(
+				word,
+				`${lost} in n8n's node list (the canvas's + button, and its AI view), searched for "${name}"`,
+			);
+	}
+	await closeEverything();
+
+	// The paths through the workflow's menu, on the last example's canvas (the next guide's test
+	// opens its own page: a menu Escape leaves open does not matter then).
+	const menus = { clicked: [] as string[] };
+	for (const [word, p] of canvasPaths) {
+		const parts = clicks(word, p);
+		const lost = await once(`canvas ${parts.join(' → ')}`, () =>
+			// Escape leaves the menu open once its Import submenu was: the canvas is loaded again.
+			follow(parts, menus, reloadCanvas),
+		);
+		if (lost) miss(word, `${lost} on the canvas of ${guide.examples[guide.examples.length - 1]}`);
+	}
+	return missing;
+}
+
+/** An entry of the open node list named `name`. */
+const listed = (name: string) =>
+	page
+		.getByTestId('node-creator-item-name')
+		.filter({ hasText: new RegExp(`^\\s*${escaped(name)}\\s*$`) })
+		.filter({ visible: true })
+		.first();
+
+describe('the guides name what n8n shows', () => {
+	afterEach(closeEverything);
+
+	test.each(GUIDES.map((g) => [g.file, g] as const))(
+		'%s: every control, node, field and node-list entry it names is where guideControls.ts says',
+		(_, guide) =>
+			explain(async () => {
+				expect(await missingOf(guide)).toEqual([]);
+			}),
+	);
 });
 
 test('no page errors, and no console errors from the package', () => {

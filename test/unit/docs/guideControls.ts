@@ -1,11 +1,12 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only); it reads docs/ and examples/ from disk */
 // What each guide tells the user to click, and where the editor shows it (issue 50). Every
-// word a guide sets in bold or italics is listed for its guide: a control of n8n (to be followed
-// through n8n's editor in the words the guide uses: that editor check is not in the suite yet,
-// issue 50; the n8n 2.41.1 words were read off a run of it), a node of
+// word a guide sets in bold or italics is listed for its guide: a control of n8n, a node of
 // the guide's examples, a field of a node's panel, a node n8n's node list offers, or words that
 // name no control (and why). test/unit/docs/guide-controls.test.ts fails on a word a guide
-// uses that is not listed here, so a new click in a guide is checked before it ships.
+// uses that is not listed here, so a new click in a guide is checked before it ships. The editor
+// layer follows the places of kinds ui, node, field, nodes and workflow through n8n 2.41.1's
+// editor in the guide's words (test/editor/editor.test.ts, "the guides name what n8n shows":
+// each example opened once, each panel once) and fails on a word not where this list says.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -15,14 +16,13 @@ export const ROOT = path.join(__dirname, '..', '..', '..');
  * Where a guide's word is found in n8n's editor.
  * - `ui`: n8n's own controls, from the example's canvas (`from: 'canvas'`), the Overview page
  *   (`'home'`) or a node's open panel (`{ node }`): the word's parts (split at "→", or `path`)
- *   clicked in turn, the last one seen. `⋯` is the workflow's menu at the top right, `[credential]`
- *   the panel's credential field.
+ *   clicked in turn, the last one seen. `⋯` is the workflow's menu at the top right.
  * - `node`: a node on the canvas of one of the guide's examples (`name` when the guide says it
  *   differently).
  * - `field`: a field label in a node's panel (`tab: 'Settings'`: the panel's Settings tab), or
  *   with `value`, the field shows that value.
- * - `nodes`: n8n's node list (the + button's search) offers a node of that name (and, after "→",
- *   that action).
+ * - `nodes`: n8n's node list (the + button's search, or its AI view's) offers a node of that
+ *   name (and, after "→", that action).
  * - `workflow`: the name of one of the guide's example workflows.
  * - `package`: a name the package itself declares (credential or node display name).
  * - `words`: not a control (emphasis, a column, a status, a value to type); `why` says so.
@@ -136,28 +136,33 @@ export const GUIDES: Guide[] = [
 				value: 'Continue',
 			}),
 			'Task → Wait for Completion': fieldOf('Wait for Videos', { label: 'Resource → Operation' }),
-			Timeout: fieldOf('Wait for Videos'),
+			'Timeout (Minutes)': fieldOf('Wait for Videos'),
 			Workflow: fieldOf('Send 50 Rows'),
-			'Get row(s) in sheet': fieldOf('Rows of the Sheet', { label: 'Operation' }),
-			'Update row in sheet': fieldOf('Results into the Sheet', { label: 'Operation' }),
-			'Upsert row(s)': fieldOf('Sheet Rows into the Table', { label: 'Operation' }),
-			'Get row(s)': fieldOf('Rows of the Table', { label: 'Operation' }),
-			'Credential to connect with': fieldOf('Rows of the Sheet'),
+			'Get Row(s)': fieldOf('Rows of the Sheet', { label: 'Operation' }),
+			'Update Row': fieldOf('Results into the Sheet', { label: 'Operation' }),
+			Upsert: fieldOf('Sheet Rows into the Table', { label: 'Operation' }),
+			Get: fieldOf('Rows of the Table', { label: 'Operation' }),
+			Credential: fieldOf('Rows of the Sheet'),
 			Document: fieldOf('Rows of the Sheet'),
 			Sheet: fieldOf('Rows of the Sheet'),
 			'Column to match on': {
 				kind: 'elsewhere',
 				why: "shown once n8n has read the sheet's columns (a Google account); test/compat/google-sheets-example.test.ts checks the parameter against the Google Sheets node of each tested n8n",
 			},
-			'Create new credential': {
-				kind: 'ui',
-				from: { node: 'Rows of the Sheet' },
-				path: ['[credential]', 'Create new credential'],
-			},
+			'Connect to Google Sheets': { kind: 'ui', from: { node: 'Rows of the Sheet' } },
+			...Object.fromEntries(
+				['Client ID', 'Client Secret', 'OAuth Redirect URL', 'Save'].map((w) => [
+					w,
+					{
+						kind: 'ui',
+						from: { node: 'Rows of the Sheet' },
+						path: ['Connect to Google Sheets', w],
+					} satisfies Place,
+				]),
+			),
 			'Sign in with Google': {
-				kind: 'ui',
-				from: { node: 'Rows of the Sheet' },
-				path: ['[credential]', 'Create new credential', 'Sign in with Google'],
+				kind: 'elsewhere',
+				why: 'shown once the credential is saved with a Client ID and Secret (self-hosted n8n): a Google Cloud OAuth client',
 			},
 			'File → Import': { kind: 'elsewhere', why: "Google Sheets' own menu, outside n8n" },
 		},
@@ -192,7 +197,7 @@ export const GUIDES: Guide[] = [
 			'Binary Files': fieldOf('Animate Photo', { label: 'Frames From', value: 'Binary Files' }),
 			Photo: fieldOf('Animate Photo', { label: 'Start Frame Binary Field', value: 'Photo' }),
 			'Wait for Completion': fieldOf('Animate Photo'),
-			Timeout: fieldOf('Wait for Video'),
+			'Timeout (Minutes)': fieldOf('Wait for Video'),
 			'Task → Wait for Completion': fieldOf('Wait for Video', { label: 'Resource → Operation' }),
 			'Task → Download Files': words(
 				'the Task resource and its operation, named in the node reference (README)',
@@ -243,7 +248,11 @@ export const GUIDES: Guide[] = [
 			off: words('the value of Wait for Completion'),
 			'Chat Model': words("the AI Agent's connector on the canvas"),
 			Memory: words("the AI Agent's connector on the canvas"),
-			'Production URL': { kind: 'ui', from: { node: 'Media Generation Trigger' } },
+			'Production URL': {
+				kind: 'ui',
+				from: { node: 'Media Generation Trigger' },
+				path: ['Webhook URLs', 'Production URL'],
+			},
 			'Webhook URLs': { kind: 'ui', from: { node: 'Media Generation Trigger' } },
 			'Callback URL': fieldOf('Start Video'),
 			'Wait for Completion': fieldOf('Start Video'),
@@ -304,6 +313,25 @@ export const GUIDES: Guide[] = [
 
 /** Parts of a word that names a path of clicks ("⋯ → Import → From file"). */
 export const partsOf = (word: string) => word.split('→').map((p) => p.trim());
+
+/**
+ * What a `field` place says its panel shows: each label (split at "→": 'Resource → Operation')
+ * and, where the word is not that label (nor "Settings → label"), the value each shows: the
+ * place's `value`, or else the word ('Task → Wait for Completion' under Resource → Operation).
+ */
+export function fieldShows(
+	word: string,
+	place: Extract<Place, { kind: 'field' }>,
+): Array<{ label: string; value?: string }> {
+	const label = place.label ?? word;
+	const value =
+		place.value ?? ([label, `${place.tab} → ${label}`].includes(word) ? undefined : word);
+	const labels = partsOf(label);
+	const values = value === undefined ? [] : labels.length > 1 ? partsOf(value) : [value];
+	if (value !== undefined && values.length !== labels.length)
+		throw new Error(`"${word}": ${values.length} values for the ${labels.length} fields ${label}`);
+	return labels.map((l, i) => ({ label: l, value: values[i] }));
+}
 
 /**
  * The words a guide sets in **bold** or _italics_, in prose (code, code blocks and HTML
