@@ -25,9 +25,7 @@
 //
 // Anything else that looks measured (a ratio, a percentage, a size in kB/MB/GB, a number of
 // reads, a time in ms, with decimals or as a range) fails the check unless it is written as code
-// (`30 s`). Figures in words and whole units ("a minute", "10 s", "3 of 6") fail too, except
-// the ones listed in tools/figures-unbound.txt (typed before this check; the list only shrinks,
-// README.md lines included, until they are bound).
+// (`30 s`). Figures in words and whole units ("a minute", "10 s", "3 of 6") fail too.
 //
 // A results file must say which commit's code it measured: `machine.commit` (bench/run.ts) or
 // `commit` (bench/n8n.ts), and the command. The commit must be an ancestor of HEAD whose bench/
@@ -843,11 +841,7 @@ export interface Problem {
 	message: string;
 }
 
-/**
- * Figures in words and whole units ("a minute", "10 minutes", "60 s", "twice the reads", "3 of
- * 6") that are not bound yet. Each is listed in tools/figures-unbound.txt with the words before it:
- * the list only shrinks (an edited or new one is no longer in it and fails).
- */
+/** Figures in words and whole units ("a minute", "10 minutes", "60 s", "twice the reads", "3 of 6"). */
 export function wholeFigures(text: string): Figure[] {
 	const seen = prose(text);
 	const out: Figure[] = [];
@@ -869,36 +863,6 @@ export function wholeFigures(text: string): Figure[] {
 	return out;
 }
 
-/** The words before a figure, to find an unbound one in the list. */
-function listedKey(doc: string, seen: string, f: Figure): string[] {
-	const keys: string[] = [];
-	let from = 0;
-	for (;;) {
-		const at = seen.indexOf(f.text, from);
-		if (at < 0) break;
-		const before = seen.slice(Math.max(0, at - 60), at).replace(/\s+/g, ' ');
-		keys.push(
-			`${doc} | ${before.split(' ').slice(-5).join(' ').trim()} [${f.text.replace(/\s+/g, ' ')}]`,
-		);
-		from = at + 1;
-	}
-	return keys;
-}
-
-export const UNBOUND_LIST = 'tools/figures-unbound.txt';
-
-export function readUnbound(root = ROOT): Set<string> {
-	const file = path.join(root, UNBOUND_LIST);
-	if (!fs.existsSync(file)) return new Set();
-	return new Set(
-		fs
-			.readFileSync(file, 'utf8')
-			.split('\n')
-			.map((l) => l.trim())
-			.filter((l) => l && !l.startsWith('#')),
-	);
-}
-
 const HOW =
 	"bind it: write the figure followed by <!-- = FILE#KEY --> with no space, where FILE#KEY is a bench/results/*.json key path (a.b.0.c; k=v picks the row whose k is v), a nodes/, credentials/ or bench/ constant (NAME or NAME.key), or a test/ constant that an assertion uses; add the stored unit when it is not the figure's (ms, s, min, h, B, kB, MB, GB, fraction), e.g. 2.5 s<!-- = bench/results/polling-faults.json#polling.rows.1.adaptive.lagMedianMs ms -->";
 
@@ -911,8 +875,6 @@ export function check(root = ROOT, git: GitView = gitView(root)): Problem[] {
 		const p = provenance.get(key);
 		if (p) problems.push({ doc, line, message: p });
 	};
-	const unbound = readUnbound(root);
-	const listedSeen = new Set<string>();
 	for (const doc of docFiles(root)) {
 		const text = scanned(doc, fs.readFileSync(path.join(root, doc), 'utf8'), root);
 		for (const b of findBlocks(doc, text)) {
@@ -944,48 +906,11 @@ export function check(root = ROOT, git: GitView = gitView(root)): Problem[] {
 				for (const ref of b.refs) if (isResults(ref.file)) results(ref.file, u.text, doc, b.line);
 				rest = rest.slice(0, b.start) + ' '.repeat(b.end - b.start) + rest.slice(b.end);
 			}
-			const seen = prose(rest);
-			for (const f of [...figures(rest), ...wholeFigures(rest)]) {
-				const keys = listedKey(doc, seen, f);
-				const listed = keys.find((k) => unbound.has(k));
-				if (listed) listedSeen.add(listed);
-				else
-					problems.push({
-						doc,
-						line: u.line,
-						message: `"${f.text}" names no value: ${HOW}`,
-					});
-			}
+			for (const f of [...figures(rest), ...wholeFigures(rest)])
+				problems.push({ doc, line: u.line, message: `"${f.text}" names no value: ${HOW}` });
 		}
 	}
-	for (const k of unbound)
-		if (!listedSeen.has(k))
-			problems.push({
-				doc: UNBOUND_LIST,
-				line: 0,
-				message: `"${k}" is no longer an unbound figure of its doc: delete the line (the list only shrinks)`,
-			});
 	return problems;
-}
-
-/** The lines tools/figures-unbound.txt would need for today's unbound whole-unit figures. */
-export function unboundNow(root = ROOT): string[] {
-	const out: string[] = [];
-	for (const doc of docFiles(root)) {
-		const text = scanned(doc, fs.readFileSync(path.join(root, doc), 'utf8'), root);
-		for (const u of units(doc, text)) {
-			let rest = u.text;
-			for (const b of bindings(doc, u.line, u.text).reverse())
-				if (!(b instanceof Error))
-					rest = rest.slice(0, b.start) + ' '.repeat(b.end - b.start) + rest.slice(b.end);
-			const seen = prose(rest);
-			for (const f of [...figures(rest), ...wholeFigures(rest)]) {
-				const k = listedKey(doc, seen, f)[0];
-				if (k && !out.includes(k)) out.push(k);
-			}
-		}
-	}
-	return out;
 }
 
 export function report(problems: Problem[]): string {
@@ -993,10 +918,6 @@ export function report(problems: Problem[]): string {
 }
 
 if (require.main === module) {
-	if (process.argv.includes('--unbound')) {
-		process.stdout.write(`${unboundNow().join('\n')}\n`);
-		process.exit(0);
-	}
 	const checkOnly = process.argv.includes('--check');
 	if (!checkOnly) {
 		const changed = regenerateDocs();
