@@ -490,7 +490,7 @@ describe('Retry after the credential changed (issue 44, point 7)', () => {
 	});
 
 	it("another account's Retry: each accepted item is an error item with its task_id, reference, model and submission: 'other_account'", async () => {
-		// docs/reliability.md: "the item keeps `task_id` and `submission: 'other_account'`".
+		// docs/reliability-internals.md: "the item keeps `task_id` and `submission: 'other_account'`".
 		const withReference = (onError?: 'continueRegularOutput') =>
 			mediaWorkflow(
 				params({ callbackReference: '={{ $json.prompt }}' }),

@@ -83,7 +83,7 @@ test('a burst over two processes, then each callback again to the other process:
 	expect((await a.executions()).length + (await b.executions()).length).toBe(10);
 
 	// Later, one at a time, each to the process that did not take it, once the copy before is
-	// written back (a copy that starts a run is answered before that write: docs/reliability.md).
+	// written back (a copy that starts a run is answered before that write: docs/reliability-internals.md).
 	const stored = async (id: string) => {
 		for (let wait = 0; wait < 10_000; wait += 20) {
 			if (JSON.stringify(database.staticData).includes(`"${id}:finished`)) return true;

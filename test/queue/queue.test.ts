@@ -877,7 +877,7 @@ async function deliveryStored(taskId: string): Promise<boolean> {
 
 /** The burst of issue 27 (point 3): callbacks at one moment, as many as the one-n8n benchmark sends. */
 const BURST = 100;
-/** How long after its "confirming" answer the trigger may still confirm a task and start its run (docs/reliability.md). */
+/** How long after its "confirming" answer the trigger may still confirm a task and start its run (docs/reliability.md; how: docs/reliability-internals.md). */
 const CONFIRM_WINDOW_MS = 60_000;
 
 /** What the service's sender saw of one callback: the answer (status 0: none within 10 s), its body, when. */
@@ -1008,7 +1008,7 @@ describe('callbacks through the webhook processes', () => {
 			// Each copy goes once the one before is written back: a copy that starts a run is
 			// answered before its process writes (the answer does not wait for the downloads), so
 			// copies following each other within milliseconds can race that write (3 of 10 started
-			// again in one run; docs/reliability.md). Once the writes have landed the bound is exact.
+			// again in one run; docs/reliability-internals.md). Once the writes have landed the bound is exact.
 			for (const [i, id] of burst.entries()) {
 				expect((await deliver(i % 2 ? a : b, id)).status).toBe(200);
 				expect(await deliveryStored(id)).toBe(true);

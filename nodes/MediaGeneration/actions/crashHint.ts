@@ -7,8 +7,9 @@ import { pollingFinisherFollows } from './durableWait';
 // `nodeExecuteAfter`) or when the execution ends, so a Generate that polls its own tasks loses
 // their ids if the process dies meanwhile; Generate with Wait for Completion off, then Task →
 // Wait for Completion, with "Save execution progress" on, leaves them in the database, where a
-// Retry of the crashed execution starts from (docs/reliability.md). The editor cannot tell the
-// user in advance (a notice is fixed text), so a manual run says it in the output pane.
+// Retry of the crashed execution starts from (docs/reliability.md; how:
+// docs/reliability-internals.md). The editor cannot tell the user in advance (a notice is fixed
+// text), so a manual run says it in the output pane.
 // Issue 44, point 8: queue mode's `crashed` path (worker and queuing process both lost) leaves
 // the node nothing to tell a lost first run by: n8n records no crashed run there, saves no
 // context of the running node, and keeps the execution it retries (`retryOf`) in its lifecycle

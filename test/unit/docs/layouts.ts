@@ -44,7 +44,7 @@ const AGENT = 'test/agent/agent.test.ts';
 export const LAYOUTS: Layout[] = [
 	{
 		name: 'The table as the ledger: each row claimed before it is sent, its task ID written into the row, then Task → Wait for Completion on every row with a task ID ([the table job](spreadsheet-to-videos.md))',
-		promise: 'the table job collects every paid video and never pays twice for a row',
+		promise: 'the table job collects every video already paid for and never pays twice for a row',
 		cells: [
 			{
 				text: 'when n8n starts again it collects every video on its own, sending nothing again',
@@ -73,7 +73,7 @@ export const LAYOUTS: Layout[] = [
 	{
 		name: 'The AI Agent job: Start Video (_Wait for Completion_ off) with a Callback URL to the Trigger that saves each video, a row per task in a Data table, and a scheduled fetch of the rows whose callback never came ([an AI Agent that makes videos](agent-videos.md))',
 		promise:
-			'the AI Agent job keeps every task ID in a table and fetches each video whose callback was lost, paying nothing again',
+			"the AI Agent job keeps every task ID in a table and later fetches each video whose 'ready' call from the service never arrived, without paying again",
 		cells: [
 			{
 				text: "every task ID is in the table; a video whose callback came while n8n was down stays 'submitted' until the save workflow's scheduled fetch downloads it by its task ID, saves it and marks its row saved; nothing is submitted again",
@@ -90,7 +90,7 @@ export const LAYOUTS: Layout[] = [
 	{
 		name: 'Crash-safe: Generate with _Wait for Completion_ off → Task → Wait for Completion, _Save execution progress_ on',
 		promise:
-			'Generate → Task → Wait for Completion, with Save execution progress on, returns every result on a Retry (in queue mode, not when only the worker is killed: n8n wipes that execution, and a Callback URL to a Trigger delivers every task)',
+			'a Generate with Wait for Completion off, followed by Task → Wait for Completion, gives back every result when you press Retry on the stopped execution, if the workflow setting Save execution progress is on (not in queue mode when only a worker is killed: n8n erases that execution, so nothing is left to retry; a Callback URL to a Media Generation Trigger still receives every video)',
 		cells: [
 			{
 				text: 'Retry returns every result, 0 submissions',
@@ -124,7 +124,8 @@ export const LAYOUTS: Layout[] = [
 	},
 	{
 		name: 'Generate with _Wait Mode: Park Until Callbacks_ → Task → Wait for Completion',
-		promise: 'a parked execution resumes',
+		promise:
+			'a Generate set to Park Until Callbacks finishes by itself once n8n is back, paying nothing twice',
 		cells: [
 			{
 				text: 'stopped while parked and started again: the callbacks complete it, nothing sent twice',
@@ -140,7 +141,8 @@ export const LAYOUTS: Layout[] = [
 	},
 	{
 		name: 'One Generate that waits (_Wait for Completion_ on): images and quick tries',
-		promise: 'a Generate that waits sends nothing again but loses its results',
+		promise:
+			'a single Generate that waits for its results (fine for images and quick tries) pays nothing again on Retry, but the results of the interrupted run do not come back into the workflow: each item says where to find them',
 		cells: [
 			{
 				text: "Retry sends nothing again, also for a loop's later run (Loop Over Items, _Save execution progress_ on); every item of the run n8n lost says what to do; that run's results are lost to n8n",
@@ -167,9 +169,9 @@ export const LAYOUTS: Layout[] = [
 ];
 
 /** README.md's promise, one bullet. */
-export const README_PROMISE = `- **Long videos, paid once.** When n8n is killed or restarted, ${LAYOUTS.map(
+export const README_PROMISE = `- **Long videos, paid once.** If n8n stops while videos are being made (a restart, a crash, an update): ${LAYOUTS.map(
 	(l) => l.promise,
-).join('; ')} ([all cases](docs/reliability.md#what-each-layout-keeps)).`;
+).join('; ')} ([what each layout keeps](docs/reliability.md#what-each-layout-keeps)).`;
 
 const escape = (text: string) => text.replace(/\|/g, '\\|');
 
