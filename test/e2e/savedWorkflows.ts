@@ -36,7 +36,15 @@ import {
 	type Connections,
 	type WorkflowNode,
 } from './workflows';
-import { chat, openAiCredentialImport, prepare, toolName } from '../agent/agent-workflows';
+import { Table } from './table';
+import {
+	AGENT_TABLE,
+	AGENT_TABLE_COLUMNS,
+	chat,
+	openAiCredentialImport,
+	prepare,
+	toolName,
+} from '../agent/agent-workflows';
 import { startFakeOpenAi, toolResults, type FakeOpenAi } from '../agent/fake-openai';
 
 interface SavedWorkflow {
@@ -191,8 +199,6 @@ export const NOT_RUN_HERE: Record<string, string> = {
 	'example-mcp-media-generation.json':
 		'MCP Server Trigger; the agent layer runs the example itself, with the MCP client SDK, on n8n 2.41.1 only',
 	'example-big-video-by-url.json': 'HTTP Request to a storage service outside this machine',
-	'example-spreadsheet-rows-to-videos.json':
-		'reads and writes files in a folder of the machine; the CSV job of 0.1.0, which the Data Table job replaced',
 	'example-table-rows-to-videos.json':
 		'a Data Table the user creates, and its batch workflow by id; test/e2e/table-job.test.ts runs the example itself',
 	'example-table-rows-to-videos-batch.json':
@@ -370,6 +376,8 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 	let notRun: string[] = [];
 	let agentFixtures: Array<Fixture & { webhookId: string }> = [];
 	let fake: FakeOpenAi;
+	/** The Data Table the AI Agent example of 0.2.0 records its tasks in, as its guide has the user create it. */
+	let agentTable: Table;
 	let origin: ReturnType<typeof mergedManualWorkflow>['origin'];
 	const webhookPath = `saved-workflows-${process.pid}`;
 	const binaryPath = `binary-images-${process.pid}`;
@@ -486,6 +494,11 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			]);
 			await n8n.start();
 			apiKey = await createOwnerApiKey(n8n);
+			agentTable = await Table.createNamed(
+				Table.publicApi(n8n, apiKey),
+				AGENT_TABLE,
+				AGENT_TABLE_COLUMNS,
+			);
 			// Activated through the public API: one request each, where `n8n publish:workflow`
 			// costs an n8n start-up each.
 			for (const id of [
@@ -550,6 +563,13 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		]);
 		const [task] = sim.tasks();
 		expect(first.output).toBe(`Started ${task.id}`);
+		// The examples that record their tasks (0.2.0 on) leave one row for it, where the user sees it.
+		if (agent.workflow.nodes.some((n) => n.type === 'n8n-nodes-base.dataTable'))
+			expect(
+				(await agentTable.rows())
+					.filter((r) => r.task_id === task.id)
+					.map((r) => ({ prompt: r.prompt, status: r.status })),
+			).toEqual([{ prompt: args.prompt, status: 'submitted' }]);
 
 		await new Promise((r) => setTimeout(r, 1500)); // the simulator's 800 ms task
 		fake.script([
