@@ -90,7 +90,12 @@ export class EditorBrowser {
 		const page = await context.newPage();
 		page.setDefaultTimeout(20_000);
 		const b = new EditorBrowser(browser, context, page);
-		page.on('pageerror', (e) => b.problems.pageErrors.push(`${e.name}: ${e.message}`));
+		// Each error names the test during which the page raised it, so a failure says where to look.
+		const during = () => {
+			const name = expect.getState().currentTestName;
+			return name ? ` (during "${name}")` : '';
+		};
+		page.on('pageerror', (e) => b.problems.pageErrors.push(`${e.name}: ${e.message}${during()}`));
 		page.on('console', (m) => {
 			if (m.type() === 'error') b.problems.consoleErrors.push(m.text());
 		});

@@ -1003,7 +1003,19 @@ describe('the guides name what n8n shows', () => {
 	);
 });
 
+/**
+ * Page errors of n8n's own editor that no package can cause or prevent, each with where n8n says
+ * so. n8n 2.41.1's NDV store throws when a part of the editor reads it outside an open workflow
+ * (n8n-io/n8n#32460 made that throw; #31496 lists the credential dialogs it missed): seen once,
+ * on a loaded machine, while the guides' credential dialogs opened. Every other page error fails.
+ */
+const N8N_OWN_PAGE_ERRORS = [
+	/^Error: injectNDVStore\(\) was accessed without an active workflow document store\b/,
+];
+
 test('no page errors, and no console errors from the package', () => {
-	expect(browser.problems.pageErrors).toEqual([]);
+	expect(
+		browser.problems.pageErrors.filter((e) => !N8N_OWN_PAGE_ERRORS.some((known) => known.test(e))),
+	).toEqual([]);
 	expect(browser.problems.consoleErrors.filter((e) => /media-?generation/i.test(e))).toEqual([]);
 });
