@@ -32,7 +32,9 @@ async function runOne(prompt: string) {
 it("a status read refused even after the transport's retries is followed by a read at its Retry-After, not at the schedule's next step", async () => {
 	// Every attempt of the first read (the first and its two retries) answered 429, Retry-After 1.
 	sim().faults.add({ endpoint: 'status', kind: '429', retryAfter: 1, perTask: 3 });
-	const item = await runOne('refused [sim:duration=20000] [sim:progress=none]');
+	// A task of 10 s: still running at the read after the refused ones (about 8.5 s), done by the
+	// schedule's next step (about 13.5 s), so the run ends there.
+	const item = await runOne('refused [sim:duration=10000] [sim:progress=none]');
 	const reads = readsOf(sim(), simTaskOf(sim(), item).id);
 	expect(reads.slice(0, 4).map((r) => r.refused)).toEqual([true, true, true, false]);
 	// The schedule's next step for a lone task would be 5 s later; the service asked for 1 s.

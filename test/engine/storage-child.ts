@@ -34,6 +34,8 @@ async function main() {
 					operation: 'generate',
 					model: 'generate-music',
 					prompt: `full disk [sim:duration=0] [sim:files=1] [sim:size=${size}]`,
+					// Not about polling: the first read at 2.5 s (Sooner), not the default's 5.5 s.
+					options: { checkForResults: 'sooner' },
 				},
 				credentials: harness.mediaCredentials(),
 			},
