@@ -55,6 +55,8 @@ export class N8nProcess {
 		readonly role: Role,
 		readonly instance: N8nInstance,
 		private readonly args: string[],
+		/** A worker's `--concurrency`. */
+		readonly concurrency?: number,
 	) {}
 
 	/** HTTP port: N8N_PORT of main and webhook processes, the health server of a worker. */
@@ -72,6 +74,14 @@ export class N8nProcess {
 
 	get running(): boolean {
 		return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+	}
+
+	/** The child whose /healthz/readiness answered 200. */
+	private readyChild?: ChildProcess;
+
+	/** Running and ready: it answered /healthz/readiness since it was started (what a balancer's health check routes by). */
+	get ready(): boolean {
+		return this.running && !!this.child && this.readyChild === this.child;
 	}
 
 	/** Spawns the process and resolves once /healthz/readiness answers 200. */
@@ -100,7 +110,10 @@ export class N8nProcess {
 				throw new Error(`n8n ${this.name} exited during start-up\n${tailOf(this.logFile, 60)}`);
 			try {
 				const res = await fetch(`${this.baseUrl}/healthz/readiness`);
-				if (res.status === 200) return Date.now() - started;
+				if (res.status === 200) {
+					this.readyChild = child;
+					return Date.now() - started;
+				}
 			} catch {
 				// Not listening yet.
 			}
@@ -212,9 +225,10 @@ class Balancer {
 				req.url ?? '',
 			);
 			const main = this.main();
+			// Ready processes only, as a balancer's health check routes (one starting is left out).
 			const live = webhookPath
-				? (this.pinned ?? this.backends()).filter((b) => b.running)
-				: main?.running
+				? (this.pinned ?? this.backends()).filter((b) => b.ready)
+				: main?.ready
 					? [main]
 					: [];
 			if (!live.length) {
@@ -405,27 +419,34 @@ export class QueueCluster {
 		return ms;
 	}
 
-	async addWorker(): Promise<N8nProcess> {
-		const [worker] = await this.add(['worker']);
+	async addWorker(concurrency?: number): Promise<N8nProcess> {
+		const [worker] = await this.add(['worker'], concurrency);
 		return worker;
 	}
 
 	/**
 	 * Workers and webhook processes, each with its own user folder (made one after another, so
 	 * that names and list order follow `roles`), started at the same time: each needs only the
-	 * main's migrations to be done, not the others.
+	 * main's migrations to be done, not the others. Workers run `concurrency` executions at once
+	 * (default: the cluster's `workerConcurrency`).
 	 */
-	async add(roles: Array<'worker' | 'webhook'>): Promise<N8nProcess[]> {
+	async add(
+		roles: Array<'worker' | 'webhook'>,
+		concurrency = this.settings.workerConcurrency,
+	): Promise<N8nProcess[]> {
 		const added: N8nProcess[] = [];
 		for (const role of roles) {
 			const n = ++this.seq[role];
 			const instance = await N8nInstance.create(`queue-${role}-${n}-${process.pid}`);
 			this.configure(instance, role);
-			const args =
-				role === 'worker'
-					? ['worker', `--concurrency=${this.settings.workerConcurrency}`]
-					: ['webhook'];
-			const proc = new N8nProcess(`${role}-${n}`, role, instance, args);
+			const args = role === 'worker' ? ['worker', `--concurrency=${concurrency}`] : ['webhook'];
+			const proc = new N8nProcess(
+				`${role}-${n}`,
+				role,
+				instance,
+				args,
+				role === 'worker' ? concurrency : undefined,
+			);
 			(role === 'worker' ? this.workers : this.webhooks).push(proc);
 			added.push(proc);
 		}
