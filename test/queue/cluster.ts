@@ -345,7 +345,7 @@ export class QueueCluster {
 
 	/**
 	 * Redis, PostgreSQL, the balancer and the main process. Workers and webhook processes are
-	 * added with add()/addWorker() (after the workflows are imported: see `prepare`).
+	 * added with add()/addWorker() once the main is up (it runs the migrations).
 	 */
 	static async create(settings: ClusterSettings): Promise<QueueCluster> {
 		const main = await N8nInstance.create(`queue-main-${process.pid}`);
@@ -382,10 +382,12 @@ export class QueueCluster {
 			// The main serves production and waiting webhooks too (n8n's default): the balancer
 			// sends them to the webhook processes unless a test puts the main in the rotation
 			// (a manual run parks on the main, which then receives callbacks itself).
-			// A dead worker's job is noticed after the lock expires (default 60 s): shorter here.
+			// A dead worker's job is noticed after the lock expires (default 60 s), by a worker's
+			// check for expired locks (every QUEUE_WORKER_STALLED_INTERVAL, default 30 s): both
+			// shorter here.
 			QUEUE_WORKER_LOCK_DURATION: '10000',
 			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
-			QUEUE_WORKER_STALLED_INTERVAL: '3000',
+			QUEUE_WORKER_STALLED_INTERVAL: '1000',
 			...(role === 'worker'
 				? {
 						QUEUE_HEALTH_CHECK_ACTIVE: 'true',

@@ -244,6 +244,11 @@ beforeAll(async () => {
 	});
 	await cluster.explain(async () => {
 		await cluster.startMain();
+		// Workers and webhook processes start now, while the main is set up: a webhook process
+		// looks each call's webhook up in the database (WebhookService.findCached caches only what
+		// it found), so the workflows published below are found however late they come.
+		const processesUp = cluster.add(['worker', 'worker', 'webhook', 'webhook']);
+		processesUp.catch(() => undefined);
 		await cluster.setUpOwner();
 		const credential: CredentialRef = {
 			name: 'Media Generation (simulator)',
@@ -254,7 +259,6 @@ beforeAll(async () => {
 				allowPrivateFileHosts: true,
 			}),
 		};
-		// Published before the webhook processes start; they look the webhooks up in the database.
 		wf.batch = await cluster.createWorkflow(
 			generateFlow('queue batch', PATHS.batch, credential, { generate: { options: {} } }),
 		);
@@ -311,7 +315,7 @@ beforeAll(async () => {
 		);
 		credentialRef = credential;
 		await createTableJob();
-		await cluster.add(['worker', 'worker', 'webhook', 'webhook']);
+		await processesUp;
 	});
 	figures.startup = { totalMs: Date.now() - started, ...cluster.timings };
 	say(
@@ -1629,7 +1633,7 @@ async function startTableJobProcesses(): Promise<N8nProcess[]> {
 }
 
 /** How long each of the killed runs' videos renders at the service (plus a spread of 1.2 s). */
-const KILLED_RUN_VIDEO_MS = 12_000;
+const KILLED_RUN_VIDEO_MS = 8_000;
 
 // examples/table-rows-to-videos.json and its batch sub-workflow (see createTableJob), the Data
 // Table "products" in PostgreSQL, the worker SIGKILLed while the job waits for the videos: with
