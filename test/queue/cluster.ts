@@ -55,6 +55,8 @@ export class N8nProcess {
 		readonly role: Role,
 		readonly instance: N8nInstance,
 		private readonly args: string[],
+		/** A worker's `--concurrency`. */
+		readonly concurrency?: number,
 	) {}
 
 	/** HTTP port: N8N_PORT of main and webhook processes, the health server of a worker. */
@@ -72,6 +74,14 @@ export class N8nProcess {
 
 	get running(): boolean {
 		return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+	}
+
+	/** The child whose /healthz/readiness answered 200. */
+	private readyChild?: ChildProcess;
+
+	/** Running and ready: it answered /healthz/readiness since it was started (what a balancer's health check routes by). */
+	get ready(): boolean {
+		return this.running && !!this.child && this.readyChild === this.child;
 	}
 
 	/** Spawns the process and resolves once /healthz/readiness answers 200. */
@@ -100,7 +110,10 @@ export class N8nProcess {
 				throw new Error(`n8n ${this.name} exited during start-up\n${tailOf(this.logFile, 60)}`);
 			try {
 				const res = await fetch(`${this.baseUrl}/healthz/readiness`);
-				if (res.status === 200) return Date.now() - started;
+				if (res.status === 200) {
+					this.readyChild = child;
+					return Date.now() - started;
+				}
 			} catch {
 				// Not listening yet.
 			}
@@ -212,9 +225,10 @@ class Balancer {
 				req.url ?? '',
 			);
 			const main = this.main();
+			// Ready processes only, as a balancer's health check routes (one starting is left out).
 			const live = webhookPath
-				? (this.pinned ?? this.backends()).filter((b) => b.running)
-				: main?.running
+				? (this.pinned ?? this.backends()).filter((b) => b.ready)
+				: main?.ready
 					? [main]
 					: [];
 			if (!live.length) {
@@ -331,7 +345,7 @@ export class QueueCluster {
 
 	/**
 	 * Redis, PostgreSQL, the balancer and the main process. Workers and webhook processes are
-	 * added with add()/addWorker() (after the workflows are imported: see `prepare`).
+	 * added with add()/addWorker() once the main is up (it runs the migrations).
 	 */
 	static async create(settings: ClusterSettings): Promise<QueueCluster> {
 		const main = await N8nInstance.create(`queue-main-${process.pid}`);
@@ -368,10 +382,12 @@ export class QueueCluster {
 			// The main serves production and waiting webhooks too (n8n's default): the balancer
 			// sends them to the webhook processes unless a test puts the main in the rotation
 			// (a manual run parks on the main, which then receives callbacks itself).
-			// A dead worker's job is noticed after the lock expires (default 60 s): shorter here.
+			// A dead worker's job is noticed after the lock expires (default 60 s), by a worker's
+			// check for expired locks (every QUEUE_WORKER_STALLED_INTERVAL, default 30 s): both
+			// shorter here.
 			QUEUE_WORKER_LOCK_DURATION: '10000',
 			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
-			QUEUE_WORKER_STALLED_INTERVAL: '3000',
+			QUEUE_WORKER_STALLED_INTERVAL: '1000',
 			...(role === 'worker'
 				? {
 						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
@@ -405,27 +421,34 @@ export class QueueCluster {
 		return ms;
 	}
 
-	async addWorker(): Promise<N8nProcess> {
-		const [worker] = await this.add(['worker']);
+	async addWorker(concurrency?: number): Promise<N8nProcess> {
+		const [worker] = await this.add(['worker'], concurrency);
 		return worker;
 	}
 
 	/**
 	 * Workers and webhook processes, each with its own user folder (made one after another, so
 	 * that names and list order follow `roles`), started at the same time: each needs only the
-	 * main's migrations to be done, not the others.
+	 * main's migrations to be done, not the others. Workers run `concurrency` executions at once
+	 * (default: the cluster's `workerConcurrency`).
 	 */
-	async add(roles: Array<'worker' | 'webhook'>): Promise<N8nProcess[]> {
+	async add(
+		roles: Array<'worker' | 'webhook'>,
+		concurrency = this.settings.workerConcurrency,
+	): Promise<N8nProcess[]> {
 		const added: N8nProcess[] = [];
 		for (const role of roles) {
 			const n = ++this.seq[role];
 			const instance = await N8nInstance.create(`queue-${role}-${n}-${process.pid}`);
 			this.configure(instance, role);
-			const args =
-				role === 'worker'
-					? ['worker', `--concurrency=${this.settings.workerConcurrency}`]
-					: ['webhook'];
-			const proc = new N8nProcess(`${role}-${n}`, role, instance, args);
+			const args = role === 'worker' ? ['worker', `--concurrency=${concurrency}`] : ['webhook'];
+			const proc = new N8nProcess(
+				`${role}-${n}`,
+				role,
+				instance,
+				args,
+				role === 'worker' ? concurrency : undefined,
+			);
 			(role === 'worker' ? this.workers : this.webhooks).push(proc);
 			added.push(proc);
 		}

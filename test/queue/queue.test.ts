@@ -8,18 +8,29 @@
 // stored them in PostgreSQL byte for byte, the simulator's request log (what was submitted, how
 // often), the workers' own logs ("Worker started execution N") for which process ran what.
 //
-// One cluster for the whole file (start-up costs about a minute): the tests run in order and
-// change the cluster as they go (the main is restarted, the balancer is pinned to chosen
+// One cluster for the whole layer (start-up costs about half a minute): the tests run in order
+// and change the cluster as they go (the main is restarted, the balancer is pinned to chosen
 // processes and restored, worker-2 is stopped for the one-worker figure, worker-1 is killed,
-// worker-3 replaces it).
+// worker-3 replaces it; the table job's tests at the end run on workers of concurrency 1, and
+// kill some of them).
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
 import { createHash, randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 
 import { signCallbackUrl } from '../../nodes/shared/callbackUrl';
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { client } from '../simulator/client';
 import { CREDENTIAL_TYPE, removeEmptyRunFolder, type BinaryJson, type ItemJson } from '../e2e/n8n';
+import { timedSheet } from '../e2e/sheet';
+import {
+	Table,
+	expectRowVideo,
+	expectSendingOverlapped,
+	tableWorkflows,
+	type TableRow,
+} from '../e2e/table';
 import { memoryLine, QueueCluster, type ExecutionSummary, type N8nProcess } from './cluster';
 import { ImportStorage } from './storage';
 import { referenceChunks } from '../simulator/media';
@@ -60,6 +71,13 @@ const TRIGGER_WEBHOOK_ID = randomUUID();
 let sim: Simulator;
 let cluster: QueueCluster;
 let credentialRef: CredentialRef;
+/** The table job's own service (its tests count every task it has). */
+let tableSim: Simulator;
+let table: Table;
+let tableWorkflowId = '';
+const TABLE_PATH = `${TAG}-table`;
+/** The folder every process may write the table job's videos to (each has its own user folder). */
+const videoFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'mgen-queue-table-'));
 const storage = new ImportStorage();
 const wf: Record<
 	| 'batch'
@@ -176,12 +194,61 @@ async function waitFor<T>(
 	}
 }
 
+type TableFlow = ReturnType<typeof tableWorkflows>[number];
+
+/** A table-job workflow for the public API: our credential in its nodes, no id (n8n gives one). */
+function tableForApi(flow: TableFlow, credential: CredentialRef) {
+	for (const n of flow.nodes) {
+		if (n.credentials) n.credentials = { [CREDENTIAL_TYPE]: credential };
+	}
+	const { name, settings } = flow as unknown as { name: string; settings: Record<string, unknown> };
+	return { name: `queue ${name}`, nodes: flow.nodes, connections: flow.connections, settings };
+}
+
+/**
+ * examples/table-rows-to-videos.json and its batch sub-workflow, published, on their own
+ * service's credential, and the Data Table "products" (the table job's tests at the end). The job
+ * starts from a Webhook here (a run from the editor stays on the main; the schedules would fire
+ * runs the test did not start), otherwise both workflows are the examples as users import them.
+ */
+async function createTableJob() {
+	const credential: CredentialRef = {
+		name: 'Media Generation (table simulator)',
+		id: await cluster.createCredential('Media Generation (table simulator)', CREDENTIAL_TYPE, {
+			apiKey: tableSim.apiKey,
+			baseUrl: tableSim.baseUrl,
+			allowPrivateFileHosts: true,
+		}),
+	};
+	table = await Table.createWith(
+		async <T>(method: string, p: string, body?: unknown) =>
+			await cluster.api<T>(p, { method, body }),
+	);
+	const [main, batch] = tableWorkflows('unused', videoFolder, TABLE_PATH);
+	const batchId = await cluster.createWorkflow(tableForApi(batch, credential));
+	// The job's two Execute Workflow nodes name the batch workflow by the id n8n gave it, as a
+	// user picks it from the list after importing both.
+	for (const n of main.nodes.filter((x) => x.type === 'n8n-nodes-base.executeWorkflow'))
+		(n.parameters as { workflowId: { value: string } }).workflowId.value = batchId;
+	tableWorkflowId = await cluster.createWorkflow(tableForApi(main, credential));
+}
+
 beforeAll(async () => {
 	const started = Date.now();
 	sim = await startSimulator({ apiKey: `queue-${process.pid}-secret` });
-	cluster = await QueueCluster.create({ workerConcurrency: WORKER_CONCURRENCY });
+	tableSim = await startSimulator({ apiKey: `queue-table-${process.pid}-secret` });
+	cluster = await QueueCluster.create({
+		workerConcurrency: WORKER_CONCURRENCY,
+		// Where the table job writes its videos (no other workflow here reads or writes files).
+		env: { N8N_RESTRICT_FILE_ACCESS_TO: videoFolder },
+	});
 	await cluster.explain(async () => {
 		await cluster.startMain();
+		// Workers and webhook processes start now, while the main is set up: a webhook process
+		// looks each call's webhook up in the database (WebhookService.findCached caches only what
+		// it found), so the workflows published below are found however late they come.
+		const processesUp = cluster.add(['worker', 'worker', 'webhook', 'webhook']);
+		processesUp.catch(() => undefined);
 		await cluster.setUpOwner();
 		const credential: CredentialRef = {
 			name: 'Media Generation (simulator)',
@@ -192,7 +259,6 @@ beforeAll(async () => {
 				allowPrivateFileHosts: true,
 			}),
 		};
-		// Published before the webhook processes start; they look the webhooks up in the database.
 		wf.batch = await cluster.createWorkflow(
 			generateFlow('queue batch', PATHS.batch, credential, { generate: { options: {} } }),
 		);
@@ -248,7 +314,8 @@ beforeAll(async () => {
 			binaryFrameFlow('queue binary frame', PATHS.binaryFrame, credential),
 		);
 		credentialRef = credential;
-		await cluster.add(['worker', 'worker', 'webhook', 'webhook']);
+		await createTableJob();
+		await processesUp;
 	});
 	figures.startup = { totalMs: Date.now() - started, ...cluster.timings };
 	say(
@@ -261,6 +328,8 @@ afterAll(async () => {
 	await cluster?.dispose();
 	await storage.close();
 	await sim?.close();
+	await tableSim?.close();
+	fs.rmSync(videoFolder, { recursive: true, force: true });
 	removeEmptyRunFolder();
 });
 
@@ -1421,6 +1490,11 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			await Promise.all([victim.kill(), diesToo.kill()]);
 			// A new worker (a restarted container) takes over the queue.
 			const replacement = await cluster.addWorker();
+			// The table job's tests below run on two workers of concurrency 1 and two webhook
+			// processes: they start now, while n8n's grace below passes (the kill test's later
+			// executions may run on them too), instead of on those tests' path.
+			const forTableJob = startTableJobProcesses();
+			forTableJob.catch(() => undefined);
 			// Bull notices the dead worker's jobs once their lock expires and fails them: n8n sets
 			// maxStalledCount 0, so a stalled job never runs a second time.
 			await waitFor(
@@ -1434,12 +1508,24 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			);
 			const stalledAfterMs = Date.now() - killedAt;
 
-			// The process that queued them (a webhook process here) gives the job 30 s of grace,
-			// then stores the execution as failed, with no node data.
-			const [endX, endY] = await Promise.all(
-				[x.id, y.id].map((id) => executionEnd(id, `execution ${id} to end`, 120_000)),
-			);
-			const endedAfterMs = Date.now() - killedAt;
+			// The process that queued them (a webhook process here) gives the job 30 s of grace
+			// (n8n's MAX_STALLED_COUNT_GRACE_WINDOW_MS, no setting), then stores the execution as
+			// failed, with no node data. Meanwhile the one-step tasks' callbacks (the trigger's URL
+			// as Callback URL) arrive in the trigger's workflow (checked below).
+			const oneStepIds = sim
+				.tasks()
+				.filter((t) => t.prompt.startsWith(oneStep))
+				.map((t) => t.id);
+			let endedAfterMs = 0;
+			const [[endX, endY], byTask] = await Promise.all([
+				Promise.all(
+					[x.id, y.id].map((id) => executionEnd(id, `execution ${id} to end`, 120_000)),
+				).then((ends) => {
+					endedAfterMs = Date.now() - killedAt;
+					return ends;
+				}),
+				triggerRunsByTask(oneStepIds, 5, 90_000),
+			]);
 			for (const e of [endX, endY]) {
 				expect(e.status).toBe('error');
 				expect(e.data?.resultData.runData ?? {}).toEqual({});
@@ -1454,11 +1540,6 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			// The recovery: the tasks kept running at the service, and the one-step rows, which
 			// carried the trigger's URL as Callback URL, each arrive in the trigger's workflow with
 			// their reference and files.
-			const oneStepIds = sim
-				.tasks()
-				.filter((t) => t.prompt.startsWith(oneStep))
-				.map((t) => t.id);
-			const byTask = await triggerRunsByTask(oneStepIds, 5, 90_000);
 			for (const id of oneStepIds) {
 				const [run] = byTask.get(id) ?? [];
 				expect(run?.status).toBe('success');
@@ -1499,7 +1580,7 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 			expect(results.map((i) => i.json.status)).toEqual(Array(6).fill('finished'));
 			expectFilesAsServed(...results);
 
-			// The editor's Retry of a killed execution (now on the replacement worker) starts from the
+			// The editor's Retry of a killed execution (now on a new worker) starts from the
 			// empty data n8n stored: it ends in error at once and submits nothing.
 			await cluster.retry(x.id);
 			await cluster.retry(y.id);
@@ -1519,6 +1600,7 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 				Array(5).fill('finished'),
 			);
 
+			await forTableJob;
 			figures.workerKilled = {
 				lockMs: Number(cluster.main.instance.env.QUEUE_WORKER_LOCK_DURATION),
 				jobFailedAfterMs: stalledAfterMs,
@@ -1533,4 +1615,186 @@ describe('a worker killed mid-poll (SIGKILL)', () => {
 					`queuing process killed too: crashed at the main's recovery, the crash-safe Retry returned 6 of 6 results in ${(safeRetryMs / 1000).toFixed(1)} s, 0 submissions`,
 			);
 		}));
+});
+
+/**
+ * The table job's processes, started if missing: two workers of concurrency 1 (one run per
+ * worker: two runs at once are then taken by two workers; the batch sub-workflows run inside
+ * their parent's worker and take no slot of their own) and two webhook processes.
+ */
+async function startTableJobProcesses(): Promise<N8nProcess[]> {
+	const workers = cluster.workers.filter((w) => w.running && w.concurrency === 1).length;
+	const webhooks = cluster.webhooks.filter((w) => w.running).length;
+	const roles: Array<'worker' | 'webhook'> = [
+		...Array<'worker'>(Math.max(0, 2 - workers)).fill('worker'),
+		...Array<'webhook'>(Math.max(0, 2 - webhooks)).fill('webhook'),
+	];
+	return roles.length ? await cluster.add(roles, 1) : [];
+}
+
+/** How long each of the killed runs' videos renders at the service (plus a spread of 1.2 s). */
+const KILLED_RUN_VIDEO_MS = 8_000;
+
+// examples/table-rows-to-videos.json and its batch sub-workflow (see createTableJob), the Data
+// Table "products" in PostgreSQL, the worker SIGKILLed while the job waits for the videos: with
+// the process that queued the run alive (n8n ends the run in error with no data), and with that
+// process lost too; and two runs at once, each taken by its own worker. The table is the job's
+// ledger, so the next run sends nothing again and every row ends with its own video.
+describe('the table job (examples/table-rows-to-videos.json) on a Data Table in PostgreSQL', () => {
+	beforeAll(() =>
+		cluster.explain(async () => {
+			await Promise.all([
+				...cluster.workers
+					.filter((w) => w.running && w.concurrency !== 1)
+					.map(async (w) => await w.stop()),
+				startTableJobProcesses(),
+			]);
+		}),
+	);
+
+	async function post(): Promise<void> {
+		const res = await fetch(`${cluster.balancer.url}/webhook/${TABLE_PATH}`, {
+			method: 'POST',
+			body: '{}',
+			headers: { 'content-type': 'application/json' },
+		});
+		await res.text();
+		expect(res.status).toBe(200);
+	}
+
+	/** The table holds `rows` only, the folder no video. */
+	async function fresh(rows: TableRow[]) {
+		await table.clear();
+		for (const f of fs.readdirSync(videoFolder))
+			if (f.endsWith('.mp4')) fs.rmSync(path.join(videoFolder, f));
+		await table.insert(rows);
+	}
+
+	const runsOfTheJob = async () => await cluster.executions(tableWorkflowId, false);
+	const ended = (e: ExecutionSummary) => !['running', 'new', 'waiting'].includes(e.status);
+	const expectVideo = (row: TableRow) => expectRowVideo(row, videoFolder, tableSim);
+
+	test('two runs started at the same moment, each taken by its own worker (two worker processes, one PostgreSQL): each row is paid once and ends with its video', () =>
+		cluster.explain(async () => {
+			const tag = '(queue-two)';
+			const sample = timedSheet(1_000);
+			const rows: TableRow[] = Array.from({ length: 120 }, (_, i) => {
+				const s = sample[i % sample.length];
+				return { sku: `${s.sku}-two-${i}`, product: s.product, prompt: `${s.prompt} ${tag} ${i}` };
+			});
+			await fresh(rows);
+			// Two workers, one run at a time each (see startTableJobProcesses).
+			expect(cluster.workers.filter((w) => w.running).map((w) => w.concurrency)).toEqual([1, 1]);
+			const known = new Set((await runsOfTheJob()).map((e) => e.id));
+			// Submissions answered after 150 ms: sending takes seconds, so the two runs' sending
+			// overlaps however the workers pick the jobs up.
+			const slow = tableSim.faults.add({
+				endpoint: 'submit',
+				kind: 'slow',
+				delayMs: 150,
+				match: tag,
+			});
+			await Promise.all([post(), post()]);
+			const [a, b] = await waitFor(
+				'both runs to end',
+				async () => {
+					const mine = (await runsOfTheJob()).filter((e) => !known.has(e.id));
+					return mine.length === 2 && mine.every(ended) ? mine : undefined;
+				},
+				240_000,
+			);
+			tableSim.faults.remove(slow);
+			expect([a.status, b.status]).toEqual(['success', 'success']);
+			// Each run on a worker of its own (otherwise this shows nothing about two workers).
+			const ranOn = [a, b].map((e) => cluster.workersThatRan(e.id));
+			expect(ranOn.map((w) => w.length)).toEqual([1, 1]);
+			expect(ranOn[0][0]).not.toBe(ranOn[1][0]);
+			// Both were sending at the same time (which one wins the claims is the machines' timing).
+			const seen = expectSendingOverlapped(
+				[await cluster.execution(a.id), await cluster.execution(b.id)],
+				rows.length,
+			);
+			const submissions = (prompt: unknown) =>
+				tableSim.tasks().filter((t) => t.prompt === prompt).length;
+			expect(rows.filter((r) => submissions(r.prompt) !== 1)).toEqual([]);
+			const after = await table.rows();
+			expect(after).toHaveLength(rows.length);
+			for (const row of after) expectVideo(row);
+			say(
+				`table job, 2 runs at once on ${ranOn[0][0]} and ${ranOn[1][0]}: ${rows.length} rows, ${tableSim.tasks().filter((t) => t.prompt.includes(tag)).length} submissions; ${seen}`,
+			);
+		}));
+
+	/**
+	 * Runs the job, SIGKILLs the worker that runs it (and `alsoKill`) once every row is submitted,
+	 * while every video is still rendering, then runs the job again on a worker (and through a
+	 * webhook process) still alive while a new worker (and webhook process) starts, as a
+	 * restarted container would: the next run sends nothing and every row gets its video.
+	 */
+	async function killedMidWait(tag: string, alsoKill?: N8nProcess) {
+		const rows: TableRow[] = timedSheet(KILLED_RUN_VIDEO_MS, () => ` ${tag}`).map((r) => ({
+			...r,
+			sku: `${r.sku}-${tag}`,
+		}));
+		await fresh(rows);
+		const sent = () => tableSim.tasks().filter((t) => t.prompt.includes(` ${tag} `));
+		const known = new Set((await runsOfTheJob()).map((e) => e.id));
+		const posted = Date.now();
+		if (alsoKill) cluster.balancer.only(alsoKill);
+		await post();
+		cluster.balancer.restore();
+		const first = await waitFor('the run to start', async () =>
+			(await runsOfTheJob()).find((e) => !known.has(e.id)),
+		);
+		await waitFor(
+			'every row submitted and written',
+			async () =>
+				(await table.rows()).filter((r) => r.status === 'submitted' && r.task_id).length ===
+				rows.length,
+			120_000,
+		);
+		const submittedMs = Date.now() - posted;
+		const [victim] = await waitFor('the worker that runs it', () => {
+			const ran = cluster.workersThatRan(first.id);
+			return ran.length
+				? ran.map((name) => cluster.workers.find((w) => w.name === name)!)
+				: undefined;
+		});
+		await Promise.all([victim.kill(), alsoKill?.kill()]);
+		expect(sent()).toHaveLength(rows.length);
+		// Killed while the job waits: no video had reached its end.
+		expect(sent().filter((t) => tableSim.clock.now() >= t.createdAt + t.durationMs)).toEqual([]);
+		const replacing = cluster.add(alsoKill ? ['worker', 'webhook'] : ['worker'], 1);
+		replacing.catch(() => undefined);
+
+		// The next run (the next hour or night; here the same webhook again).
+		const before = new Set([...known, first.id]);
+		await post();
+		const next = await waitFor(
+			'the next run to end',
+			async () => (await runsOfTheJob()).find((e) => !before.has(e.id) && ended(e)),
+			240_000,
+		);
+		expect(next.status).toBe('success');
+		expect(cluster.workersThatRan(next.id)).not.toContain(victim.name);
+		expect(sent()).toHaveLength(rows.length);
+		const after = await table.rows();
+		expect(after).toHaveLength(rows.length);
+		for (const row of after) expectVideo(row);
+		await replacing;
+		say(
+			`table job ${tag}: ${rows.length} rows submitted ${submittedMs} ms after the call; ${victim.name}${alsoKill ? ` and ${alsoKill.name}` : ''} killed; the next run on ${cluster.workersThatRan(next.id).join(', ')} ended ${Date.now() - posted} ms after the first call`,
+		);
+	}
+
+	test('the worker SIGKILLed while the job waits, the process that queued it alive: the next run sends nothing again and every row ends with its file', () =>
+		cluster.explain(() => killedMidWait('(queue-a)')));
+
+	test('the worker and the webhook process that queued the job both SIGKILLed while it waits: the next run sends nothing again and every row ends with its file', () =>
+		cluster.explain(() =>
+			killedMidWait(
+				'(queue-b)',
+				cluster.webhooks.find((w) => w.running),
+			),
+		));
 });

@@ -33,7 +33,6 @@ export interface Layout {
 const notTested: Cell = { text: 'not tested' };
 
 const TABLE_E2E = 'test/e2e/table-job.test.ts';
-const TABLE_QUEUE = 'test/queue/table.test.ts';
 const CALLBACK_E2E = 'test/e2e/callback.test.ts';
 const QUEUE = 'test/queue/queue.test.ts';
 const RETRIES = 'test/engine/retries.test.ts';
@@ -53,14 +52,14 @@ export const LAYOUTS: Layout[] = [
 			{
 				text: 'the next run sends nothing again and every row gets its video',
 				shownBy: {
-					file: TABLE_QUEUE,
+					file: QUEUE,
 					title: 'the worker SIGKILLed while the job waits, the process that queued it alive',
 				},
 			},
 			{
 				text: 'the next run sends nothing again and every row gets its video',
 				shownBy: {
-					file: TABLE_QUEUE,
+					file: QUEUE,
 					title: 'the worker and the webhook process that queued the job both SIGKILLed',
 				},
 			},
