@@ -2,8 +2,9 @@
 // times of the last run in jest's cache, and for a file it has no time of, the time below. On a
 // fresh clone (CI) jest has none and would order by file size: a long file with little text
 // (saved-workflows.test.ts, its suite in savedWorkflows.ts) then starts last while the other
-// worker idles. Seconds from a CI run of the e2e layer (2 cores, two files at once); only the
-// order matters. A file not listed here and not in the cache runs first, as jest does.
+// worker idles. Seconds from a CI run of the e2e layer (2 cores, two files at once; polling and
+// hostile as estimated once their runs got shorter); only the order matters. A file not listed
+// here and not in the cache runs first, as jest does.
 'use strict';
 
 const path = require('node:path');
