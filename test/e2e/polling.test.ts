@@ -1,5 +1,8 @@
-// The polling path in a real n8n: workflows run with `n8n execute`, the Media Generation node
-// submits to the simulator, polls, and streams the files into n8n's filesystem binary store.
+// The polling path in a real n8n: the Media Generation node submits to the simulator, polls, and
+// streams the files into n8n's filesystem binary store. The examples, and the two runs that need
+// their own binary data mode, run with `n8n execute` (one n8n start-up each); the batch, the 1 GB
+// file and the cut gzip body run afterwards on one `n8n start` of the same database, started by
+// a Webhook node in place of the Manual Trigger and read back through the public API.
 // What is checked is what a user would see: the execution's output, the files on disk (byte for
 // byte what the service served), the error output, and the memory n8n needed for a 1 GB file.
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code: runs under plain Node, never inside n8n (the package ships dist/ only), so the n8n Cloud runtime rules do not apply */
@@ -9,12 +12,19 @@ import * as path from 'node:path';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { referenceChunks } from '../simulator/media';
+import { activateWorkflows } from './executions-api';
 import {
 	N8nInstance,
+	createOwnerApiKey,
+	listExecutions,
 	outputItems,
 	removeEmptyRunFolder,
+	sampleMemory,
 	type BinaryJson,
+	type ExecutionJson,
+	type ExecutionSummary,
 	type ItemJson,
+	type MemorySample,
 } from './n8n';
 import {
 	chain,
@@ -25,6 +35,7 @@ import {
 	noOp,
 	pngToFile,
 	rowItems,
+	webhookNode,
 	workflow,
 	type WorkflowNode,
 } from './workflows';
@@ -49,6 +60,96 @@ const WF = {
 };
 /** The folder n8n's file nodes may read and write (n8n may touch no other). */
 let filesFolder: string;
+/** The workflows run on the started n8n (the others with `n8n execute`). */
+const STARTED = [WF.batch, WF.bigBaseline, WF.big, WF.gzipCut];
+const webhookPath = (id: string) => `polling-${id.toLowerCase()}-${process.pid}`;
+let apiKey = '';
+
+/**
+ * A workflow of this file as the started n8n runs it: its Manual Trigger "Start" replaced by a
+ * production Webhook node of the same name (answering at once), every other node unchanged.
+ */
+function webhookStarted(wf: ReturnType<typeof workflow>) {
+	return {
+		...wf,
+		nodes: wf.nodes.map((node) =>
+			node.name === 'Start'
+				? { ...webhookNode(webhookPath(wf.id)), id: node.id, name: 'Start' }
+				: node,
+		),
+	};
+}
+
+let started: Promise<void> | undefined;
+/**
+ * `n8n start`, once, on the database the `n8n execute` runs used (declared after them all: the
+ * CLI runs never share the database with the server), its owner's API key, the workflows active.
+ */
+function startedN8n(): Promise<void> {
+	started ??= (async () => {
+		await n8n.start();
+		apiKey = await createOwnerApiKey(n8n);
+		await activateWorkflows(n8n, apiKey, STARTED);
+	})();
+	return started;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Starts one execution of a workflow on the started n8n (POST to its webhook) and resolves with
+ * it once it ended, its data in the shape `n8n execute --rawOutput` prints.
+ */
+async function runStarted(
+	id: string,
+	timeoutMs = 120_000,
+): Promise<{ run: ExecutionJson; execution: ExecutionSummary }> {
+	await startedN8n();
+	const known = new Set((await listExecutions(n8n, apiKey, id, undefined, false)).map((e) => e.id));
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const res = await fetch(`${n8n.baseUrl}/webhook/${webhookPath(id)}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: '{}',
+		});
+		const text = await res.text();
+		if (res.status === 200) break;
+		// A 404 right after activation means "not registered yet".
+		if (res.status !== 404 || Date.now() > deadline)
+			throw new Error(`POST /webhook/${webhookPath(id)}: HTTP ${res.status} ${text.slice(0, 300)}`);
+		await sleep(500);
+	}
+	for (;;) {
+		// Without their data while waiting (cheap for n8n), then the one that ended with its data.
+		const ended = (await listExecutions(n8n, apiKey, id, undefined, false)).find(
+			(e) => !known.has(e.id) && !['new', 'running', 'waiting'].includes(e.status),
+		);
+		if (ended) {
+			const execution = (await listExecutions(n8n, apiKey, id)).find((e) => e.id === ended.id)!;
+			return { run: { status: execution.status, data: execution.data! }, execution };
+		}
+		if (Date.now() > deadline)
+			throw new Error(`no execution of ${id} ended within ${timeoutMs} ms`);
+		await sleep(250);
+	}
+}
+
+/** runStarted, the started n8n's process tree sampled meanwhile (its peak reset first). */
+async function runStartedSampled(
+	id: string,
+	timeoutMs: number,
+): Promise<{ run: ExecutionJson; memory: MemorySample }> {
+	await startedN8n();
+	const sampler = sampleMemory(n8n.serverPid!, 100, { resetPeak: true });
+	try {
+		const { run } = await runStarted(id, timeoutMs);
+		sampler.sample();
+		return { run, memory: sampler.stop() };
+	} finally {
+		sampler.stop();
+	}
+}
 
 /**
  * Edit Fields (a PNG as base64) → Convert to File → Vidmodel 2.0 Fast from that binary (issue
@@ -214,10 +315,10 @@ beforeAll(async () => {
 		await n8n.importWorkflows([
 			exampleWorkflow('generate-video.json', WF.video),
 			exampleWorkflow('generate-image.json', WF.image),
-			batchWorkflow(),
-			largeFileWorkflow(WF.bigBaseline, 1 * MB),
-			largeFileWorkflow(WF.big, 1 * GB),
-			gzipCutWorkflow(),
+			webhookStarted(batchWorkflow()),
+			webhookStarted(largeFileWorkflow(WF.bigBaseline, 1 * MB)),
+			webhookStarted(largeFileWorkflow(WF.big, 1 * GB)),
+			webhookStarted(gzipCutWorkflow()),
 			gzipCutWorkflow(WF.tooLarge, 'database-limit [sim:size=2000000] [sim:duration=0]'),
 			binaryFrameWorkflow(),
 		]);
@@ -269,11 +370,66 @@ describe('polling path: the examples run with n8n execute', () => {
 	);
 });
 
+describe("a binary reference image in n8n's in-memory binary data mode (issue 34)", () => {
+	test('is refused before any request, naming N8N_DEFAULT_BINARY_DATA_MODE', () =>
+		n8n.explain(async () => {
+			const mode = n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
+			n8n.env.N8N_DEFAULT_BINARY_DATA_MODE = 'default';
+			try {
+				const submits = sim.count('submit');
+				const { run } = await n8n.execute(WF.inMemory);
+				const [item] = outputItems(run, 'Animate');
+				expect(String(item.json.error)).toMatch(
+					/^Item 0: binary field "data" \("Start Frame Binary Field"\) \(file "frame\.png"\) is held in memory \(n8n's binary data mode "default"\), so n8n cannot serve it at a link for the service; allowed: .*set N8N_DEFAULT_BINARY_DATA_MODE=filesystem/,
+				);
+				expect(sim.count('submit')).toBe(submits);
+			} finally {
+				if (mode === undefined) delete n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
+				else n8n.env.N8N_DEFAULT_BINARY_DATA_MODE = mode;
+			}
+		}));
+});
+
+describe("n8n's own size limit in database binary mode (issue 21)", () => {
+	// N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE=1 (MB) for this one n8n execute, so that a 2 MB file
+	// passes the node's own default (256 MB) and meets n8n's FileTooLargeError when stored.
+	test('FileTooLargeError is reported as a size limit with what to change, not as a connection failure', () =>
+		n8n.explain(async () => {
+			const mode = n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
+			n8n.env.N8N_DEFAULT_BINARY_DATA_MODE = 'database';
+			n8n.env.N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE = '1';
+			try {
+				const { run } = await n8n.execute(WF.tooLarge);
+				const [item] = outputItems(run, 'Generate');
+				const error = String(item.json.error);
+				expect(error).toContain(
+					`n8n refused to store the file: it is 1.91 MB, over the 1 MB limit of n8n's "database" binary data mode`,
+				);
+				expect(error).toContain('N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE');
+				expect(error).toContain('Options → Max File Size (MB)');
+				expect(error).not.toMatch(/connection failed/);
+				expect(String(item.json.task_id)).toMatch(/^task_/);
+				expect(item.json.expires_at).toEqual(expect.any(String));
+				// One attempt: a storage limit is not retried.
+				const taskId = String(item.json.task_id);
+				expect(
+					sim.requests.filter((r) => r.endpoint === 'file' && r.taskId === taskId),
+				).toHaveLength(1);
+			} finally {
+				// Back to the instance's filesystem mode: the started n8n below runs with it.
+				if (mode === undefined) delete n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
+				else n8n.env.N8N_DEFAULT_BINARY_DATA_MODE = mode;
+				delete n8n.env.N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE;
+			}
+		}));
+});
+
 describe('error output and batches', () => {
 	test('20 items with mixed outcomes: finished to the main output, failed and refused to the error output, each once', () =>
 		n8n.explain(async () => {
 			const before = sim.tasks().length;
-			const { run, result } = await n8n.execute(WF.batch);
+			const { run, execution } = await runStarted(WF.batch);
+			expect(execution.status).toBe('success');
 			expect(run.data.resultData.error).toBeUndefined();
 
 			// Read the node's own outputs: their pairedItem points at the input rows.
@@ -323,7 +479,7 @@ describe('error output and batches', () => {
 				}
 			}
 			expect(done).toHaveLength(BATCH_ROWS.filter((r) => r.expect === 'finished').length);
-			expectNoKeyLeaks(result.stdout + result.stderr);
+			expectNoKeyLeaks(JSON.stringify(execution) + n8n.serverLogText());
 		}));
 });
 
@@ -332,23 +488,22 @@ describe('a 1 GB result in filesystem binary mode', () => {
 	// the node downloads, next to n8n's HTTP Request (File response) and a plain stream inside the
 	// same n8n, is measured by `npm run bench:n8n` (docs/performance.md), not here: speed is
 	// never asserted by a timed test, and three runs of 1 GB cost the suite a minute.
+	// Both runs on the started n8n, one right after the other, each its own sampling window (the
+	// server's VmHWM reset at its start): the 1 GB run's peak against the 1 MB run's.
 	test("is streamed to disk: n8n's memory grows far less than the file size", () =>
 		n8n.explain(async () => {
-			const { memory: base } = await n8n.execute(WF.bigBaseline, {
-				memory: true,
-				timeoutMs: 240_000,
-			});
-			const started = Date.now();
-			const { run, memory } = await n8n.execute(WF.big, { memory: true, timeoutMs: 240_000 });
-			const seconds = (Date.now() - started) / 1000;
+			const { memory: base } = await runStartedSampled(WF.bigBaseline, 240_000);
+			const startedAt = Date.now();
+			const { run, memory } = await runStartedSampled(WF.big, 240_000);
+			const seconds = (Date.now() - startedAt) / 1000;
 			const [item] = outputItems(run, 'Generate');
 			expect(item.json.status).toBe('finished');
 			await expectFilesAsServed(item);
-			const growth = memory!.mainPeak - base!.mainPeak;
-			const treeGrowth = memory!.treePeak - base!.treePeak;
+			const growth = memory.mainPeak - base.mainPeak;
+			const treeGrowth = memory.treePeak - base.treePeak;
 			const mb = (n: number) => `${(n / MB).toFixed(0)} MB`;
 			process.stdout.write(
-				`[e2e] 1 GB result in a real n8n (n8n execute ${seconds.toFixed(1)} s): peak RSS (VmHWM) growth over a 1 MB run ${mb(growth)} (process tree ${mb(treeGrowth)})\n`,
+				`[e2e] 1 GB result in a real n8n (n8n start, one webhook-started run ${seconds.toFixed(1)} s): peak RSS (VmHWM) growth over a 1 MB run ${mb(growth)} (process tree ${mb(treeGrowth)}; peaks ${mb(base.mainPeak)} → ${mb(memory.mainPeak)})\n`,
 			);
 			expect(growth).toBeLessThan(300 * MB);
 			expect(treeGrowth).toBeLessThan(300 * MB);
@@ -360,7 +515,7 @@ describe('a gzip body cut in half by the file host (issue 19, finding 2)', () =>
 	test('is not stored as a shorter file: the item fails, keeps its task, and says why', () =>
 		n8n.explain(async () => {
 			sim.faults.add({ endpoint: 'file', kind: 'gzipCut', match: 'half-gzip' });
-			const { run } = await n8n.execute(WF.gzipCut);
+			const { run } = await runStarted(WF.gzipCut);
 			const [item] = outputItems(run, 'Generate');
 			expect(item.binary ?? {}).toEqual({});
 			expect(String(item.json.error)).toMatch(/sent the file compressed/);
@@ -368,56 +523,5 @@ describe('a gzip body cut in half by the file host (issue 19, finding 2)', () =>
 			expect(
 				sim.requests.filter((r) => r.endpoint === 'file' && r.fault === 'gzipCut'),
 			).toHaveLength(1);
-		}));
-});
-
-describe("a binary reference image in n8n's in-memory binary data mode (issue 34)", () => {
-	test('is refused before any request, naming N8N_DEFAULT_BINARY_DATA_MODE', () =>
-		n8n.explain(async () => {
-			const mode = n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
-			n8n.env.N8N_DEFAULT_BINARY_DATA_MODE = 'default';
-			try {
-				const submits = sim.count('submit');
-				const { run } = await n8n.execute(WF.inMemory);
-				const [item] = outputItems(run, 'Animate');
-				expect(String(item.json.error)).toMatch(
-					/^Item 0: binary field "data" \("Start Frame Binary Field"\) \(file "frame\.png"\) is held in memory \(n8n's binary data mode "default"\), so n8n cannot serve it at a link for the service; allowed: .*set N8N_DEFAULT_BINARY_DATA_MODE=filesystem/,
-				);
-				expect(sim.count('submit')).toBe(submits);
-			} finally {
-				if (mode === undefined) delete n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
-				else n8n.env.N8N_DEFAULT_BINARY_DATA_MODE = mode;
-			}
-		}));
-});
-
-describe("n8n's own size limit in database binary mode (issue 21)", () => {
-	// N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE=1 (MB) for this one n8n execute, so that a 2 MB file
-	// passes the node's own default (256 MB) and meets n8n's FileTooLargeError when stored.
-	test('FileTooLargeError is reported as a size limit with what to change, not as a connection failure', () =>
-		n8n.explain(async () => {
-			n8n.env.N8N_DEFAULT_BINARY_DATA_MODE = 'database';
-			n8n.env.N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE = '1';
-			try {
-				const { run } = await n8n.execute(WF.tooLarge);
-				const [item] = outputItems(run, 'Generate');
-				const error = String(item.json.error);
-				expect(error).toContain(
-					`n8n refused to store the file: it is 1.91 MB, over the 1 MB limit of n8n's "database" binary data mode`,
-				);
-				expect(error).toContain('N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE');
-				expect(error).toContain('Options → Max File Size (MB)');
-				expect(error).not.toMatch(/connection failed/);
-				expect(String(item.json.task_id)).toMatch(/^task_/);
-				expect(item.json.expires_at).toEqual(expect.any(String));
-				// One attempt: a storage limit is not retried.
-				const taskId = String(item.json.task_id);
-				expect(
-					sim.requests.filter((r) => r.endpoint === 'file' && r.taskId === taskId),
-				).toHaveLength(1);
-			} finally {
-				delete n8n.env.N8N_DEFAULT_BINARY_DATA_MODE;
-				delete n8n.env.N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE;
-			}
 		}));
 });
