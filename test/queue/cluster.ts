@@ -29,7 +29,7 @@ import {
 	type PostgresServer,
 	type RedisServer,
 } from '../../tools/queue-services';
-import { N8nInstance, n8nInstall, tailOf, type ExecutionJson } from '../e2e/n8n';
+import { CREDENTIAL_TYPE, N8nInstance, n8nInstall, tailOf, type ExecutionJson } from '../e2e/n8n';
 
 export type Role = 'main' | 'worker' | 'webhook';
 
@@ -566,6 +566,19 @@ export class QueueCluster {
 		return (
 			await this.api<{ id: string }>('/credentials', { method: 'POST', body: { name, type, data } })
 		).id;
+	}
+
+	/**
+	 * The package's credential for a simulator, named `name`. allowPrivateFileHosts: the
+	 * simulator's file host runs on this machine (127.0.0.1), a loopback address the node refuses
+	 * by default.
+	 */
+	async simulatorCredential(
+		name: string,
+		sim: { apiKey: string; baseUrl: string },
+	): Promise<{ id: string; name: string }> {
+		const data = { apiKey: sim.apiKey, baseUrl: sim.baseUrl, allowPrivateFileHosts: true };
+		return { name, id: await this.createCredential(name, CREDENTIAL_TYPE, data) };
 	}
 
 	/**

@@ -23,7 +23,6 @@
 import { createHash } from 'node:crypto';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
-import { CREDENTIAL_TYPE } from '../e2e/n8n';
 import { memoryLine, QueueCluster, type ExecutionSummary } from './cluster';
 import { ImportStorage } from './storage';
 import { simFileUrl } from '../e2e/plain-download';
@@ -125,14 +124,7 @@ async function main() {
 	try {
 		await cluster.startMain();
 		await cluster.setUpOwner();
-		const credential: CredentialRef = {
-			name: 'Media Generation (simulator)',
-			id: await cluster.createCredential('Media Generation (simulator)', CREDENTIAL_TYPE, {
-				apiKey: sim.apiKey,
-				baseUrl: sim.baseUrl,
-				allowPrivateFileHosts: true,
-			}),
-		};
+		const credential = await cluster.simulatorCredential('Media Generation (simulator)', sim);
 		const wf = {
 			store: await cluster.createWorkflow(
 				generateFlow('big store', `${TAG}-store`, credential, {

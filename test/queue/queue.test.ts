@@ -212,14 +212,10 @@ function tableForApi(flow: TableFlow, credential: CredentialRef) {
  * runs the test did not start), otherwise both workflows are the examples as users import them.
  */
 async function createTableJob() {
-	const credential: CredentialRef = {
-		name: 'Media Generation (table simulator)',
-		id: await cluster.createCredential('Media Generation (table simulator)', CREDENTIAL_TYPE, {
-			apiKey: tableSim.apiKey,
-			baseUrl: tableSim.baseUrl,
-			allowPrivateFileHosts: true,
-		}),
-	};
+	const credential = await cluster.simulatorCredential(
+		'Media Generation (table simulator)',
+		tableSim,
+	);
 	table = await Table.createWith(
 		async <T>(method: string, p: string, body?: unknown) =>
 			await cluster.api<T>(p, { method, body }),
@@ -250,15 +246,7 @@ beforeAll(async () => {
 		const processesUp = cluster.add(['worker', 'worker', 'webhook', 'webhook']);
 		processesUp.catch(() => undefined);
 		await cluster.setUpOwner();
-		const credential: CredentialRef = {
-			name: 'Media Generation (simulator)',
-			// allowPrivateFileHosts: the file host runs on this machine (127.0.0.1), a loopback address the node refuses by default.
-			id: await cluster.createCredential('Media Generation (simulator)', CREDENTIAL_TYPE, {
-				apiKey: sim.apiKey,
-				baseUrl: sim.baseUrl,
-				allowPrivateFileHosts: true,
-			}),
-		};
+		const credential = await cluster.simulatorCredential('Media Generation (simulator)', sim);
 		wf.batch = await cluster.createWorkflow(
 			generateFlow('queue batch', PATHS.batch, credential, { generate: { options: {} } }),
 		);
