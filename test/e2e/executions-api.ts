@@ -134,7 +134,33 @@ export async function executionsOf(
 	return all;
 }
 
-/** Polls the public API until `count` executions of the workflow have ended. */
+/**
+ * POSTs JSON to a production webhook of a started n8n; a 404 within `retryMs` of the first try
+ * means "not registered yet" (right after start-up or activation) and is tried again.
+ */
+export async function postWebhook(
+	n8n: N8nInstance,
+	pathname: string,
+	body: unknown,
+	retryMs = 30_000,
+): Promise<{ status: number; text: string }> {
+	const deadline = Date.now() + retryMs;
+	for (;;) {
+		const res = await fetch(`${n8n.baseUrl}/webhook/${pathname}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+		const text = await res.text();
+		if (res.status !== 404 || Date.now() > deadline) return { status: res.status, text };
+		await new Promise((r) => setTimeout(r, 500));
+	}
+}
+
+/**
+ * Polls the public API until `count` executions of the workflow have ended (without their data
+ * while waiting, cheap for n8n), then reads those with their data.
+ */
 export async function endedExecutions(
 	n8n: N8nInstance,
 	apiKey: string,
@@ -144,9 +170,12 @@ export async function endedExecutions(
 ): Promise<ExecutionSummary[]> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		const list = await executionsOf(n8n, apiKey, workflowId);
+		const list = await executionsOf(n8n, apiKey, workflowId, false);
 		const ended = list.filter((e) => !['running', 'new', 'waiting'].includes(e.status));
-		if (ended.length >= count) return ended;
+		if (ended.length >= count) {
+			const ids = new Set(ended.map((e) => e.id));
+			return (await executionsOf(n8n, apiKey, workflowId)).filter((e) => ids.has(e.id));
+		}
 		if (Date.now() > deadline) {
 			throw new Error(
 				`${ended.length} of ${count} executions of ${workflowId} ended after ${timeoutMs} ms: ${JSON.stringify(list.map((e) => [e.id, e.status]))}`,

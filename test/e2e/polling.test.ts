@@ -12,17 +12,21 @@ import * as path from 'node:path';
 
 import { mediaChunks, startSimulator, type Simulator } from '../simulator';
 import { referenceChunks } from '../simulator/media';
-import { activateWorkflows } from './executions-api';
+import {
+	activateWorkflows,
+	endedExecutions,
+	executionsOf,
+	postWebhook,
+	type ExecutionSummary,
+} from './executions-api';
 import {
 	N8nInstance,
 	createOwnerApiKey,
-	listExecutions,
 	outputItems,
 	removeEmptyRunFolder,
 	sampleMemory,
 	type BinaryJson,
 	type ExecutionJson,
-	type ExecutionSummary,
 	type ItemJson,
 	type MemorySample,
 } from './n8n';
@@ -94,8 +98,6 @@ function startedN8n(): Promise<void> {
 	return started;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Starts one execution of a workflow on the started n8n (POST to its webhook) and resolves with
  * it once it ended, its data in the shape `n8n execute --rawOutput` prints.
@@ -105,34 +107,15 @@ async function runStarted(
 	timeoutMs = 120_000,
 ): Promise<{ run: ExecutionJson; execution: ExecutionSummary }> {
 	await startedN8n();
-	const known = new Set((await listExecutions(n8n, apiKey, id, undefined, false)).map((e) => e.id));
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const res = await fetch(`${n8n.baseUrl}/webhook/${webhookPath(id)}`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: '{}',
-		});
-		const text = await res.text();
-		if (res.status === 200) break;
-		// A 404 right after activation means "not registered yet".
-		if (res.status !== 404 || Date.now() > deadline)
-			throw new Error(`POST /webhook/${webhookPath(id)}: HTTP ${res.status} ${text.slice(0, 300)}`);
-		await sleep(500);
-	}
-	for (;;) {
-		// Without their data while waiting (cheap for n8n), then the one that ended with its data.
-		const ended = (await listExecutions(n8n, apiKey, id, undefined, false)).find(
-			(e) => !known.has(e.id) && !['new', 'running', 'waiting'].includes(e.status),
+	const known = new Set((await executionsOf(n8n, apiKey, id, false)).map((e) => e.id));
+	const posted = await postWebhook(n8n, webhookPath(id), {});
+	if (posted.status !== 200)
+		throw new Error(
+			`POST /webhook/${webhookPath(id)}: HTTP ${posted.status} ${posted.text.slice(0, 300)}`,
 		);
-		if (ended) {
-			const execution = (await listExecutions(n8n, apiKey, id)).find((e) => e.id === ended.id)!;
-			return { run: { status: execution.status, data: execution.data! }, execution };
-		}
-		if (Date.now() > deadline)
-			throw new Error(`no execution of ${id} ended within ${timeoutMs} ms`);
-		await sleep(250);
-	}
+	const ended = await endedExecutions(n8n, apiKey, id, known.size + 1, timeoutMs);
+	const execution = ended.find((e) => !known.has(e.id))!;
+	return { run: { status: execution.status, data: execution.data! }, execution };
 }
 
 /** runStarted, the started n8n's process tree sampled meanwhile (its peak reset first). */

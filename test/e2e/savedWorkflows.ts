@@ -36,6 +36,7 @@ import {
 	type Connections,
 	type WorkflowNode,
 } from './workflows';
+import { postWebhook } from './executions-api';
 import { Table } from './table';
 import {
 	AGENT_TABLE,
@@ -413,20 +414,8 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		}
 	};
 
-	/** POSTs to a production webhook; a 404 right after start-up means "not activated yet". */
-	const post = async (pathname: string, body: unknown) => {
-		const deadline = Date.now() + 30_000;
-		for (;;) {
-			const res = await fetch(`${n8n.baseUrl}/webhook/${pathname}`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify(body),
-			});
-			await res.text();
-			if (res.status !== 404 || Date.now() > deadline) return res.status;
-			await new Promise((r) => setTimeout(r, 500));
-		}
-	};
+	const post = async (pathname: string, body: unknown) =>
+		(await postWebhook(n8n, pathname, body)).status;
 
 	const binaries = (item: ItemJson) => Object.values(item.binary ?? {}) as BinaryJson[];
 	const fileSize = (b: BinaryJson) => fs.statSync(n8n.binaryFile(b)).size;
