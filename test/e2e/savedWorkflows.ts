@@ -1,10 +1,10 @@
 // Test-only. The saved-workflow fixtures (test/fixtures/saved-workflows/<version>/) imported into
 // a real n8n as saved and run against the simulator, all on one `n8n start`:
-// - the workflows started by a Manual Trigger are merged into one, started by one Webhook node
-//   (n8n has no manual run without its editor, and one execution costs less than one
+// - the workflows started by a Manual Trigger are started by a Webhook node each instead, all at
+//   once (n8n has no manual run without its editor, and an execution costs less than one
 //   `n8n execute` each); the nodes of the package keep their saved parameters verbatim;
 // - the webhook-started ones (the Trigger fixtures, the durable-wait example) are activated;
-//   the merged run's submissions call the Trigger fixtures back, and the durable-wait example
+//   the manual ones' submissions call the Trigger fixtures back, and the durable-wait example
 //   parks on its callbacks.
 // Only addresses change: the fixtures' placeholder origins become the simulator's file host and
 // this n8n, their credential becomes the test's (allowPrivateFileHosts: the files are on loopback).
@@ -67,7 +67,6 @@ interface Fixture {
 
 const MANUAL = 'n8n-nodes-base.manualTrigger';
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const MERGED_ID = 'mgenSavedAll001';
 const ours = (n: WorkflowNode) => n.type === NODE_TYPE || n.type === TRIGGER_TYPE;
 
 /**
@@ -132,13 +131,19 @@ function loadFixtures(fileHost: string, n8nOrigin: string, serviceUrl: string): 
 	});
 }
 
-/** The Manual-Trigger fixtures as one workflow: one Webhook in place of their triggers. */
-function mergedManualWorkflow(fixtures: Fixture[], webhookPath: string) {
-	const start = { ...webhookNode(webhookPath), name: 'Start' };
-	const nodes: WorkflowNode[] = [start];
-	const connections: SavedWorkflow['connections'] = { Start: { main: [[]] } };
+/**
+ * The Manual-Trigger fixtures, each started by a Webhook in place of its triggers (path
+ * `<webhookPath>-<n>`), under the fixture's id. They run at once: one after another they would
+ * take the sum of their waits (two minutes), where each takes a few seconds. Node names carry
+ * the fixture's label, so their runs read as one (`origin`: each node's fixture and saved node).
+ */
+function manualFixtureWorkflows(fixtures: Fixture[], webhookPath: string) {
 	const origin = new Map<string, { fixture: string; node: WorkflowNode }>();
-	for (const { label, workflow } of fixtures) {
+	const workflows = fixtures.map(({ label, id, workflow }, i) => {
+		const path = `${webhookPath}-${i}`;
+		const start = { ...webhookNode(path), name: 'Start' };
+		const nodes: WorkflowNode[] = [start];
+		const connections: SavedWorkflow['connections'] = { Start: { main: [[]] } };
 		const rename = (name: string) => `${label}: ${name}`;
 		const triggers = new Set(workflow.nodes.filter((n) => n.type === MANUAL).map((n) => n.name));
 		for (const node of workflow.nodes.filter((n) => !triggers.has(n.name))) {
@@ -151,19 +156,20 @@ function mergedManualWorkflow(fixtures: Fixture[], webhookPath: string) {
 			if (triggers.has(from)) connections.Start.main[0].push(...main[0]);
 			else connections[rename(from)] = { main };
 		}
-	}
-	return {
-		workflow: {
-			id: MERGED_ID,
-			name: 'Saved workflows (Manual Trigger ones, merged)',
-			active: false,
-			nodes,
-			connections,
-			settings: { executionOrder: 'v1' },
-			pinData: {},
-		},
-		origin,
-	};
+		return {
+			path,
+			workflow: {
+				id,
+				name: `${label} (webhook-started)`,
+				active: false,
+				nodes,
+				connections,
+				settings: { executionOrder: 'v1' },
+				pinData: {},
+			},
+		};
+	});
+	return { workflows, origin };
 }
 
 const isManual = (f: Fixture) => f.workflow.nodes.some((n) => n.type === MANUAL);
@@ -379,7 +385,7 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 	let fake: FakeOpenAi;
 	/** The Data Table the AI Agent example of 0.2.0 records its tasks in, as its guide has the user create it. */
 	let agentTable: Table;
-	let origin: ReturnType<typeof mergedManualWorkflow>['origin'];
+	let manual: ReturnType<typeof manualFixtureWorkflows>;
 	const webhookPath = `saved-workflows-${process.pid}`;
 	const binaryPath = `binary-images-${process.pid}`;
 	let filesDir = '';
@@ -436,8 +442,7 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 		});
 		notRun = all.filter((f) => !runsHere(f) && !isAgentFixture(f)).map((f) => f.label);
 		fake = await startFakeOpenAi();
-		const merged = mergedManualWorkflow(fixtures.filter(isManual), webhookPath);
-		origin = merged.origin;
+		manual = manualFixtureWorkflows(fixtures.filter(isManual), webhookPath);
 		// The files Read/Write Files from Disk may read (n8n restricts it to one folder).
 		filesDir = path.join(n8n.dir, 'files');
 		fs.mkdirSync(filesDir, { recursive: true });
@@ -476,7 +481,7 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 				},
 			]);
 			await n8n.importWorkflows([
-				merged.workflow,
+				...manual.workflows.map((w) => w.workflow),
 				binaryImagesWorkflow(binaryPath, filesDir),
 				binarySubWorkflow(),
 				...[...started, ...agentFixtures].map((f) => ({ ...f.workflow, id: f.id, active: false })),
@@ -491,7 +496,7 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 			// Activated through the public API: one request each, where `n8n publish:workflow`
 			// costs an n8n start-up each.
 			for (const id of [
-				MERGED_ID,
+				...manual.workflows.map((w) => w.workflow.id),
 				// Before its caller: n8n 2.x publishes a workflow only once its sub-workflows are.
 				BINARY_SUB_WORKFLOW_ID,
 				BINARY_WORKFLOW_ID,
@@ -584,11 +589,23 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 
 	test('the Manual Trigger fixtures run, each node of the package with its saved parameters, and their callbacks start the Trigger fixtures', () =>
 		n8n.explain(async () => {
-			expect(await post(webhookPath, {})).toBe(200);
-			const [run] = await ended(MERGED_ID, 1);
-			expect(run.status).toBe('success');
-			const runData = run.data!.resultData.runData;
-			const nodes = [...origin].filter(([, o]) => ours(o.node));
+			const started = await Promise.all(manual.workflows.map((w) => post(w.path, {})));
+			expect(started).toEqual(manual.workflows.map(() => 200));
+			const runs = await Promise.all(
+				manual.workflows.map(async (w) => {
+					const [run] = await ended(w.workflow.id, 1);
+					return { workflow: w.workflow.name, status: run.status, run };
+				}),
+			);
+			expect(runs.map(({ workflow, status }) => ({ workflow, status }))).toEqual(
+				manual.workflows.map((w) => ({ workflow: w.workflow.name, status: 'success' })),
+			);
+			// Node names are unique across the fixtures: their runs read as one.
+			const runData = Object.assign(
+				{},
+				...runs.map((r) => r.run.data!.resultData.runData),
+			) as NonNullable<ExecutionSummary['data']>['resultData']['runData'];
+			const nodes = [...manual.origin].filter(([, o]) => ours(o.node));
 			expect(nodes.length).toBeGreaterThanOrEqual(10);
 			for (const [name, { fixture, node }] of nodes) {
 				const runs = runData[name];
