@@ -24,8 +24,8 @@
 //    the figure's unit, rounds it to the decimals written and compares it with the figure.
 //
 // Anything else that looks measured (a ratio, a percentage, a size in kB/MB/GB, a number of
-// reads, a time in ms, with decimals or as a range) fails the check unless it is written as code
-// (`30 s`). Figures in words and whole units ("a minute", "10 s", "3 of 6") fail too.
+// reads or submissions, a time in ms, with decimals or as a range) fails the check unless it is
+// written as code (`30 s`). Figures in words and whole units ("a minute", "10 s", "3 of 6") fail too.
 //
 // A results file must say which commit's code it measured: `machine.commit` (bench/run.ts) or
 // `commit` (bench/n8n.ts), and the command. The commit must be an ancestor of HEAD whose bench/
@@ -176,7 +176,7 @@ export interface Figure {
 	text: string; // as written, e.g. "1,183 MB"
 	values: number[]; // 1183 (a range gives two)
 	decimals: number[];
-	unit: string; // 'x' | '%' | 'MB' | 'GB' | 'kB' | 's' | 'ms' | 'min' | 'reads' | 'of'
+	unit: string; // 'x' | '%' | 'MB' | 'GB' | 'kB' | 's' | 'ms' | 'min' | 'reads' | 'submissions' | 'of'
 }
 
 const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
@@ -189,6 +189,11 @@ const PATTERNS: Array<{ unit: string; re: RegExp; rangeOnly?: boolean; decimalOn
 	{
 		unit: 'reads',
 		re: new RegExp(String.raw`(?<![\w.])${RANGE}\s(?:status\s)?reads?\b`, 'g'),
+	},
+	// what a run paid: "4 submissions", "0 new submissions"
+	{
+		unit: 'submissions',
+		re: new RegExp(String.raw`(?<![\w.])${RANGE}\s(?:new\s)?submissions?\b`, 'g'),
 	},
 	{ unit: 'ms', re: new RegExp(String.raw`(?<![\w.])${RANGE}\s?ms\b`, 'g') },
 	// seconds and minutes: measured-looking when written with decimals or as a range
@@ -315,6 +320,7 @@ const UNITS: Array<{ re: string; unit: string; family: string; size: number }> =
 	{ re: '[x×]|times', unit: 'x', family: 'ratio', size: 1 },
 	{ re: '%', unit: '%', family: 'ratio', size: 0.01 },
 	{ re: '(?:status )?reads?', unit: 'reads', family: 'count', size: 1 },
+	{ re: '(?:new )?submissions?', unit: 'submissions', family: 'count', size: 1 },
 ];
 
 /** Units a binding may declare for the stored value (beside the figure's units). */

@@ -29,9 +29,9 @@ describe('the docs of this repository', () => {
 });
 
 describe('what counts as a measured figure, and finding it in a file', () => {
-	it('ratios, percentages, sizes, reads, times with decimals or as ranges; not products, versions or code', () => {
+	it('ratios, percentages, sizes, reads, submissions, times with decimals or as ranges; not products, versions or code', () => {
 		const text =
-			'1.05x and 0.98 × the helpers, +88 %, 909 → 1,161 MB, 30 status reads, 13.3 s, 49-84 s, 12 ms; ' +
+			'1.05x and 0.98 × the helpers, +88 %, 909 → 1,161 MB, 30 status reads, 4 submissions, 0 new submissions, 13.3 s, 49-84 s, 12 ms; ' +
 			'not 10 × 1024, n8n 2.x, 30 s, `5.5 s` nor [a link](../bench/results/x-1.5.txt)';
 		expect(figures(text).map((f) => f.text)).toEqual([
 			'1.05x',
@@ -39,6 +39,8 @@ describe('what counts as a measured figure, and finding it in a file', () => {
 			'88 %',
 			'909 → 1,161 MB',
 			'30 status reads',
+			'4 submissions',
+			'0 new submissions',
 			'12 ms',
 			'13.3 s',
 			'49-84 s',
@@ -201,6 +203,10 @@ describe('the rules, on docs of their own', () => {
 		expect(report(check(root, goodGit))).toBe(
 			'docs/a.md:3: "a minute": nodes/limits.ts#LIMITS.ttlMs is 600000 ms, which renders as 10 min at the precision written, not a',
 		);
+		doc('A Retry made 3 submissions<!-- = nodes/limits.ts#LIMITS.burst -->.');
+		expect(report(check(root, goodGit))).toBe('');
+		doc('A Retry made 4 submissions<!-- = nodes/limits.ts#LIMITS.burst -->.');
+		expect(report(check(root, goodGit))).toMatch(/"4 submissions": .*LIMITS\.burst is 3/);
 		doc('Ran 11 of 20<!-- = bench/results/flood.json#flood.ran, #flood.of -->.');
 		expect(report(check(root, goodGit))).toMatch(
 			/"11 of 20": .*flood\.ran is 10, which renders as 10/,

@@ -92,7 +92,7 @@ export const LAYOUTS: Layout[] = [
 			'a Generate with Wait for Completion off, followed by Task → Wait for Completion, gives back every result when you press Retry on the stopped execution, if the workflow setting Save execution progress is on (not in queue mode when only a worker is killed: n8n erases that execution, so nothing is left to retry; a Callback URL to a Media Generation Trigger still receives every video)',
 		cells: [
 			{
-				text: 'Retry returns every result, 0 submissions',
+				text: 'Retry returns every result, submits nothing',
 				shownBy: {
 					file: CALLBACK_E2E,
 					title: 'the crash-safe layout returns the 6 results byte for byte',
@@ -106,7 +106,7 @@ export const LAYOUTS: Layout[] = [
 				},
 			},
 			{
-				text: 'Retry returns every result, 0 submissions',
+				text: 'Retry returns every result, submits nothing',
 				shownBy: {
 					file: QUEUE,
 					title: 'the Retry of the crash-safe layout returns the 6 results, submitting nothing',
