@@ -159,7 +159,8 @@ export async function postWebhook(
 
 /**
  * Polls the public API until `count` executions of the workflow have ended (without their data
- * while waiting, cheap for n8n), then reads those with their data.
+ * while waiting, cheap for n8n), then reads those with their data. A failed read is tried again
+ * until the deadline: n8n answers 503 for a moment when the machine is very busy.
  */
 export async function endedExecutions(
 	n8n: N8nInstance,
@@ -170,7 +171,14 @@ export async function endedExecutions(
 ): Promise<ExecutionSummary[]> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		const list = await executionsOf(n8n, apiKey, workflowId, false);
+		let list: ExecutionSummary[] = [];
+		let failure: unknown;
+		try {
+			list = await executionsOf(n8n, apiKey, workflowId, false);
+		} catch (error) {
+			failure = error;
+		}
+		if (failure !== undefined && Date.now() > deadline) throw failure as Error;
 		const ended = list.filter((e) => !['running', 'new', 'waiting'].includes(e.status));
 		if (ended.length >= count) {
 			const ids = new Set(ended.map((e) => e.id));

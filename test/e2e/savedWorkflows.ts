@@ -23,7 +23,6 @@ import {
 	NODE_TYPE,
 	TRIGGER_TYPE,
 	createOwnerApiKey,
-	listExecutions,
 	removeEmptyRunFolder,
 	type BinaryJson,
 	type ExecutionSummary,
@@ -36,7 +35,7 @@ import {
 	type Connections,
 	type WorkflowNode,
 } from './workflows';
-import { postWebhook } from './executions-api';
+import { endedExecutions, postWebhook } from './executions-api';
 import { Table } from './table';
 import {
 	AGENT_TABLE,
@@ -390,35 +389,8 @@ export function savedWorkflowsSuite(options: { n8nVersion?: string; name: string
 	const binaryPath = `binary-images-${process.pid}`;
 	let filesDir = '';
 
-	const ended = async (
-		workflowId: string,
-		count: number,
-		timeoutMs = 120_000,
-	): Promise<ExecutionSummary[]> => {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			let done: ExecutionSummary[] = [];
-			let failure: unknown;
-			try {
-				done = (await listExecutions(n8n, apiKey, workflowId, undefined, false)).filter((e) =>
-					['success', 'error', 'crashed', 'canceled'].includes(e.status),
-				);
-			} catch (error) {
-				// n8n answers 503 for a moment when the machine is very busy.
-				failure = error;
-			}
-			if (failure !== undefined && Date.now() > deadline) throw failure as Error;
-			if (done.length >= count) {
-				const full = await listExecutions(n8n, apiKey, workflowId);
-				return full.filter((e) => done.some((d) => d.id === e.id));
-			}
-			if (Date.now() > deadline)
-				throw new Error(
-					`${workflowId}: ${done.length} of ${count} executions ended after ${timeoutMs} ms`,
-				);
-			await new Promise((r) => setTimeout(r, 500));
-		}
-	};
+	const ended = (workflowId: string, count: number) =>
+		endedExecutions(n8n, apiKey, workflowId, count, 120_000);
 
 	const post = async (pathname: string, body: unknown) =>
 		(await postWebhook(n8n, pathname, body)).status;
