@@ -1,10 +1,9 @@
 // jest's order of test files (jest.config.js, testSequencer): its own, longest first by the
 // times of the last run in jest's cache, and for a file it has no time of, the time below. On a
-// fresh clone (CI) jest has none and would order by file size: a long file with little text
-// (saved-workflows.test.ts, its suite in savedWorkflows.ts) then starts last while the other
-// worker idles. Seconds from a CI run of the e2e layer (2 cores, two files at once; polling and
-// hostile as estimated once their runs got shorter); only the order matters. A file not listed
-// here and not in the cache runs first, as jest does.
+// fresh clone (CI) jest has none and would order by file size: a long file with little text (its
+// suite in another module) would then start last while the other workers idle. Seconds from the
+// e2e layer of a fresh-clone CI run (2 cores, three files at once, 324606f); only the order
+// matters. A file not listed here and not in the cache runs first, as jest does.
 'use strict';
 
 const path = require('node:path');
@@ -14,18 +13,18 @@ const ROOT = path.resolve(__dirname, '..');
 
 /** Seconds per file, by path from the repository root. */
 const KNOWN_SECONDS = {
-	'test/e2e/durable-wait.test.ts': 164,
-	'test/e2e/callback.test.ts': 158,
-	'test/e2e/table-job.test.ts': 141,
-	'test/e2e/saved-workflows.test.ts': 140,
-	'test/e2e/polling.test.ts': 110,
-	'test/e2e/bench-n8n-quick.test.ts': 100,
-	'test/e2e/lost-runs.test.ts': 81,
-	'test/e2e/hostile.test.ts': 80,
-	'test/e2e/learn.test.ts': 67,
-	'test/e2e/polling-faults.test.ts': 23,
-	'test/e2e/smoke.test.ts': 22,
-	'test/e2e/credential-test.test.ts': 18,
+	'test/e2e/durable-wait.test.ts': 146,
+	'test/e2e/callback.test.ts': 121,
+	'test/e2e/table-job.test.ts': 112,
+	'test/e2e/bench-n8n-quick.test.ts': 90,
+	'test/e2e/polling.test.ts': 88,
+	'test/e2e/lost-runs.test.ts': 59,
+	'test/e2e/saved-workflows.test.ts': 58,
+	'test/e2e/learn.test.ts': 56,
+	'test/e2e/hostile.test.ts': 35,
+	'test/e2e/smoke.test.ts': 18,
+	'test/e2e/polling-faults.test.ts': 17,
+	'test/e2e/credential-test.test.ts': 11,
 };
 
 class KnownTimesSequencer extends Sequencer {
